@@ -1,0 +1,1 @@
+"""The ``taldau`` command line."""

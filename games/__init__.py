@@ -1,0 +1,1 @@
+"""Game packages: one subpackage per game (rules core, record formats, engine) and archive walking."""

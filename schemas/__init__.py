@@ -1,0 +1,1 @@
+"""Arrow schemas of every table taldau writes, with their version (arrives with the Parquet output)."""

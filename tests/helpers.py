@@ -1,0 +1,30 @@
+"""Building Togyz positions for tests from pit lists, through the FEN parser."""
+
+from __future__ import annotations
+
+from taldau.games.togyz import Position
+
+
+def _row(pits: list[int | str]) -> str:
+    return ",".join("t" if pit == "t" else (f"{pit}S" if pit else "1") for pit in pits)
+
+
+def make_position(
+    white: list[int | str],
+    black: list[int | str],
+    white_kazan: int | None = None,
+    black_kazan: int | None = None,
+    turn: str = "S",
+    move_number: int = 10,
+) -> Position:
+    """A position from White's and Black's pits 1..9 (``"t"`` for a tuzdyk on that row).
+
+    The kazan left as None takes the stones needed for 162 in all.
+    """
+    on_board = sum(p for p in white + black if p != "t")
+    if white_kazan is None:
+        white_kazan = 162 - on_board - (black_kazan or 0)
+    if black_kazan is None:
+        black_kazan = 162 - on_board - white_kazan
+    board = f"{_row(list(reversed(black)))}/{_row(white)}"
+    return Position.from_fen(f"{board} {white_kazan} {black_kazan} {turn} {move_number}")

@@ -1,0 +1,110 @@
+"""The ``taldau`` command line: validate, show and perft, with their exit codes and JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+import zipfile
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from taldau.cli.main import main
+
+BAD_GAME = '[Event "bad"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) 86(10) *\n'
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_validate_json_of_the_examples(togyz_examples: Path) -> None:
+    code, output = run("validate", "--json", str(togyz_examples))
+    assert code == 0
+    report = json.loads(output)
+    assert report["summary"] == {"games": 16, "valid": 16, "invalid": 0, "plies": 1180}
+    game = report["games"][0]
+    assert set(game) >= {"source", "index", "plies", "result", "termination", "kazans", "errors"}
+    terminations = {g["termination"] for g in report["games"]}
+    assert terminations == {"kazan", "atsyrau", "record", "unfinished"}
+    draw = next(g for g in report["games"] if g["result"] == "1/2-1/2" and g["termination"] == "atsyrau")
+    assert draw["kazans"] == [81, 81]
+
+
+def test_validate_reports_bad_games_and_keeps_going(tmp_path: Path, togyz_examples: Path) -> None:
+    shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", tmp_path / "good.pgn")
+    (tmp_path / "bad.pgn").write_text(BAD_GAME)
+    (tmp_path / "empty.pgn").write_bytes(b"")
+    code, output = run("validate", str(tmp_path))
+    assert code == 1
+    lines = output.strip().splitlines()
+    assert lines[0].endswith("bad.pgn, game 1 (w vs b): line 5, column 11: move 1... 86(10): "
+                             "recorded destination pit 6, but the last stone falls in White's pit 7")
+    assert lines[1].endswith("empty.pgn: line 1, column 1: empty file: no game record found")
+    assert lines[-1] == "9 games, 7 valid, 2 invalid, 583 plies"
+
+    code, output = run("validate", "--json", str(tmp_path / "bad.pgn"))
+    assert code == 1
+    (game,) = json.loads(output)["games"]
+    assert game["errors"] == [{"line": 5, "column": 11, "message": "move 1... 86(10): recorded destination "
+                               "pit 6, but the last stone falls in White's pit 7"}]
+
+
+def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> None:
+    sample = (togyz_examples / "playok-2024-2025-sample.pgn").read_bytes()
+    with zipfile.ZipFile(tmp_path / "games.zip", "w") as archive:
+        archive.writestr("2024/round1.pgn", sample)
+        archive.writestr("2024/broken.pgn", BAD_GAME)
+        archive.writestr("notes.png", b"\x89PNG")  # not a record: skipped inside archives
+    with tarfile.open(tmp_path / "games.tar.gz", "w:gz") as archive:
+        info = tarfile.TarInfo("round2.pgn")
+        info.size = len(sample)
+        archive.addfile(info, io.BytesIO(sample))
+    code, output = run("validate", "--json", str(tmp_path / "games.zip"), str(tmp_path / "games.tar.gz"))
+    assert code == 1
+    report = json.loads(output)
+    assert report["summary"]["games"] == 15 and report["summary"]["invalid"] == 1
+    sources = {g["source"].removeprefix(f"{tmp_path}/") for g in report["games"]}
+    assert sources == {"games.zip:2024/round1.pgn", "games.zip:2024/broken.pgn", "games.tar.gz:round2.pgn"}
+
+
+def test_a_corrupt_archive_is_reported_not_fatal(tmp_path: Path, togyz_examples: Path) -> None:
+    (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    shutil.copy(togyz_examples / "compact.txt", tmp_path / "compact.txt")
+    code, output = run("validate", "--json", str(tmp_path))
+    assert code == 1
+    report = json.loads(output)
+    assert report["summary"] == {"games": 4, "valid": 3, "invalid": 1, "plies": 223}
+    broken = next(g for g in report["games"] if g["source"].endswith("broken.zip"))
+    assert broken["index"] == 0 and "cannot read archive" in broken["errors"][0]["message"]
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run("validate", str(tmp_path / "missing.pgn"))[0] == 2
+    assert run("validate")[0] == 2
+    code, output = run("show", "9S,9S/9S 0 0 S 1")
+    assert code == 2 and "describes 2 pits" in output
+    assert run("perft", "--depth", "-1")[0] == 2
+
+
+def test_show_draws_the_board() -> None:
+    code, output = run("show", "10S,9S,9S,9S,9S,9S,t,9S,9S/9S,1,9S,9S,9S,9S,9S,9S,9S 13 4 N 5")
+    assert code == 0
+    lines = output.splitlines()
+    assert lines[2].split("|")[1:10] == [" 10 ", " 9  ", " 9  ", " 9  ", " 9  ", " 9  ", " X  ", " 9  ", " 9  "]
+    assert lines[2].endswith("kazan 4") and lines[4].endswith("kazan 13")
+    assert lines[4].split("|")[2].strip() == "."
+    assert "White's tuzdyk: Black's pit 3" in output and "Black to move, move 5" in output
+
+
+def test_perft_json() -> None:
+    code, output = run("perft", "--game", "togyz", "--depth", "4", "--json")
+    assert code == 0
+    result = json.loads(output)
+    assert result["depth"] == 4 and result["nodes"] == 5_199
+    assert set(result) == {"depth", "nodes", "seconds", "nps"}
+    fen = "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
+    assert json.loads(run("perft", "--fen", fen, "--depth", "3", "--json")[1])["nodes"] == 613
