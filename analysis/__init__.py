@@ -1,1 +1,1 @@
-"""Game-agnostic work on replayed records: archive checks now; per-move analysis, marks and statistics next."""
+"""Game-agnostic work on replayed records: archive checks now; per-move analysis and marks next."""

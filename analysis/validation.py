@@ -1,4 +1,4 @@
-"""Checking whole archives of game records: every game read, replayed and summarised, none skipped silently."""
+"""Checking whole archives of game records: every game read, replayed and summarised, none skipped."""
 
 from __future__ import annotations
 
@@ -94,4 +94,3 @@ def describe(check: GameCheck) -> str:
     location = f"line {first.line}, column {first.column}: " if first.line else ""
     more = f" (+{len(check.errors) - 1} more)" if len(check.errors) > 1 else ""
     return f"{where}: {location}{first.message}{more}"
-

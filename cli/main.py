@@ -9,7 +9,6 @@ import json
 import sys
 
 import click
-
 from taldau.analysis.validation import Summary, check_paths, describe
 from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.diagram import render
@@ -68,7 +67,14 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
     """Count the legal move sequences of DEPTH plies (the standard check of a rules core) and time it."""
     result = perft(_position(fen), depth)
     if as_json:
-        payload = {"depth": depth, "nodes": result.nodes, "seconds": round(result.seconds, 6), "nps": round(result.nps)}
+        payload = {
+            "depth": depth,
+            "nodes": result.nodes,
+            "seconds": round(result.seconds, 6),
+            "nps": round(result.nps),
+        }
         click.echo(json.dumps(payload))
     else:
-        click.echo(f"depth {depth}: {result.nodes} nodes in {result.seconds:.3f} s, {result.nps:,.0f} nodes/s")
+        click.echo(
+            f"depth {depth}: {result.nodes} nodes in {result.seconds:.3f} s, {result.nps:,.0f} nodes/s"
+        )

@@ -19,7 +19,7 @@ def togyz_examples() -> Path:
 
 @pytest.fixture(scope="session")
 def playok_archive() -> Path:
-    """The shared archive of 2,398 real PlayOK games; the test is skipped when it is not beside the checkout."""
+    """The shared archive of 2,398 real PlayOK games; tests skip when it is not beside the checkout."""
     path = SHARED_DATA / "togyz" / "playok-2024-2025.pgn"
     if not path.exists():
         pytest.skip(f"real archive not found at {path} (it lives in ../shared/data beside the checkout)")

@@ -10,7 +10,6 @@ import zipfile
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from taldau.cli.main import main
 
 BAD_GAME = '[Event "bad"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) 86(10) *\n'
@@ -41,16 +40,24 @@ def test_validate_reports_bad_games_and_keeps_going(tmp_path: Path, togyz_exampl
     code, output = run("validate", str(tmp_path))
     assert code == 1
     lines = output.strip().splitlines()
-    assert lines[0].endswith("bad.pgn, game 1 (w vs b): line 5, column 11: move 1... 86(10): "
-                             "recorded destination pit 6, but the last stone falls in White's pit 7")
+    assert lines[0].endswith(
+        "bad.pgn, game 1 (w vs b): line 5, column 11: move 1... 86(10): "
+        "recorded destination pit 6, but the last stone falls in White's pit 7"
+    )
     assert lines[1].endswith("empty.pgn: line 1, column 1: empty file: no game record found")
     assert lines[-1] == "9 games, 7 valid, 2 invalid, 583 plies"
 
     code, output = run("validate", "--json", str(tmp_path / "bad.pgn"))
     assert code == 1
     (game,) = json.loads(output)["games"]
-    assert game["errors"] == [{"line": 5, "column": 11, "message": "move 1... 86(10): recorded destination "
-                               "pit 6, but the last stone falls in White's pit 7"}]
+    assert game["errors"] == [
+        {
+            "line": 5,
+            "column": 11,
+            "message": "move 1... 86(10): recorded destination "
+            "pit 6, but the last stone falls in White's pit 7",
+        }
+    ]
 
 
 def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> None:
@@ -94,7 +101,17 @@ def test_show_draws_the_board() -> None:
     code, output = run("show", "10S,9S,9S,9S,9S,9S,t,9S,9S/9S,1,9S,9S,9S,9S,9S,9S,9S 13 4 N 5")
     assert code == 0
     lines = output.splitlines()
-    assert lines[2].split("|")[1:10] == [" 10 ", " 9  ", " 9  ", " 9  ", " 9  ", " 9  ", " X  ", " 9  ", " 9  "]
+    assert lines[2].split("|")[1:10] == [
+        " 10 ",
+        " 9  ",
+        " 9  ",
+        " 9  ",
+        " 9  ",
+        " 9  ",
+        " X  ",
+        " 9  ",
+        " 9  ",
+    ]
     assert lines[2].endswith("kazan 4") and lines[4].endswith("kazan 13")
     assert lines[4].split("|")[2].strip() == "."
     assert "White's tuzdyk: Black's pit 3" in output and "Black to move, move 5" in output

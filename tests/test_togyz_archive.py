@@ -6,7 +6,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from taldau.games.togyz import Termination, read_games
 
 pytestmark = pytest.mark.archive

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from taldau.games.togyz import Position, Side, Termination
 
 choices = st.lists(st.integers(min_value=0, max_value=8), min_size=1, max_size=300)

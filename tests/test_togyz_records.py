@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from taldau.games.togyz import (
     Game,
     Position,
@@ -155,7 +154,11 @@ def corrupt_then_good(movetext: str) -> tuple[Game, Game]:
     ("movetext", "column", "message"),
     [
         ("1. 87(10) 87(10) 2. 89 11 3. 89 12", 30, "move 3. 89: illegal, White's pit 8 is empty"),
-        ("1. 87(10) 86(10)", 11, "move 1... 86(10): recorded destination pit 6, but the last stone falls in White's pit 7"),
+        (
+            "1. 87(10) 86(10)",
+            11,
+            "move 1... 86(10): recorded destination pit 6, but the last stone falls in White's pit 7",
+        ),
         ("1. 87(12) 87(10)", 4, "move 1. 87(12): recorded kazan (12), but White's kazan is 10 after it"),
         ("1. 87X 87(10)", 4, "move 1. 87X: marked as making a tuzdyk, but no tuzdyk is made"),
         ("1. 87(10) 87(10) 3. 22", 18, "move number 3. where 2. was due"),

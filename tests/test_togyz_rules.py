@@ -1,10 +1,9 @@
-"""The Togyz Kumalak rules core against known answers: perft counts, hand-checked sowings, endings, FEN, key."""
+"""The Togyz Kumalak rules core against known answers: perft, hand-checked sowings, endings, FEN, key."""
 
 from __future__ import annotations
 
 import pytest
 from helpers import make_position
-
 from taldau.games.togyz import START_FEN, FenError, Position, Side, Termination, perft
 
 PERFT = {1: 9, 2: 73, 3: 613, 4: 5_199, 5: 43_184}
@@ -74,7 +73,12 @@ def test_twenty_stones_lap_the_board_and_pass_the_origin_again() -> None:
 def test_odd_count_in_opponent_pit_takes_nothing() -> None:
     position = make_position([0, 0, 0, 0, 0, 0, 0, 0, 2], [4, 5, 5, 5, 5, 5, 5, 5, 5], white_kazan=60)
     sowing = position.sow(9)  # pit 9 keeps one stone, Black's pit 1 goes from 4 to 5
-    assert (sowing.destination, sowing.destination_side, sowing.captured, sowing.landed) == (1, Side.BLACK, 0, 5)
+    assert (sowing.destination, sowing.destination_side, sowing.captured, sowing.landed) == (
+        1,
+        Side.BLACK,
+        0,
+        5,
+    )
     assert sowing.position.kazan(Side.WHITE) == 60 and sowing.position.pits(Side.BLACK)[0] == 5
 
 
@@ -120,7 +124,9 @@ def test_no_tuzdyk_opposite_the_opponents_tuzdyk() -> None:
 
 def test_stones_falling_into_a_tuzdyk_go_to_its_owner() -> None:
     # White owns Black's pit 2. Black sows 12 from pit 1: own pits 1..9 then White's 1..3.
-    position = make_position([1, 1, 5, 5, 5, 5, 5, 5, 5], [12, "t", 1, 1, 1, 1, 1, 1, 1], white_kazan=50, turn="N")
+    position = make_position(
+        [1, 1, 5, 5, 5, 5, 5, 5, 5], [12, "t", 1, 1, 1, 1, 1, 1, 1], white_kazan=50, turn="N"
+    )
     sowing = position.sow(1)
     after = sowing.position
     assert after.pits(Side.BLACK)[1] == 0
@@ -175,7 +181,9 @@ def test_fen_round_trip_and_documented_example() -> None:
     assert position.fen() == fen
     assert position.tuzdyk(Side.WHITE) == 3 and position.pits(Side.WHITE)[1] == 0
     assert position.pits(Side.BLACK)[8] == 10 and position.turn is Side.BLACK and position.move_number == 5
-    assert Position.from_fen("2,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 18 0 N 1").pits(Side.BLACK)[7:] == (0, 0)
+    assert Position.from_fen("2,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 18 0 N 1").pits(Side.BLACK)[
+        7:
+    ] == (0, 0)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,9 @@ def render(position: Position) -> str:
     cells: dict[Side, list[str]] = {}
     for side in Side:
         tuzdyk = position.tuzdyk(side.opponent)
-        cells[side] = ["X" if pit == tuzdyk else (str(n) if n else ".") for pit, n in enumerate(position.pits(side), 1)]
+        cells[side] = [
+            "X" if pit == tuzdyk else (str(n) if n else ".") for pit, n in enumerate(position.pits(side), 1)
+        ]
     rule = "+" + "+".join("-" * _CELL for _ in range(9)) + "+"
     numbers = " ".join(str(n).center(_CELL) for n in range(1, 10))
     lines = [
@@ -37,7 +39,8 @@ def render(position: Position) -> str:
             lines.append(f"{side.label}'s tuzdyk: {side.opponent.label}'s pit {tuzdyk}")
     outcome = position.outcome()
     if outcome is not None:
-        lines.append(f"Game over by {outcome.termination.value}: {outcome.result} ({outcome.kazans[0]}-{outcome.kazans[1]})")
+        white, black = outcome.kazans
+        lines.append(f"Game over by {outcome.termination.value}: {outcome.result} ({white}-{black})")
     else:
         lines.append(f"{position.turn.label} to move, move {position.move_number}")
     return "\n".join(lines)

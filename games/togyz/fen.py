@@ -74,9 +74,9 @@ def parse_fen(fen: str) -> np.ndarray:
                 state[TUZDYK + owner] = cell
             else:
                 state[cell] = stones
-    if state[TUZDYK] != NO_TUZDYK and state[TUZDYK + 1] != NO_TUZDYK:
-        if state[TUZDYK] % PITS == state[TUZDYK + 1] % PITS:
-            raise FenError("the two tuzdyks are on pits with the same number, which the rules forbid")
+    both = state[TUZDYK] != NO_TUZDYK and state[TUZDYK + 1] != NO_TUZDYK
+    if both and state[TUZDYK] % PITS == state[TUZDYK + 1] % PITS:
+        raise FenError("the two tuzdyks are on pits with the same number, which the rules forbid")
 
     for offset, text, name in ((0, white_kazan, "White's kazan"), (1, black_kazan, "Black's kazan")):
         if not text.isdigit():

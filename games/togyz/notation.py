@@ -66,6 +66,7 @@ def parse_suffixes(text: str) -> dict[str, object] | None:
         match = _SUFFIX.match(text, position)
         if match is None:
             return None
+        value: object
         if match.group("tuzdyk"):
             name, value = "tuzdyk", True
         elif match.group("kazan"):

@@ -46,7 +46,7 @@ class PerftResult:
 
 
 def perft(position: Position, depth: int) -> PerftResult:
-    """Count the move sequences of ``depth`` plies from ``position`` (every leaf is played, no bulk counting)."""
+    """Count the move sequences of ``depth`` plies from ``position``, playing every leaf (no bulk count)."""
     if depth < 0:
         raise ValueError(f"perft depth must be >= 0, not {depth}")
     if depth == 0:

@@ -24,11 +24,14 @@ class Side(enum.IntEnum):
 
     @property
     def opponent(self) -> Side:
-        return Side(1 - self)
+        return SIDES[1 - self]
 
     @property
     def label(self) -> str:
         return "White" if self is Side.WHITE else "Black"
+
+
+SIDES = (Side.WHITE, Side.BLACK)  # Side by index, without the cost of an enum call
 
 
 class Termination(enum.Enum):
@@ -86,14 +89,22 @@ class Position:
     Build one with ``Position.start()`` or ``Position.from_fen(fen)``; moves return new positions.
     """
 
-    __slots__ = ("_state", "_key")
+    __slots__ = ("_key", "_state")
 
     def __init__(self, state: np.ndarray) -> None:
         """Wrap a state array (see ``board``); the array is copied and frozen."""
-        frozen = np.array(state, dtype=board.STATE_DTYPE, copy=True)
-        frozen.flags.writeable = False
-        self._state = frozen
+        self._state = np.array(state, dtype=board.STATE_DTYPE, copy=True)
+        self._state.flags.writeable = False
         self._key: int | None = None
+
+    @classmethod
+    def _own(cls, state: np.ndarray) -> Position:
+        """Wrap a fresh state array that nobody else holds, without copying it."""
+        position = cls.__new__(cls)
+        state.flags.writeable = False
+        position._state = state
+        position._key = None
+        return position
 
     @classmethod
     def start(cls) -> Position:
@@ -117,7 +128,7 @@ class Position:
     @property
     def turn(self) -> Side:
         """The side to move."""
-        return Side(int(self._state[SIDE]))
+        return SIDES[self._state[SIDE]]
 
     @property
     def move_number(self) -> int:
@@ -174,12 +185,12 @@ class Position:
             pit=pit,
             stones=stones,
             destination=last % PITS + 1,
-            destination_side=Side(last // PITS),
+            destination_side=SIDES[last // PITS],
             landed=landed,
             captured=int(captured),
             tuzdyk=bool(tuzdyk),
             kazan=int(state[KAZAN + int(mover)]),
-            position=Position(state),
+            position=Position._own(state),
         )
 
     def play(self, pit: int) -> Position:

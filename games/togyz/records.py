@@ -193,7 +193,9 @@ _TOKEN = re.compile(
     re.VERBOSE | re.MULTILINE,
 )
 _HEADER = re.compile(r'\[\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\]|\\.)*)"\s*\]')
-_BOOK_RESULT = re.compile(r"Result\s+(?P<white>[01](?:[,.]5)?|0?[,.]5)\s*[-–]\s*(?P<black>[01](?:[,.]5)?|0?[,.]5)")
+_BOOK_RESULT = re.compile(
+    r"Result\s+(?P<white>[01](?:[,.]5)?|0?[,.]5)\s*[-–]\s*(?P<black>[01](?:[,.]5)?|0?[,.]5)"
+)
 _MOVE_NUMBER = re.compile(r"(?P<number>\d+)\.(?P<black>\.\.)?(?P<rest>.*)")
 _SUFFIX_STARTS = "(!?=xXх"  # a word starting so is a detached suffix of the move before: (10), !, =
 
@@ -214,8 +216,8 @@ def _book_result(text: str) -> str | None:
     match = _BOOK_RESULT.fullmatch(text.strip())
     if match is None:
         return None
-    scores = tuple(float(match.group(side).replace(",", ".")) for side in ("white", "black"))
-    return {(1.0, 0.0): "1-0", (0.0, 1.0): "0-1", (0.5, 0.5): "1/2-1/2"}.get(scores)
+    white, black = (float(match.group(side).replace(",", ".")) for side in ("white", "black"))
+    return {(1.0, 0.0): "1-0", (0.0, 1.0): "0-1", (0.5, 0.5): "1/2-1/2"}.get((white, black))
 
 
 def _read_movetext(text: str, source: str, form: str) -> Iterator[GameRecord]:
@@ -261,8 +263,15 @@ def _read_movetext(text: str, source: str, form: str) -> Iterator[GameRecord]:
 
         # Everything else belongs to movetext: a result, a move number, a move or a detached suffix.
         number = _MOVE_NUMBER.fullmatch(value) if kind == "word" else None
-        starts_game = record is None or record.result_at is not None or (
-            number is not None and int(number.group("number")) == 1 and record.moves and not number.group("black")
+        starts_game = (
+            record is None
+            or record.result_at is not None
+            or (
+                number is not None
+                and int(number.group("number")) == 1
+                and record.moves
+                and not number.group("black")
+            )
         )
         if starts_game:
             if record is not None:
@@ -282,7 +291,9 @@ def _read_movetext(text: str, source: str, form: str) -> Iterator[GameRecord]:
             record.result, record.result_at = RESULTS[value], (line, column)
             continue
         if number is not None:
-            record.items.append(MoveNumber(int(number.group("number")), bool(number.group("black")), line, column))
+            record.items.append(
+                MoveNumber(int(number.group("number")), bool(number.group("black")), line, column)
+            )
             value = number.group("rest")
             column += number.start("rest")
             if not value:

@@ -3,9 +3,9 @@
 Checked: each move is legal; its recorded destination pit, kazan total ``(n)``, tuzdyk mark, scoresheet
 separator (``:`` capturing, ``-`` quiet) and full-form stone counts agree with the rules; move numbers
 follow the game; the result agrees with a game that ended by the rules; a compact string's score prefix
-agrees with the final kazans; PlayOK's ``{zero}`` mark agrees with an atsyrau ending. An illegal move or an unreadable token stops the replay (the position after it
-is unknown); a wrong claim about a legal move is reported and the replay goes on, so one record shows all
-its disagreements.
+agrees with the final kazans; PlayOK's ``{zero}`` mark agrees with an atsyrau ending. An illegal move
+or an unreadable token stops the replay (the position after it is unknown); a wrong claim about a legal
+move is reported and the replay goes on, so one record shows all its disagreements.
 """
 
 from __future__ import annotations
@@ -79,7 +79,9 @@ def _claim_errors(move: MoveText, before: Position, sowing: Sowing) -> list[str]
     if move.destination is not None and move.destination != sowing.destination:
         problems.append(f"recorded destination pit {move.destination}, but the last stone falls in {where}")
     if move.kazan is not None and move.kazan != sowing.kazan:
-        problems.append(f"recorded kazan ({move.kazan}), but {mover.label}'s kazan is {sowing.kazan} after it")
+        problems.append(
+            f"recorded kazan ({move.kazan}), but {mover.label}'s kazan is {sowing.kazan} after it"
+        )
     if move.tuzdyk and not sowing.tuzdyk:
         problems.append("marked as making a tuzdyk, but no tuzdyk is made")
     if sowing.tuzdyk and not move.tuzdyk and move.destination is not None:
@@ -92,7 +94,9 @@ def _claim_errors(move: MoveText, before: Position, sowing: Sowing) -> list[str]
     if move.pit_stones is not None and move.pit_stones != sowing.stones:
         problems.append(f"recorded {move.pit_stones} stones in pit {move.pit}, but it holds {sowing.stones}")
     if move.landed is not None and sowing.landed and move.landed != sowing.landed:
-        problems.append(f"recorded {move.landed} stones in the destination, but {where} holds {sowing.landed}")
+        problems.append(
+            f"recorded {move.landed} stones in the destination, but {where} holds {sowing.landed}"
+        )
     return problems
 
 
@@ -122,20 +126,27 @@ def replay(record: GameRecord) -> Game:
                 written = f"{item.number}{'...' if item.black else '.'}"
                 report(item.line, item.column, f"move number {written} where {due} was due")
             continue
-        label = f"move {position.move_number}{'...' if position.turn is Side.BLACK else '.'} {item.text}"
         if position.is_game_over():
             outcome = position.outcome()
             assert outcome is not None
-            report(item.line, item.column, f"{label}: the game was already over ({_describe(outcome)})")
+            report(
+                item.line,
+                item.column,
+                f"{_label(position, item)}: the game was already over ({_describe(outcome)})",
+            )
             stopped = True
             break
         if not position.is_legal(item.pit):
-            report(item.line, item.column, f"{label}: illegal, {position.illegal_reason(item.pit)}")
+            report(
+                item.line,
+                item.column,
+                f"{_label(position, item)}: illegal, {position.illegal_reason(item.pit)}",
+            )
             stopped = True
             break
         sowing = position.sow(item.pit)
         for problem in _claim_errors(item, position, sowing):
-            report(item.line, item.column, f"{label}: {problem}")
+            report(item.line, item.column, f"{_label(position, item)}: {problem}")
         sowings.append(sowing)
         position = sowing.position
         positions.append(position)
@@ -144,15 +155,29 @@ def replay(record: GameRecord) -> Game:
     if outcome is not None and record.result is not None and record.result != outcome.result:
         line, column = record.result_at or (record.line, 1)
         report(line, column, f"result {record.result} recorded, but the game ended {_describe(outcome)}")
-    if not stopped and "zero" in record.comments and (outcome is None or outcome.termination is not Termination.ATSYRAU):
+    if (
+        not stopped
+        and "zero" in record.comments
+        and (outcome is None or outcome.termination is not Termination.ATSYRAU)
+    ):
         line, column = record.result_at or (record.line, 1)
         report(line, column, "marked {zero} (atsyrau), but the moves do not end in atsyrau")
     if not stopped and record.final_score is not None:
-        final = outcome.kazans if outcome is not None else (position.kazan(Side.WHITE), position.kazan(Side.BLACK))
+        final = (
+            outcome.kazans
+            if outcome is not None
+            else (position.kazan(Side.WHITE), position.kazan(Side.BLACK))
+        )
         if record.final_score != final:
             score = f"{record.final_score[0]}-{record.final_score[1]}"
             report(record.line, 1, f"final score {score} recorded, but the moves end {final[0]}-{final[1]}")
     return Game(record, positions, sowings, outcome, errors)
+
+
+def _label(position: Position, move: MoveText) -> str:
+    """``move 12... 76(10)``: a move as error messages name it."""
+    dots = "..." if position.turn is Side.BLACK else "."
+    return f"move {position.move_number}{dots} {move.text}"
 
 
 def _describe(outcome: Outcome) -> str:

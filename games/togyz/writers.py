@@ -44,7 +44,7 @@ def _movetext(game: Game, tokens: list[str]) -> str:
 
 
 def playok_token(sowing: Sowing) -> str:
-    """A move as PlayOK writes it: ``76``, ``76X`` for a tuzdyk, ``76(24)`` with the kazan after an even capture."""
+    """A move as PlayOK writes it: ``76``; ``76X`` making a tuzdyk; ``76(24)``, the kazan after a capture."""
     token = f"{sowing.pit}{sowing.destination}"
     if sowing.tuzdyk:
         return token + "X"
