@@ -6,14 +6,73 @@ Exit codes: 0 success, 1 some games invalid, 2 usage error (click's own).
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
+from taldau.analysis.review import ReviewSettings, review_game, review_headers
 from taldau.analysis.validation import Summary, check_paths, describe
-from taldau.games.togyz import START_FEN, FenError, Position, perft
+from taldau.analysis.winchance import fit_win_curve
+from taldau.games.archive import iter_sources
+from taldau.games.togyz import START_FEN, FenError, Position, perft, read_games, write_scoresheet
+from taldau.games.togyz.bench import run_bench
+from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.diagram import render
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit
+from taldau.games.togyz.evaluate import load_weights
+from taldau.games.togyz.match import openings, run_match
+from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
+
+
+def _limit(
+    depth: int | None, nodes: int | None, movetime: float | None, default: Limit | None = None
+) -> Limit:
+    """The one search limit given on the command line, or ``default``."""
+    given = [value for value in (depth, nodes, movetime) if value is not None]
+    if len(given) > 1:
+        raise click.UsageError("give one of --depth, --nodes or --movetime")
+    if not given:
+        if default is None:
+            raise click.UsageError("give --depth, --nodes or --movetime")
+        return default
+    return Limit(depth=depth, nodes=nodes, time=movetime)
+
+
+def _limit_options(function):
+    """--depth / --nodes / --movetime."""
+    function = click.option("--movetime", type=click.FloatRange(min=0, min_open=True), help="Seconds.")(
+        function
+    )
+    function = click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search.")(function)
+    return click.option("--depth", type=click.IntRange(1, 100), help="Plies to search.")(function)
+
+
+def _engine_settings(spec: str) -> EngineSettings:
+    """``default``, ``plain``, or a weights JSON file for the default search."""
+    if spec == "default":
+        return EngineSettings()
+    if spec == "plain":
+        return EngineSettings.plain()
+    try:
+        return EngineSettings(weights=tuple(load_weights(spec)))
+    except (OSError, ValueError, KeyError) as error:
+        raise click.BadParameter(f"{spec}: {error}") from None
+
+
+def _games(paths: tuple[str, ...]):
+    """Every valid game under ``paths``; invalid ones are reported on stderr and skipped."""
+    for source in iter_sources(paths):
+        if source.error is not None:
+            click.echo(f"{source.name}: {source.error}", err=True)
+            continue
+        for game in read_games(source.data, source.name):
+            if game.valid:
+                yield game
+            else:
+                first = game.errors[0]
+                click.echo(f"{source.name}, game {game.record.index}: skipped: {first}", err=True)
 
 
 def _position(fen: str) -> Position:
@@ -78,3 +137,181 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
         click.echo(
             f"depth {depth}: {result.nodes} nodes in {result.seconds:.3f} s, {result.nps:,.0f} nodes/s"
         )
+
+
+@main.command()
+@click.argument("fen")
+@_limit_options
+@click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def search(
+    fen: str, depth: int | None, nodes: int | None, movetime: float | None, multipv: int, as_json: bool
+) -> None:
+    """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line."""
+    position = _position(fen)
+    if position.is_game_over():
+        raise click.BadParameter("the game is over in this position", param_hint="FEN")
+    info = Engine().analyse(position, _limit(depth, nodes, movetime, default_limit()), multipv=multipv)
+    lines = [
+        {
+            "move": position.san(line.move),
+            "score": float(line.score),
+            "score_text": str(line.score),
+            "pv": position.variation_san(line.pv).split(),
+        }
+        for line in info.lines
+    ]
+    if as_json:
+        payload = {
+            "best": lines[0]["move"],
+            "score": lines[0]["score"],
+            "score_text": lines[0]["score_text"],
+            "pv": lines[0]["pv"],
+            "depth": info.depth,
+            "seldepth": info.seldepth,
+            "nodes": info.nodes,
+            "nps": round(info.nps),
+            "seconds": round(info.seconds, 4),
+            "solved": info.solved,
+        }
+        if multipv > 1:
+            payload["lines"] = lines
+        click.echo(json.dumps(payload))
+        return
+    for rank, line in enumerate(lines, 1):
+        click.echo(f"{rank}. {line['move']:<8} {line['score_text']:>10}  {' '.join(line['pv'])}")
+    solved = ", solved" if info.solved else ""
+    click.echo(f"depth {info.depth}/{info.seldepth}, {info.nodes} nodes, {info.nps:,.0f} nodes/s{solved}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@_limit_options
+@click.option("--form", type=click.Choice(["short", "full"]), default="short", show_default=True)
+def annotate(
+    paths: tuple[str, ...], depth: int | None, nodes: int | None, movetime: float | None, form: str
+) -> None:
+    """Analyse every move of the games in PATHS and print them as scoresheets with marks and statistics."""
+    limit = _limit(depth, nodes, movetime, default_limit())
+    engine, curve, settings = Engine(), load_win_curve(), ReviewSettings(limit)
+    for game in _games(paths):
+        review = review_game(game, engine, curve, settings)
+        headers = review_headers(review, f"taldau, {limit}")
+        click.echo(write_scoresheet(game, form, marks=review.marks, headers=headers))
+
+
+@main.command()
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@_limit_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def bench(game: str, depth: int | None, nodes: int | None, movetime: float | None, as_json: bool) -> None:
+    """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit)."""
+    report = run_bench(_limit(depth, nodes, movetime, default_limit()))
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    perft_, search_, game_ = report["perft"], report["search"], report["game"]
+    click.echo(f"perft depth {perft_['depth']}: {perft_['nps']:,} nodes/s")
+    click.echo(f"search, {search_['positions']} positions: {search_['nps']:,} nodes/s")
+    click.echo(
+        f"review of a {game_['plies']}-ply game at {game_['limit']}: {game_['seconds']} s "
+        f"({game_['seconds_per_ply']} s per ply, mean depth {game_['mean_depth']})"
+    )
+
+
+@main.command()
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.option("--a", "first", default="default", show_default=True, help="default, plain, or a weights file.")
+@click.option("--b", "second", default="plain", show_default=True, help="default, plain, or a weights file.")
+@_limit_options
+@click.option(
+    "--openings",
+    "count",
+    type=click.IntRange(1, 613),
+    default=100,
+    show_default=True,
+    help="Openings (three-ply lines); each is played with both colours.",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def match(
+    game: str,
+    first: str,
+    second: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    count: int,
+    jobs: int,
+    as_json: bool,
+) -> None:
+    """Play engine settings A against B over a set of openings, both colours, and report A's score."""
+    limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
+    result, _ = run_match(_engine_settings(first), _engine_settings(second), limit, openings(count), jobs)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "a": first,
+                    "b": second,
+                    "limit": str(limit),
+                    "games": result.games,
+                    "wins": result.wins,
+                    "draws": result.draws,
+                    "losses": result.losses,
+                    "score": result.score,
+                    "margin": result.margin,
+                }
+            )
+        )
+    else:
+        click.echo(f"{first} vs {second} at {limit}: {result}")
+
+
+@main.command()
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--shrink",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.25,
+    show_default=True,
+    help="Scale of the positional weights relative to the fit (chosen by match).",
+)
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the weights here instead of stdout.")
+def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> None:
+    """Fit the evaluation weights on the results of the real games in PATHS (reproducible)."""
+    document = tune_weights(samples(_games(paths)), shrink=shrink, source=" ".join(paths))
+    _write(dumps(document), out)
+
+
+@main.command("fit-curve")
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@_limit_options
+@click.option(
+    "--every", type=click.IntRange(min=1), default=12, show_default=True, help="Sample every Nth ply."
+)
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the curve here instead of stdout.")
+def fit_curve(
+    game: str,
+    paths: tuple[str, ...],
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    every: int,
+    out: str | None,
+) -> None:
+    """Fit the winning-chance curve on engine scores and results of the real games in PATHS."""
+    limit = _limit(depth, nodes, movetime, Limit(depth=8))
+    scores, progress, results = curve_samples(samples(_games(paths), every=every), Engine(), limit)
+    curve = fit_win_curve(scores, progress, results, source=f"{' '.join(paths)}, {limit}, every {every}")
+    _write(curve.to_json(), out)
+
+
+def _write(text: str, out: str | None) -> None:
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with open(out, "w", encoding="utf-8") as handle:
+            handle.write(text)

@@ -1,1 +1,5 @@
-"""Arrow schemas of every table taldau writes, with their version (arrives with the Parquet output)."""
+"""Arrow schemas of every table taldau writes, each with its version in the schema metadata."""
+
+from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, moves_table
+
+__all__ = ["MOVES_SCHEMA", "MOVES_SCHEMA_VERSION", "moves_table"]

@@ -125,3 +125,78 @@ def test_perft_json() -> None:
     assert set(result) == {"depth", "nodes", "seconds", "nps"}
     fen = "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
     assert json.loads(run("perft", "--fen", fen, "--depth", "3", "--json")[1])["nodes"] == 613
+
+
+START = "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
+
+
+def test_search_json() -> None:
+    code, output = run("search", START, "--depth", "6", "--json")
+    assert code == 0
+    result = json.loads(output)
+    assert set(result) >= {"best", "score", "pv", "depth", "nodes", "nps", "seconds"}
+    assert result["depth"] == 6 and result["pv"][0] == result["best"]
+    assert result["best"][0] in "123456789" and isinstance(result["score"], float)
+    code, output = run("search", START, "--nodes", "20000", "--multipv", "3", "--json")
+    assert code == 0 and len(json.loads(output)["lines"]) == 3
+    assert run("search", START, "--depth", "3", "--nodes", "5")[0] == 2
+
+
+def test_annotate_prints_a_scoresheet_that_reads_back(tmp_path: Path, togyz_examples: Path) -> None:
+    text = (togyz_examples / "playok-2024-2025-sample.pgn").read_text()
+    short_game = "[Event" + text.split("\n\n[Event")[5]  # 24 plies
+    (tmp_path / "game.pgn").write_text(short_game + "\n" + BAD_GAME)
+    result = CliRunner().invoke(main, ["annotate", str(tmp_path / "game.pgn"), "--depth", "3"])
+    assert result.exit_code == 0
+    assert "game 2: skipped" in result.stderr
+    report = json.loads(run("validate", "--json", str(tmp_path / "game.pgn"))[1])
+    annotated = tmp_path / "annotated.txt"
+    annotated.write_text(result.stdout)
+    again = json.loads(run("validate", "--json", str(annotated))[1])["games"]
+    assert len(again) == 1 and again[0]["format"] == "scoresheet" and again[0]["errors"] == []
+    assert again[0]["plies"] == report["games"][0]["plies"] == 24
+    assert '[Annotator "taldau, depth 3"]' in result.stdout and "[WhiteAccuracy" in result.stdout
+
+
+def test_match_tune_and_fit_curve(tmp_path: Path, togyz_examples: Path) -> None:
+    code, output = run(
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "plain",
+        "--nodes",
+        "300",
+        "--openings",
+        "2",
+        "--jobs",
+        "1",
+        "--json",
+    )
+    assert code == 0
+    result = json.loads(output)
+    assert result["games"] == 4 and result["wins"] + result["draws"] + result["losses"] == 4
+    code, _ = run("tune", str(togyz_examples), "--out", str(tmp_path / "weights.json"))
+    assert code == 0
+    weights = json.loads((tmp_path / "weights.json").read_text())["weights"]
+    assert weights["KAZAN"] == 100.0 and len(weights) == 14
+    code, output = run(
+        "match",
+        "--a",
+        str(tmp_path / "weights.json"),
+        "--b",
+        "plain",
+        "--nodes",
+        "200",
+        "--openings",
+        "1",
+        "--jobs",
+        "1",
+    )
+    assert code == 0 and output.startswith(f"{tmp_path / 'weights.json'} vs plain at nodes 200: 2 games")
+    code, output = run(
+        "fit-curve", str(togyz_examples / "playok-2024-2025-sample.pgn"), "--depth", "2", "--every", "4"
+    )
+    assert code == 0
+    curve = json.loads(output)
+    assert curve["scale"] > 0 and curve["samples"] > 50

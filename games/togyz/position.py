@@ -7,6 +7,7 @@ moves first, Black (qostaushy) second. See ``board`` for the words pit, kazan an
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,6 +82,17 @@ class Sowing:
     tuzdyk: bool
     kazan: int
     position: Position
+
+    @property
+    def notation(self) -> str:
+        """The move as PlayOK writes it: ``76``; ``76X`` making a tuzdyk; ``76(24)`` with the kazan after
+        an even capture."""
+        token = f"{self.pit}{self.destination}"
+        if self.tuzdyk:
+            return token + "X"
+        if self.captured:
+            return f"{token}({self.kazan})"
+        return token
 
 
 class Position:
@@ -196,6 +208,24 @@ class Position:
     def play(self, pit: int) -> Position:
         """The position after sowing from ``pit`` (1..9)."""
         return self.sow(pit).position
+
+    def san(self, pit: int) -> str:
+        """The move from ``pit`` in record notation (``76``, ``76X``, ``76(24)``)."""
+        return self.sow(pit).notation
+
+    def variation_san(self, pits: Sequence[int]) -> str:
+        """A line of moves from here in record notation, separated by spaces."""
+        tokens = []
+        position = self
+        for pit in pits:
+            sowing = position.sow(pit)
+            tokens.append(sowing.notation)
+            position = sowing.position
+        return " ".join(tokens)
+
+    def progress(self) -> float:
+        """How far the game has gone, 0 at the start to 1 when no stone is left on the board."""
+        return 1.0 - self.stones_on_board() / STONES
 
     def illegal_reason(self, pit: int) -> str:
         """Why sowing from ``pit`` is not legal here (for error messages)."""

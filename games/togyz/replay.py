@@ -43,6 +43,11 @@ class Game:
         return len(self.sowings)
 
     @property
+    def moves(self) -> list[int]:
+        """The replayed moves, as origin pits."""
+        return [sowing.pit for sowing in self.sowings]
+
+    @property
     def final(self) -> Position:
         return self.positions[-1]
 

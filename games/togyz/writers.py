@@ -18,9 +18,9 @@ LINE_WIDTH = 60  # PlayOK wraps its movetext near 60 characters
 SCORESHEET_FORMS = ("short", "full")
 
 
-def _headers(game: Game) -> list[str]:
-    """Header lines with the result kept in step with the game."""
-    headers = dict(game.record.headers)
+def _headers(game: Game, extra: Mapping[str, str] | None = None) -> list[str]:
+    """Header lines with the result kept in step with the game, then ``extra`` headers."""
+    headers = dict(game.record.headers) | dict(extra or {})
     if game.result is not None or "Result" in headers:
         headers["Result"] = game.result or "*"
     escaped = {name: value.replace('"', '\\"') for name, value in headers.items()}
@@ -43,16 +43,6 @@ def _movetext(game: Game, tokens: list[str]) -> str:
     return "\n".join(textwrap.wrap(" ".join(words), LINE_WIDTH, break_on_hyphens=False))
 
 
-def playok_token(sowing: Sowing) -> str:
-    """A move as PlayOK writes it: ``76``; ``76X`` making a tuzdyk; ``76(24)``, the kazan after a capture."""
-    token = f"{sowing.pit}{sowing.destination}"
-    if sowing.tuzdyk:
-        return token + "X"
-    if sowing.captured:
-        return f"{token}({sowing.kazan})"
-    return token
-
-
 def scoresheet_token(sowing: Sowing, form: str) -> str:
     """A move in the scoresheet's short (``7:6 (10)``) or full (``79:610``) form, without glyph."""
     separator = CAPTURE if sowing.captured else QUIET
@@ -69,12 +59,18 @@ def scoresheet_token(sowing: Sowing, form: str) -> str:
 
 def write_playok(game: Game) -> str:
     """The game in PlayOK's PGN-like format."""
-    tokens = [playok_token(sowing) for sowing in game.sowings]
+    tokens = [sowing.notation for sowing in game.sowings]
     return "\n".join(_headers(game)) + "\n\n" + _movetext(game, tokens) + "\n"
 
 
-def write_scoresheet(game: Game, form: str = "short", marks: Mapping[int, str] | None = None) -> str:
-    """The game in the official scoresheet notation, ``short`` or ``full`` form, with glyphs."""
+def write_scoresheet(
+    game: Game,
+    form: str = "short",
+    marks: Mapping[int, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """The game in the official scoresheet notation, ``short`` or ``full`` form, with glyphs; ``marks``
+    (ply -> glyph) replace the record's own glyphs, ``headers`` are added to the record's."""
     if form not in SCORESHEET_FORMS:
         raise ValueError(f"scoresheet form must be one of {SCORESHEET_FORMS}, not {form!r}")
     recorded = game.record.moves
@@ -83,4 +79,4 @@ def write_scoresheet(game: Game, form: str = "short", marks: Mapping[int, str] |
         glyph = marks.get(ply) if marks is not None else recorded[ply].glyph
         draw = "=" if recorded[ply].draw_offer else ""
         tokens.append(scoresheet_token(sowing, form) + (glyph or "") + draw)
-    return "\n".join(_headers(game)) + "\n\n" + _movetext(game, tokens) + "\n"
+    return "\n".join(_headers(game, headers)) + "\n\n" + _movetext(game, tokens) + "\n"

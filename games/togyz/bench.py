@@ -1,0 +1,65 @@
+"""``taldau bench --game togyz``: rules-core and search speed, and the cost of reviewing a real game."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from taldau.analysis.review import ReviewSettings, review_game
+
+from .chances import load_win_curve
+from .engine import Engine, Limit, default_limit
+from .perft import perft
+from .position import Position
+from .records import read_text
+from .replay import replay
+
+# A real game of 93 plies (the archive's average is 92.6): PlayOK, 2024-12-26, 1-0 by kazan, compact form.
+BENCH_GAME = "799799445492886239928859281997296897889496883958979684472919984316826398973827853859188798469"
+SEARCH_PLIES = (0, 15, 30, 45, 60, 75)  # the fixed position set: these plies of BENCH_GAME
+SEARCH_NODES = 1_000_000
+PERFT_DEPTH = 7
+
+
+def bench_game():
+    """BENCH_GAME replayed."""
+    (record,) = read_text(BENCH_GAME, "bench")
+    return replay(record)
+
+
+def run_bench(limit: Limit | None = None) -> dict[str, Any]:
+    """Perft nodes/s, search nodes/s on the fixed position set, and seconds to review BENCH_GAME."""
+    limit = limit or default_limit()
+    result = perft(Position.start(), PERFT_DEPTH)
+    game = bench_game()
+
+    engine = Engine()
+    engine.analyse(Position.start(), Limit(depth=2))  # load the compiled kernels before timing
+    nodes, seconds = 0, 0.0
+    for ply in SEARCH_PLIES:
+        engine.new_game()
+        info = engine.analyse(game.positions[ply], Limit(nodes=SEARCH_NODES))
+        nodes += info.nodes
+        seconds += info.seconds
+
+    started = time.perf_counter()
+    review = review_game(game, engine, load_win_curve(), ReviewSettings(limit))
+    review_seconds = time.perf_counter() - started
+    depths = [row.depth for row in review.plies]
+    return {
+        "perft": {"depth": PERFT_DEPTH, "nodes": result.nodes, "nps": round(result.nps)},
+        "search": {
+            "positions": len(SEARCH_PLIES),
+            "nodes": nodes,
+            "seconds": round(seconds, 3),
+            "nps": round(nodes / seconds),
+        },
+        "game": {
+            "plies": game.plies,
+            "limit": str(limit),
+            "seconds": round(review_seconds, 2),
+            "seconds_per_ply": round(review_seconds / game.plies, 4),
+            "mean_depth": round(sum(depths) / len(depths), 1),
+            "min_depth": min(depths),
+        },
+    }

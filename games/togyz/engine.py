@@ -1,0 +1,305 @@
+"""The Togyz Kumalak engine, in the shape of python-chess's ``engine.analyse(board, limit, multipv)``.
+
+``Engine(settings).analyse(position, Limit(depth=12))`` returns an ``AnalysisInfo``: the best lines with
+their scores from the side to move (``Score``: kumalak, or a forced result such as "win in 7"), depth,
+seldepth, nodes, nps and time. Depth and node limits are deterministic: the same position, limit and
+history of calls on an engine give the same answer on any machine. A time limit is not.
+
+The engine keeps its transposition table, killers and history between calls, as a chess engine does
+within one game; ``new_game()`` forgets them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import board
+from .evaluate import N_FEATURES, capture_of, kazan_only_weights, load_weights
+from .position import Position
+from .search import (
+    ABORTED,
+    HORIZON,
+    MAX_PLY,
+    NODE_LIMIT,
+    NODES,
+    QUIESCENCE,
+    SELDEPTH,
+    USE_ORDERING,
+    USE_TT,
+    WIN,
+    WIN_BOUND,
+    Tables,
+    search_root,
+)
+
+DEFAULT_DEPTH = 12
+FORCED_BASE = 1000.0  # forced results as kumalak: +-(1000 - plies), beyond any kazan difference
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When to stop searching: after ``depth`` plies, ``nodes`` nodes or ``time`` seconds (first reached)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.depth is None and self.nodes is None and self.time is None:
+            raise ValueError("a Limit needs a depth, a node count or a time")
+        for name in ("depth", "nodes", "time"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"Limit {name} must be positive, not {value}")
+
+    def __str__(self) -> str:
+        parts = [
+            f"{name} {getattr(self, name)}" for name in ("depth", "nodes", "time") if getattr(self, name)
+        ]
+        return ", ".join(parts)
+
+
+def default_limit() -> Limit:
+    """The analysis limit of ``taldau annotate`` and ``taldau analyze``: an average real game (93 plies)
+    takes at most 30 s on one core (see BENCHMARKS.md)."""
+    return Limit(depth=DEFAULT_DEPTH)
+
+
+@dataclass(frozen=True, order=True)
+class Score:
+    """A score from the side to move: centi-kumalak, or a forced result ``WIN - plies`` / its negation."""
+
+    value: int
+
+    @property
+    def is_forced(self) -> bool:
+        return abs(self.value) > WIN_BOUND
+
+    @property
+    def plies_to_result(self) -> int | None:
+        """Plies to a forced result: positive when the side to move wins, negative when it loses."""
+        if not self.is_forced:
+            return None
+        return WIN - self.value if self.value > 0 else -(WIN + self.value)
+
+    @property
+    def kumalak(self) -> float:
+        """The score in kumalak; forced results map to +-(1000 - plies), above any kazan difference."""
+        plies = self.plies_to_result
+        if plies is None:
+            return self.value / 100
+        return FORCED_BASE - plies if plies > 0 else -(FORCED_BASE + plies)
+
+    def __float__(self) -> float:
+        return self.kumalak
+
+    def __neg__(self) -> Score:
+        return Score(-self.value)
+
+    def __str__(self) -> str:
+        plies = self.plies_to_result
+        if plies is None:
+            return f"{self.value / 100:+.2f}"
+        return f"win in {plies}" if plies > 0 else f"loss in {-plies}"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One analysed line: its first move (origin pit 1..9), score and principal variation."""
+
+    move: int
+    score: Score
+    pv: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AnalysisInfo:
+    """What a search found: ``lines`` best first (``multipv`` of them), and the search statistics."""
+
+    lines: tuple[Line, ...]
+    depth: int
+    seldepth: int
+    nodes: int
+    seconds: float
+    solved: bool = False  # the tree was searched to the end of the game: the score is exact
+
+    @property
+    def best(self) -> int:
+        return self.lines[0].move
+
+    @property
+    def score(self) -> Score:
+        return self.lines[0].score
+
+    @property
+    def pv(self) -> tuple[int, ...]:
+        return self.lines[0].pv
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """How the engine searches; ``plain()`` is the baseline alpha-beta with a kazan-difference evaluation.
+
+    ``weights``: evaluation weights (None: the packaged tuned ones). ``quiescence``: plies of capture-only
+    search beyond the horizon. ``solve_stones``: with this many stones or fewer left on the board, a depth
+    limit is exceeded until the game is solved, within ``solve_nodes`` nodes.
+    """
+
+    weights: tuple[float, ...] | None = None
+    transposition_table: bool = True
+    ordering: bool = True
+    quiescence: int = 6
+    tt_bits: int = 20
+    solve_stones: int = 16
+    solve_nodes: int = 4_000_000
+
+    @classmethod
+    def plain(cls) -> EngineSettings:
+        """Plain alpha-beta: kazan difference only, no table, no ordering, no quiescence, no solving."""
+        return cls(
+            weights=tuple(kazan_only_weights()),
+            transposition_table=False,
+            ordering=False,
+            quiescence=0,
+            tt_bits=10,
+            solve_stones=0,
+        )
+
+
+@dataclass
+class Engine:
+    """A searcher with its own tables; not shared between threads or processes."""
+
+    settings: EngineSettings = field(default_factory=EngineSettings)
+
+    def __post_init__(self) -> None:
+        weights = load_weights() if self.settings.weights is None else np.array(self.settings.weights)
+        if weights.shape != (N_FEATURES,):
+            raise ValueError(f"expected {N_FEATURES} evaluation weights, got {weights.shape}")
+        options = np.zeros(4, dtype=np.int64)
+        options[USE_TT] = int(self.settings.transposition_table)
+        options[USE_ORDERING] = int(self.settings.ordering)
+        options[QUIESCENCE] = self.settings.quiescence
+        self._tables = Tables.allocate(self.settings.tt_bits)
+        self._constants = (
+            weights.astype(np.float64),
+            np.zeros(N_FEATURES, dtype=np.float64),
+            options,
+            board.KEY_PIT_WORDS,
+            board.KEY_TUZDYK_WORDS,
+            board.KEY_BLACK_TO_MOVE,
+        )
+
+    def new_game(self) -> None:
+        """Forget the transposition table, killers and history."""
+        self._tables.clear()
+
+    def analyse(
+        self, position: Position, limit: Limit, multipv: int = 1, moves: list[int] | None = None
+    ) -> AnalysisInfo:
+        """Search ``position`` within ``limit``; ``moves`` restricts the root moves (pits 1..9)."""
+        legal = position.legal_moves()
+        if not legal:
+            raise ValueError(f"no legal moves: the game is over ({position.fen()})")
+        if moves is not None:
+            illegal = [pit for pit in moves if pit not in legal]
+            if illegal or not moves:
+                raise ValueError(f"moves {illegal or moves} are not legal in {position.fen()}")
+            legal = [pit for pit in legal if pit in moves]
+        multipv = max(1, min(multipv, len(legal)))
+        state = position.state
+        side = int(state[board.SIDE])
+        # Captures first, then by pit: the order of the first iteration.
+        order = sorted((pit - 1 for pit in legal), key=lambda pit: -capture_of(state, side, pit))
+        return self._iterate(position, np.array(order, dtype=np.int64), limit, multipv)
+
+    def evaluate_move(self, position: Position, move: int, limit: Limit) -> AnalysisInfo:
+        """The score and line of ``move`` (a pit 1..9) at ``limit``, searched like any root move."""
+        return self.analyse(position, limit, moves=[move])
+
+    def _iterate(self, position: Position, order: np.ndarray, limit: Limit, multipv: int) -> AnalysisInfo:
+        """Iterative deepening over ``order`` until the limit, a proven result or a solved tree."""
+        tables = self._tables
+        arrays = tables.arrays()
+        stats = tables.stats
+        stats[:] = 0
+        tables.stack[0] = position.state
+        count = len(order)
+        scores = np.zeros(count, dtype=np.int64)
+        exact = np.zeros(count, dtype=np.int64)
+        pvs = np.zeros((count, MAX_PLY + 1), dtype=np.int64)
+        pv_lengths = np.zeros(count, dtype=np.int64)
+
+        solving = position.stones_on_board() <= self.settings.solve_stones
+        max_depth = MAX_PLY - 1 if limit.depth is None or solving else min(limit.depth, MAX_PLY - 1)
+        node_cap = limit.nodes or np.iinfo(np.int64).max
+        if solving and limit.nodes is None and limit.time is None:
+            node_cap = self.settings.solve_nodes
+        started = time.perf_counter()
+        deadline = None if limit.time is None else started + limit.time
+
+        result: AnalysisInfo | None = None
+        for depth in range(1, max_depth + 1):
+            # Depth 1 always completes (nine moves and their captures), so there is always an answer.
+            stats[NODE_LIMIT] = np.iinfo(np.int64).max if depth == 1 else node_cap
+            if deadline is not None and depth > 1:
+                elapsed = time.perf_counter() - started
+                nps = stats[NODES] / elapsed if elapsed > 0 and stats[NODES] > 1000 else 1e6
+                budget = int(max(deadline - started - elapsed, 0.0) * nps) + 1
+                stats[NODE_LIMIT] = min(node_cap, stats[NODES] + budget)
+            stats[ABORTED] = 0
+            horizon_before = int(stats[HORIZON])
+            exact[:] = 0
+            search_root(depth, multipv, order, scores, exact, pvs, pv_lengths, arrays, self._constants)
+            if stats[ABORTED]:
+                break
+            solved = int(stats[HORIZON]) == horizon_before
+            result = AnalysisInfo(
+                lines=self._lines(order, scores, exact, pvs, pv_lengths)[:multipv],
+                depth=depth,
+                seldepth=int(stats[SELDEPTH]),
+                nodes=int(stats[NODES]),
+                seconds=time.perf_counter() - started,
+                solved=solved,
+            )
+            # Next iteration: best lines first, then the rest by their bounds.
+            ranked = np.argsort(-np.where(exact[:count] == 1, scores, scores - 1), kind="stable")
+            order, scores, exact = order[ranked], scores[ranked], exact[ranked]
+            pvs, pv_lengths = pvs[ranked], pv_lengths[ranked]
+            plies = result.score.plies_to_result
+            if solved or (plies is not None and abs(plies) <= depth):
+                break
+            if limit.depth is not None and depth >= limit.depth and not solving:
+                break
+            if deadline is not None and time.perf_counter() - started > 0.5 * limit.time:  # type: ignore[operator]
+                break
+        assert result is not None
+        return AnalysisInfo(
+            lines=result.lines,
+            depth=result.depth,
+            seldepth=result.seldepth,
+            nodes=int(stats[NODES]),
+            seconds=time.perf_counter() - started,
+            solved=result.solved,
+        )
+
+    @staticmethod
+    def _lines(order, scores, exact, pvs, pv_lengths) -> tuple[Line, ...]:
+        """Exactly scored root moves as Lines, best first (ties keep search order)."""
+        picked = [index for index in range(len(order)) if exact[index]]
+        picked.sort(key=lambda index: -scores[index])
+        return tuple(
+            Line(
+                move=int(order[index]) + 1,
+                score=Score(int(scores[index])),
+                pv=tuple(int(pit) + 1 for pit in pvs[index, : pv_lengths[index]]),
+            )
+            for index in picked
+        )

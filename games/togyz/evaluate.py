@@ -1,0 +1,171 @@
+"""Static evaluation of Togyz Kumalak positions: a weighted sum of features, from the mover's side.
+
+Scores are in centi-kumalak (100 = one stone in the kazan). The features, each computed for the side to move
+minus the same for the opponent:
+
+- ``KAZAN``: kazan difference, the material already won (fixed weight 100, the unit of the score);
+- ``BOARD``: stones on one's own side of the board (they are one's own at an atsyrau ending);
+- ``MOBILITY``: non-empty pits, the number of moves one has;
+- ``CAPTURE``: the largest capture one could make at once (the opponent's is ``THREAT``, stones that can be
+  captured from us);
+- ``TUZDYK_1`` .. ``TUZDYK_8``: owning a tuzdyk on the opponent's pit n (-1 when the opponent owns one on
+  ours), scaled by the share of stones still on the board, since a tuzdyk earns from stones sown through it;
+- ``ATSYRAU``: danger of running out of stones, ``max(0, 6 - stones on one's side)``.
+
+The weights are fitted on real games by ``taldau tune`` (see ``tuning``) and shipped in ``weights.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import numpy as np
+from numba import njit
+
+from .board import CELLS, KAZAN, PITS, SIDE, STONES, TUZDYK
+
+FEATURES = (
+    "KAZAN",
+    "BOARD",
+    "MOBILITY",
+    "CAPTURE",
+    "THREAT",
+    "TUZDYK_1",
+    "TUZDYK_2",
+    "TUZDYK_3",
+    "TUZDYK_4",
+    "TUZDYK_5",
+    "TUZDYK_6",
+    "TUZDYK_7",
+    "TUZDYK_8",
+    "ATSYRAU",
+)
+N_FEATURES = len(FEATURES)
+KAZAN_WEIGHT = 100  # one kumalak, the unit of every score
+ATSYRAU_MARGIN = 6
+
+
+def _landing_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For every origin cell and stone count: the cell of the last stone, and how many of the sown stones
+    land there (more than one once the sowing laps the board)."""
+    last = np.zeros((CELLS, STONES + 1), dtype=np.int64)
+    landed = np.ones(STONES + 1, dtype=np.int64)
+    for origin in range(CELLS):
+        last[origin, 1] = (origin + 1) % CELLS
+        for stones in range(2, STONES + 1):
+            last[origin, stones] = (origin + stones - 1) % CELLS
+    for stones in range(2, STONES + 1):
+        landed[stones] = (stones - 1) // CELLS + 1
+    last.flags.writeable = False
+    landed.flags.writeable = False
+    return last, landed
+
+
+# Constants of the sowing rule (numba freezes them into the compiled code).
+LAST_CELL, LANDED = _landing_tables()
+
+
+@njit(cache=True)
+def capture_of(state: np.ndarray, side: int, pit: int) -> int:
+    """Stones that sowing ``side``'s pit ``pit`` (0..8) would take with its last stone, without playing it.
+
+    An even count is taken whole; a new tuzdyk counts its 3 stones. 0 for an empty pit or a quiet move.
+    Table-driven and without branches: this runs eighteen times per evaluation.
+    """
+    origin = side * PITS + pit
+    stones = np.int64(state[origin])
+    last = LAST_CELL[origin, stones]
+    # The origin is emptied first: when the last stone comes back to it, only the sown stones count.
+    count = np.int64(state[last]) * (last != origin) + LANDED[stones]
+    first = (1 - side) * PITS  # the opponent's pit 1
+    mine = np.int64(state[TUZDYK + side])
+    theirs = np.int64(state[TUZDYK + 1 - side])
+    takes = (stones > 0) & (last >= first) & (last < first + PITS) & (last != mine)
+    even = (count & 1) == 0
+    tuzdyk = (
+        (count == 3)
+        & (mine < 0)
+        & (last != first + PITS - 1)
+        & ((theirs < 0) | (theirs - side * PITS != last - first))
+    )
+    return takes * (even * count + tuzdyk * 3)
+
+
+@njit(cache=True)
+def _side_summary(state: np.ndarray, side: int, gains: np.ndarray, offset: int) -> tuple[int, int, int]:
+    """Stones on ``side``'s pits, its non-empty pits and its largest capture; each pit's capture goes to
+    ``gains[offset + pit]``."""
+    stones = 0
+    mobility = 0
+    best = 0
+    for pit in range(PITS):
+        count = np.int64(state[side * PITS + pit])
+        gain = capture_of(state, side, pit)
+        gains[offset + pit] = gain
+        stones += count
+        mobility += count > 0
+        best = max(best, gain)
+    return stones, mobility, best
+
+
+@njit(cache=True)
+def features(state: np.ndarray, out: np.ndarray, gains: np.ndarray) -> None:
+    """Write the FEATURES of ``state`` (side to move minus opponent) into ``out``.
+
+    ``gains`` (18 cells) receives what each pit would capture: the side to move's pits first, then the
+    opponent's, so that the search can pick captures without computing them again.
+    """
+    me = np.int64(state[SIDE])
+    them = 1 - me
+    my_stones, my_mobility, my_best = _side_summary(state, me, gains, 0)
+    their_stones, their_mobility, their_best = _side_summary(state, them, gains, PITS)
+    out[0] = state[KAZAN + me] - state[KAZAN + them]
+    out[1] = my_stones - their_stones
+    out[2] = my_mobility - their_mobility
+    out[3] = my_best
+    out[4] = their_best
+    for index in range(5, 13):
+        out[index] = 0.0
+    share = (my_stones + their_stones) / STONES
+    mine = np.int64(state[TUZDYK + me])
+    if mine >= 0:
+        out[5 + mine - them * PITS] += share
+    theirs = np.int64(state[TUZDYK + them])
+    if theirs >= 0:
+        out[5 + theirs - me * PITS] -= share
+    out[13] = max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones)
+
+
+@njit(cache=True)
+def evaluate(state: np.ndarray, weights: np.ndarray, scratch: np.ndarray, gains: np.ndarray) -> int:
+    """Score of ``state`` for the side to move, in centi-kumalak.
+
+    ``scratch`` holds N_FEATURES floats; ``gains`` (18 cells) receives each pit's capture (see features).
+    """
+    features(state, scratch, gains)
+    total = 0.0
+    for index in range(N_FEATURES):
+        total += weights[index] * scratch[index]
+    return int(np.floor(total + 0.5))
+
+
+def kazan_only_weights() -> np.ndarray:
+    """Weights of the plain evaluation: kazan difference and nothing else."""
+    weights = np.zeros(N_FEATURES)
+    weights[0] = KAZAN_WEIGHT
+    return weights
+
+
+def load_weights(path: str | None = None) -> np.ndarray:
+    """The tuned weights (centi-kumalak per feature unit) from ``path`` or the packaged ``weights.json``."""
+    if path is None:
+        text = resources.files(__package__).joinpath("weights.json").read_text()
+    else:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    named = json.loads(text)["weights"]
+    missing = [name for name in FEATURES if name not in named]
+    if missing:
+        raise ValueError(f"weights file lacks {', '.join(missing)}")
+    return np.array([float(named[name]) for name in FEATURES])

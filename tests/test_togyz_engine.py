@@ -1,0 +1,138 @@
+"""The Togyz Kumalak engine: tactics found, decided positions scored exactly (checked against a brute-force
+minimax written here), deterministic limits, the python-chess-like API."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import pytest
+from helpers import make_position
+from taldau.games.togyz import Position, Side
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit, Score
+from taldau.games.togyz.search import WIN
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+def test_takes_the_big_capture(engine: Engine) -> None:
+    # Pit 9 (2 stones) ends in Black's pit 1, 19 -> 20: an even count, 20 stones taken.
+    position = make_position([3, 3, 3, 3, 3, 3, 3, 4, 2], [19, 5, 5, 5, 5, 5, 5, 5, 5], white_kazan=38)
+    info = engine.analyse(position, Limit(depth=4))
+    assert info.best == 9 and position.san(9) == "91(58)"
+
+
+def test_makes_the_tuzdyk(engine: Engine) -> None:
+    # Pit 8 (3 stones) ends in Black's pit 1, 2 -> 3: a tuzdyk; every other move is a quiet single stone.
+    position = make_position([1, 1, 1, 1, 1, 1, 1, 3, 0], [2, 4, 4, 4, 4, 4, 4, 4, 4], white_kazan=59)
+    info = engine.analyse(position, Limit(depth=6))
+    assert info.best == 8 and position.sow(8).tuzdyk
+
+
+def test_win_and_loss_are_exact_with_their_distance(engine: Engine) -> None:
+    win = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
+    info = engine.analyse(win, Limit(depth=6))
+    assert info.best == 9 and info.score.plies_to_result == 1 and str(info.score) == "win in 1"
+    # White's only move fills pit 2; Black's pit 9 then sows into it, makes 2 and reaches 82.
+    loss = make_position([1, 0, 0, 0, 0, 0, 0, 0, 0], [5, 5, 5, 5, 5, 5, 5, 5, 3], black_kazan=80)
+    info = engine.analyse(loss, Limit(depth=6))
+    assert info.score.plies_to_result == -2 and str(info.score) == "loss in 2"
+    final = loss.play(info.pv[0]).play(info.pv[1]).outcome()
+    assert info.pv[0] == 1 and final is not None and final.winner is Side.BLACK
+
+
+def _brute_force(fen: str, depth: int) -> int | None:
+    """Exact value (WIN - plies, its negation, or 0) by full-width minimax; None if undecided in ``depth``."""
+
+    @cache
+    def value(fen: str, depth: int, ply: int) -> int | None:
+        position = Position.from_fen(fen)
+        outcome = position.outcome()
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0
+            return WIN - ply if outcome.winner is position.turn else -(WIN - ply)
+        if depth == 0:
+            return None
+        best = None
+        for pit in position.legal_moves():
+            child = value(position.play(pit).fen(), depth - 1, ply + 1)
+            if child is None:
+                return None
+            if best is None or -child > best:
+                best = -child
+        return best
+
+    return value(fen, depth, 0)
+
+
+def _endgames(count: int, stones: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = Position.start()
+        while not position.is_game_over() and position.stones_on_board() > stones:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over() and _brute_force(position.fen(), 10) is not None:
+            found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("position", _endgames(12, 8, seed=7), ids=lambda p: p.fen())
+def test_solved_endgames_match_a_brute_force_minimax(position: Position) -> None:
+    exact = _brute_force(position.fen(), 10)
+    info = Engine().analyse(position, Limit(depth=10))
+    assert info.score.value == exact
+    if exact == 0:
+        assert info.solved
+
+
+def test_depth_and_node_limits_are_deterministic() -> None:
+    position = Position.start().play(3).play(5).play(7)
+    for limit in (Limit(depth=8), Limit(nodes=30_000)):
+        first, second = Engine().analyse(position, limit), Engine().analyse(position, limit)
+        assert (first.best, first.score, first.pv, first.depth, first.nodes) == (
+            second.best,
+            second.score,
+            second.pv,
+            second.depth,
+            second.nodes,
+        )
+    info = Engine().analyse(position, Limit(nodes=30_000))
+    assert 30_000 <= info.nodes < 31_000
+
+
+def test_multipv_lines_are_distinct_and_ordered(engine: Engine) -> None:
+    info = engine.analyse(Position.start(), Limit(depth=6), multipv=4)
+    moves = [line.move for line in info.lines]
+    assert len(moves) == 4 == len(set(moves))
+    assert [line.score for line in info.lines] == sorted((line.score for line in info.lines), reverse=True)
+    assert all(line.pv[0] == line.move for line in info.lines)
+
+
+def test_evaluate_move_scores_the_given_move() -> None:
+    position = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
+    slow = Engine().evaluate_move(position, 8, Limit(depth=6))
+    assert slow.best == 8 and slow.pv[0] == 8 and slow.score.plies_to_result < 0  # 89 throws the win away
+    with pytest.raises(ValueError, match="not legal"):
+        Engine().evaluate_move(position, 3, Limit(depth=2))
+
+
+def test_plain_settings_search_the_same_rules() -> None:
+    plain = Engine(EngineSettings.plain())
+    position = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
+    assert plain.analyse(position, Limit(depth=3)).score.plies_to_result == 1
+
+
+def test_scores_and_limits() -> None:
+    assert str(Score(537)) == "+5.37" and float(Score(-250)) == -2.5
+    assert str(Score(WIN - 7)) == "win in 7" and float(Score(WIN - 7)) == 993.0
+    assert str(Score(-(WIN - 4))) == "loss in 4" and float(Score(-(WIN - 4))) == -996.0
+    assert -Score(100) == Score(-100)
+    with pytest.raises(ValueError):
+        Limit()
+    with pytest.raises(ValueError):
+        Limit(depth=0)
