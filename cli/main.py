@@ -274,7 +274,7 @@ def match(
 @click.option(
     "--shrink",
     type=click.FloatRange(0, 1, min_open=True),
-    default=0.25,
+    default=0.5,
     show_default=True,
     help="Scale of the positional weights relative to the fit (chosen by match).",
 )

@@ -257,7 +257,7 @@ class Engine:
             stats[ABORTED] = 0
             horizon_before = int(stats[HORIZON])
             exact[:] = 0
-            search_root(depth, multipv, order, scores, exact, pvs, pv_lengths, arrays, self._constants)
+            search_root(depth, multipv, order, scores, exact, pvs, pv_lengths, *arrays, *self._constants)
             if stats[ABORTED]:
                 break
             solved = int(stats[HORIZON]) == horizon_before

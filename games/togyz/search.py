@@ -79,7 +79,7 @@ class Tables:
         )
 
     def arrays(self) -> tuple:
-        """The tuple ``t`` the kernels take, in the order of the STACK .. STATS indexes."""
+        """The working arrays in the order the kernels take them."""
         return (
             self.stack,
             self.tt,
@@ -179,18 +179,37 @@ def _order(state, ply, tt_move, killers, history, moves, move_scores, use_orderi
     return count
 
 
-# The search's arrays travel as one tuple ``t`` (numba indexes it at compile time):
-STACK, TT, KILLERS, HISTORY, PV, PV_LENGTH, MOVES, MOVE_SCORES, GAINS, STATS = range(10)
-# ... and the constants of a search as another, ``c``:
-WEIGHTS, SCRATCH, OPTIONS, KEY_PITS, KEY_TUZDYKS, KEY_BLACK = range(6)
+# The kernels take every array as its own argument, in the order of ``Tables.arrays()`` followed by the
+# engine's constants (weights, scratch, options, key words): arrays unpacked from a tuple cost numba an
+# atomic reference count each time, and that was a third of the search's time.
 
 
 @njit(cache=True)
-def quiescence(ply, alpha, beta, qdepth, t, c):
+def quiescence(
+    ply,
+    alpha,
+    beta,
+    qdepth,
+    stack,
+    tt,
+    killers,
+    history,
+    pv,
+    pv_length,
+    moves,
+    move_scores,
+    gains_table,
+    stats,
+    weights,
+    scratch,
+    options,
+    key_pits,
+    key_tuzdyks,
+    key_black,
+):
     """Stand pat on the static evaluation or go on with captures only, up to ``qdepth`` plies."""
-    stack, stats = t[STACK], t[STATS]
     state = stack[ply]
-    t[PV_LENGTH][ply] = ply
+    pv_length[ply] = ply
     stats[NODES] += 1
     if ply > stats[SELDEPTH]:
         stats[SELDEPTH] = ply
@@ -198,14 +217,13 @@ def quiescence(ply, alpha, beta, qdepth, t, c):
     if decided != INF:
         return decided
     stats[HORIZON] += 1
-    gains = t[GAINS][ply]
-    stand = evaluate(state, c[WEIGHTS], c[SCRATCH], gains)
+    gains = gains_table[ply]
+    stand = evaluate(state, weights, scratch, gains)
     if stand >= beta or qdepth <= 0 or ply >= MAX_PLY:
         return stand
     if stand > alpha:
         alpha = stand
     # Captures, largest first, from the gains the evaluation just computed.
-    moves, move_scores = t[MOVES], t[MOVE_SCORES]
     count = 0
     for pit in range(PITS):
         gain = gains[pit]
@@ -224,7 +242,28 @@ def quiescence(ply, alpha, beta, qdepth, t, c):
     for index in range(count):
         child[:] = state
         sow(child, moves[ply, index])
-        score = -quiescence(ply + 1, -beta, -alpha, qdepth - 1, t, c)
+        score = -quiescence(
+            ply + 1,
+            -beta,
+            -alpha,
+            qdepth - 1,
+            stack,
+            tt,
+            killers,
+            history,
+            pv,
+            pv_length,
+            moves,
+            move_scores,
+            gains_table,
+            stats,
+            weights,
+            scratch,
+            options,
+            key_pits,
+            key_tuzdyks,
+            key_black,
+        )
         if score > best:
             best = score
             if score > alpha:
@@ -235,11 +274,29 @@ def quiescence(ply, alpha, beta, qdepth, t, c):
 
 
 @njit(cache=True)
-def negamax(ply, depth, alpha, beta, t, c):
+def negamax(
+    ply,
+    depth,
+    alpha,
+    beta,
+    stack,
+    tt,
+    killers,
+    history,
+    pv,
+    pv_length,
+    moves,
+    move_scores,
+    gains_table,
+    stats,
+    weights,
+    scratch,
+    options,
+    key_pits,
+    key_tuzdyks,
+    key_black,
+):
     """Alpha-beta value of ``stack[ply]`` searched ``depth`` plies deep, with its PV in ``pv[ply]``."""
-    stack, stats, pv, pv_length = t[STACK], t[STATS], t[PV], t[PV_LENGTH]
-    tt, killers, history = t[TT], t[KILLERS], t[HISTORY]
-    options = c[OPTIONS]
     state = stack[ply]
     pv_length[ply] = ply
     decided = terminal_score(state, ply)
@@ -247,7 +304,28 @@ def negamax(ply, depth, alpha, beta, t, c):
         stats[NODES] += 1
         return decided
     if depth <= 0 or ply >= MAX_PLY:
-        return quiescence(ply, alpha, beta, options[QUIESCENCE], t, c)
+        return quiescence(
+            ply,
+            alpha,
+            beta,
+            options[QUIESCENCE],
+            stack,
+            tt,
+            killers,
+            history,
+            pv,
+            pv_length,
+            moves,
+            move_scores,
+            gains_table,
+            stats,
+            weights,
+            scratch,
+            options,
+            key_pits,
+            key_tuzdyks,
+            key_black,
+        )
     stats[NODES] += 1
     if ply > stats[SELDEPTH]:
         stats[SELDEPTH] = ply
@@ -256,7 +334,7 @@ def negamax(ply, depth, alpha, beta, t, c):
         return 0
 
     use_tt = options[USE_TT] != 0
-    key = position_key(state, c[KEY_PITS], c[KEY_TUZDYKS], c[KEY_BLACK])
+    key = position_key(state, key_pits, key_tuzdyks, key_black)
     slot = np.int64(key & np.uint64(tt.shape[0] - 1))
     tt_move = -1
     if use_tt and tt[slot, 0] == key:
@@ -274,22 +352,83 @@ def negamax(ply, depth, alpha, beta, t, c):
 
     horizon_before = stats[HORIZON]
     original_alpha = alpha
-    count = _order(
-        state, ply, tt_move, killers, history, t[MOVES], t[MOVE_SCORES], options[USE_ORDERING] != 0
-    )
+    count = _order(state, ply, tt_move, killers, history, moves, move_scores, options[USE_ORDERING] != 0)
     child = stack[ply + 1]
     best = -INF
     best_move = NO_MOVE
     for index in range(count):
-        pit = t[MOVES][ply, index]
+        pit = moves[ply, index]
         child[:] = state
         sow(child, pit)
         if index == 0:
-            score = -negamax(ply + 1, depth - 1, -beta, -alpha, t, c)
+            score = -negamax(
+                ply + 1,
+                depth - 1,
+                -beta,
+                -alpha,
+                stack,
+                tt,
+                killers,
+                history,
+                pv,
+                pv_length,
+                moves,
+                move_scores,
+                gains_table,
+                stats,
+                weights,
+                scratch,
+                options,
+                key_pits,
+                key_tuzdyks,
+                key_black,
+            )
         else:
-            score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, t, c)
+            score = -negamax(
+                ply + 1,
+                depth - 1,
+                -alpha - 1,
+                -alpha,
+                stack,
+                tt,
+                killers,
+                history,
+                pv,
+                pv_length,
+                moves,
+                move_scores,
+                gains_table,
+                stats,
+                weights,
+                scratch,
+                options,
+                key_pits,
+                key_tuzdyks,
+                key_black,
+            )
             if alpha < score < beta and not stats[ABORTED]:
-                score = -negamax(ply + 1, depth - 1, -beta, -alpha, t, c)
+                score = -negamax(
+                    ply + 1,
+                    depth - 1,
+                    -beta,
+                    -alpha,
+                    stack,
+                    tt,
+                    killers,
+                    history,
+                    pv,
+                    pv_length,
+                    moves,
+                    move_scores,
+                    gains_table,
+                    stats,
+                    weights,
+                    scratch,
+                    options,
+                    key_pits,
+                    key_tuzdyks,
+                    key_black,
+                )
         if stats[ABORTED]:
             return 0
         if score > best:
@@ -318,13 +457,36 @@ def negamax(ply, depth, alpha, beta, t, c):
 
 
 @njit(cache=True)
-def search_root(depth, multipv, root_moves, root_scores, root_exact, root_pvs, root_pv_lengths, t, c):
+def search_root(
+    depth,
+    multipv,
+    root_moves,
+    root_scores,
+    root_exact,
+    root_pvs,
+    root_pv_lengths,
+    stack,
+    tt,
+    killers,
+    history,
+    pv,
+    pv_length,
+    moves,
+    move_scores,
+    gains_table,
+    stats,
+    weights,
+    scratch,
+    options,
+    key_pits,
+    key_tuzdyks,
+    key_black,
+):
     """One iteration at ``depth`` over ``root_moves`` (searched in the order given).
 
     The ``multipv`` best moves get exact scores in ``root_scores`` (``root_exact`` 1) and their PVs in
     ``root_pvs``; the others get upper bounds. Returns how many root moves were completed before an abort.
     """
-    stack, stats, pv, pv_length = t[STACK], t[STATS], t[PV], t[PV_LENGTH]
     state = stack[0]
     child = stack[1]
     # Plain int64 arguments: one compiled specialisation of the recursive kernels (literal constants
@@ -337,14 +499,77 @@ def search_root(depth, multipv, root_moves, root_scores, root_exact, root_pvs, r
         child[:] = state
         sow(child, pit)
         if exact_count < multipv:
-            score = -negamax(one, depth - 1, -infinity, infinity, t, c)
+            score = -negamax(
+                one,
+                depth - 1,
+                -infinity,
+                infinity,
+                stack,
+                tt,
+                killers,
+                history,
+                pv,
+                pv_length,
+                moves,
+                move_scores,
+                gains_table,
+                stats,
+                weights,
+                scratch,
+                options,
+                key_pits,
+                key_tuzdyks,
+                key_black,
+            )
             exact = True
         else:
             kth = top[multipv - 1]
-            score = -negamax(one, depth - 1, -kth - 1, -kth, t, c)
+            score = -negamax(
+                one,
+                depth - 1,
+                -kth - 1,
+                -kth,
+                stack,
+                tt,
+                killers,
+                history,
+                pv,
+                pv_length,
+                moves,
+                move_scores,
+                gains_table,
+                stats,
+                weights,
+                scratch,
+                options,
+                key_pits,
+                key_tuzdyks,
+                key_black,
+            )
             exact = False
             if score > kth and not stats[ABORTED]:
-                score = -negamax(one, depth - 1, -infinity, -kth, t, c)
+                score = -negamax(
+                    one,
+                    depth - 1,
+                    -infinity,
+                    -kth,
+                    stack,
+                    tt,
+                    killers,
+                    history,
+                    pv,
+                    pv_length,
+                    moves,
+                    move_scores,
+                    gains_table,
+                    stats,
+                    weights,
+                    scratch,
+                    options,
+                    key_pits,
+                    key_tuzdyks,
+                    key_black,
+                )
                 exact = True
         if stats[ABORTED]:
             return index
