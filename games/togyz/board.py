@@ -72,7 +72,7 @@ def legal_mask(state: np.ndarray) -> int:
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sow(state: np.ndarray, pit: int) -> tuple[int, int, bool]:
     """Play pit ``pit`` (0..8) of the side to move in place; the pit must be non-empty.
 
@@ -147,25 +147,28 @@ def _splitmix64_table(count: int, seed: int) -> np.ndarray:
     return words
 
 
-# Zobrist words: one per (cell, count) for the 18 pits and 2 kazans, one per (side, tuzdyk cell or none),
-# and one for Black to move. Read-only: this is a constant of the key definition, not state.
-KEY_PIT_WORDS = _splitmix64_table(20 * (STONES + 1), 0x7A1DA0).reshape(20, STONES + 1)
-KEY_TUZDYK_WORDS = _splitmix64_table(2 * (CELLS + 1), 0x7A1DA1).reshape(2, CELLS + 1)
-KEY_BLACK_TO_MOVE = _splitmix64_table(1, 0x7A1DA2)
-for _table in (KEY_PIT_WORDS, KEY_TUZDYK_WORDS, KEY_BLACK_TO_MOVE):
-    _table.flags.writeable = False
+# Zobrist words, one flat read-only array: one per (cell, count) for the 18 pits and 2 kazans, then one per
+# (side, tuzdyk cell or none), then one for Black to move. A constant of the key definition, not state.
+KEY_TUZDYKS_AT = 20 * (STONES + 1)
+KEY_BLACK_AT = KEY_TUZDYKS_AT + 2 * (CELLS + 1)
+KEY_WORDS = np.concatenate(
+    [
+        _splitmix64_table(KEY_TUZDYKS_AT, 0x7A1DA0),
+        _splitmix64_table(2 * (CELLS + 1), 0x7A1DA1),
+        _splitmix64_table(1, 0x7A1DA2),
+    ]
+)
+KEY_WORDS.flags.writeable = False
 
 
-@njit(cache=True)
-def position_key(
-    state: np.ndarray, pit_words: np.ndarray, tuzdyk_words: np.ndarray, black_words: np.ndarray
-) -> np.uint64:
-    """Zobrist key of pits, kazans, tuzdyks and side to move (not the move number)."""
+@njit(cache=True, inline="always")
+def position_key(state: np.ndarray, words: np.ndarray) -> np.uint64:
+    """Zobrist key of pits, kazans, tuzdyks and side to move (not the move number); ``words`` is KEY_WORDS."""
     key = np.uint64(0)
     for cell in range(CELLS + 2):
-        key ^= pit_words[cell, state[cell]]
+        key ^= words[cell * (STONES + 1) + state[cell]]
     for owner in range(2):
-        key ^= tuzdyk_words[owner, state[TUZDYK + owner] + 1]
+        key ^= words[KEY_TUZDYKS_AT + owner * (CELLS + 1) + state[TUZDYK + owner] + 1]
     if state[SIDE] == 1:
-        key ^= black_words[0]
+        key ^= words[KEY_BLACK_AT]
     return key

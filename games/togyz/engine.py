@@ -21,6 +21,7 @@ from .evaluate import N_FEATURES, capture_of, kazan_only_weights, load_weights
 from .position import Position
 from .search import (
     ABORTED,
+    GLOBAL,
     HORIZON,
     MAX_PLY,
     NODE_LIMIT,
@@ -183,19 +184,13 @@ class Engine:
         weights = load_weights() if self.settings.weights is None else np.array(self.settings.weights)
         if weights.shape != (N_FEATURES,):
             raise ValueError(f"expected {N_FEATURES} evaluation weights, got {weights.shape}")
-        options = np.zeros(4, dtype=np.int64)
-        options[USE_TT] = int(self.settings.transposition_table)
-        options[USE_ORDERING] = int(self.settings.ordering)
-        options[QUIESCENCE] = self.settings.quiescence
         self._tables = Tables.allocate(self.settings.tt_bits)
-        self._constants = (
-            weights.astype(np.float64),
-            np.zeros(N_FEATURES, dtype=np.float64),
-            options,
-            board.KEY_PIT_WORDS,
-            board.KEY_TUZDYK_WORDS,
-            board.KEY_BLACK_TO_MOVE,
-        )
+        work = self._tables.work
+        work[GLOBAL, USE_TT] = int(self.settings.transposition_table)
+        work[GLOBAL, USE_ORDERING] = int(self.settings.ordering)
+        work[GLOBAL, QUIESCENCE] = self.settings.quiescence
+        # The weights, then scratch space for the features (see evaluate).
+        self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 
     def new_game(self) -> None:
         """Forget the transposition table, killers and history."""
@@ -227,7 +222,6 @@ class Engine:
     def _iterate(self, position: Position, order: np.ndarray, limit: Limit, multipv: int) -> AnalysisInfo:
         """Iterative deepening over ``order`` until the limit, a proven result or a solved tree."""
         tables = self._tables
-        arrays = tables.arrays()
         stats = tables.stats
         stats[:] = 0
         tables.stack[0] = position.state
@@ -257,7 +251,20 @@ class Engine:
             stats[ABORTED] = 0
             horizon_before = int(stats[HORIZON])
             exact[:] = 0
-            search_root(depth, multipv, order, scores, exact, pvs, pv_lengths, *arrays, *self._constants)
+            search_root(
+                depth,
+                multipv,
+                order,
+                scores,
+                exact,
+                pvs,
+                pv_lengths,
+                tables.stack,
+                tables.tt,
+                tables.work,
+                self._weights,
+                board.KEY_WORDS,
+            )
             if stats[ABORTED]:
                 break
             solved = int(stats[HORIZON]) == horizon_before

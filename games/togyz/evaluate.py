@@ -93,60 +93,65 @@ def capture_of(state: np.ndarray, side: int, pit: int) -> int:
 
 
 @njit(cache=True)
-def _side_summary(state: np.ndarray, side: int, gains: np.ndarray, offset: int) -> tuple[int, int, int]:
+def _side_summary(
+    state: np.ndarray, side: int, gains: np.ndarray, row: int, offset: int
+) -> tuple[int, int, int]:
     """Stones on ``side``'s pits, its non-empty pits and its largest capture; each pit's capture goes to
-    ``gains[offset + pit]``."""
+    ``gains[row, offset + pit]``."""
     stones = 0
     mobility = 0
     best = 0
     for pit in range(PITS):
         count = np.int64(state[side * PITS + pit])
         gain = capture_of(state, side, pit)
-        gains[offset + pit] = gain
+        gains[row, offset + pit] = gain
         stones += count
         mobility += count > 0
         best = max(best, gain)
     return stones, mobility, best
 
 
-@njit(cache=True)
-def features(state: np.ndarray, out: np.ndarray, gains: np.ndarray) -> None:
-    """Write the FEATURES of ``state`` (side to move minus opponent) into ``out``.
+@njit(cache=True, inline="always")
+def features(
+    state: np.ndarray, out: np.ndarray, out_at: int, gains: np.ndarray, row: int, gains_at: int
+) -> None:
+    """Write the FEATURES of ``state`` (side to move minus opponent) into ``out[out_at:]``.
 
-    ``gains`` (18 cells) receives what each pit would capture: the side to move's pits first, then the
-    opponent's, so that the search can pick captures without computing them again.
+    ``gains[row, gains_at:]`` (18 cells) receives what each pit would capture: the side to move's pits
+    first, then the opponent's, so that the search can pick captures without computing them again.
     """
     me = np.int64(state[SIDE])
     them = 1 - me
-    my_stones, my_mobility, my_best = _side_summary(state, me, gains, 0)
-    their_stones, their_mobility, their_best = _side_summary(state, them, gains, PITS)
-    out[0] = state[KAZAN + me] - state[KAZAN + them]
-    out[1] = my_stones - their_stones
-    out[2] = my_mobility - their_mobility
-    out[3] = my_best
-    out[4] = their_best
+    my_stones, my_mobility, my_best = _side_summary(state, me, gains, row, gains_at)
+    their_stones, their_mobility, their_best = _side_summary(state, them, gains, row, gains_at + PITS)
+    out[out_at] = state[KAZAN + me] - state[KAZAN + them]
+    out[out_at + 1] = my_stones - their_stones
+    out[out_at + 2] = my_mobility - their_mobility
+    out[out_at + 3] = my_best
+    out[out_at + 4] = their_best
     for index in range(5, 13):
-        out[index] = 0.0
+        out[out_at + index] = 0.0
     share = (my_stones + their_stones) / STONES
     mine = np.int64(state[TUZDYK + me])
     if mine >= 0:
-        out[5 + mine - them * PITS] += share
+        out[out_at + 5 + mine - them * PITS] += share
     theirs = np.int64(state[TUZDYK + them])
     if theirs >= 0:
-        out[5 + theirs - me * PITS] -= share
-    out[13] = max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones)
+        out[out_at + 5 + theirs - me * PITS] -= share
+    out[out_at + 13] = max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones)
 
 
-@njit(cache=True)
-def evaluate(state: np.ndarray, weights: np.ndarray, scratch: np.ndarray, gains: np.ndarray) -> int:
+@njit(cache=True, inline="always")
+def evaluate(state: np.ndarray, weights: np.ndarray, gains: np.ndarray, row: int, gains_at: int) -> int:
     """Score of ``state`` for the side to move, in centi-kumalak.
 
-    ``scratch`` holds N_FEATURES floats; ``gains`` (18 cells) receives each pit's capture (see features).
+    ``weights`` holds the N_FEATURES weights followed by N_FEATURES cells of scratch space for the
+    features; ``gains[row, gains_at:]`` receives each pit's capture (see ``features``).
     """
-    features(state, scratch, gains)
+    features(state, weights, N_FEATURES, gains, row, gains_at)
     total = 0.0
     for index in range(N_FEATURES):
-        total += weights[index] * scratch[index]
+        total += weights[index] * weights[N_FEATURES + index]
     return int(np.floor(total + 0.5))
 
 

@@ -165,11 +165,7 @@ class Position:
     def key(self) -> int:
         """Stable 64-bit Zobrist key of pits, kazans, tuzdyks and side to move (move number excluded)."""
         if self._key is None:
-            self._key = int(
-                board.position_key(
-                    self._state, board.KEY_PIT_WORDS, board.KEY_TUZDYK_WORDS, board.KEY_BLACK_TO_MOVE
-                )
-            )
+            self._key = int(board.position_key(self._state, board.KEY_WORDS))
         return self._key
 
     def legal_moves(self) -> list[int]:

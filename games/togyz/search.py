@@ -4,7 +4,9 @@ table, move ordering, quiescence on captures and exact scores for decided positi
 Scores are in centi-kumalak from the side to move; a forced result is ``WIN - plies`` (won in that many
 plies) or its negation, and a draw by the rules is 0. The search runs one iteration (one depth) per call of
 ``search_root``; ``engine`` drives iterative deepening and the limits. All working memory lives in a
-``Tables`` object allocated once, so the hot path allocates nothing.
+``Tables`` object allocated once, so the hot path allocates nothing, and it travels as five arrays: numba
+counts references atomically for every array a function receives, and with a dozen arrays that counting
+took half of the search's time.
 
 Settings (``options``): transposition table on/off, ordering heuristics on/off, quiescence depth, and the
 evaluation weights, so that the plain alpha-beta baseline of ``taldau match`` runs through the same code.
@@ -40,64 +42,51 @@ DRAW_KAZAN = STONES // 2
 EXACT, LOWER, UPPER = 1, 2, 3
 NO_MOVE = 15
 
-# Indexes into ``stats``.
-NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4
-# Indexes into ``options``.
-USE_TT, USE_ORDERING, QUIESCENCE = 0, 1, 2
+# ``work`` (int64) has one row per ply; its columns:
+MOVES = 0  # 9: the moves of the ply, best first
+MOVE_SCORES = 9  # 9: their ordering scores
+GAINS = 18  # 18: what each pit would capture (the mover's nine, then the opponent's), from the evaluation
+KILLERS = 36  # 2: quiet moves that refuted other moves at this ply
+PV_LENGTH = 38
+PV = 39  # MAX_PLY + 1: the principal variation from this ply
+WORK_COLUMNS = PV + MAX_PLY + 1
+# ... and one last row, GLOBAL, for the values of the whole search:
+GLOBAL = MAX_PLY + 1
+NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4  # statistics and the node limit
+USE_TT, USE_ORDERING, QUIESCENCE = 8, 9, 10  # options
+HISTORY = 12  # 18: history of quiet cutoffs by side and pit
 
 
 @dataclass
 class Tables:
-    """All the search's working memory: position stack, transposition table, killers, history, PVs."""
+    """All the search's working memory: the position stack (one state per ply), the transposition table
+    (key, entry) and ``work`` (moves, ordering, killers, PVs per ply; statistics, options, history)."""
 
     stack: np.ndarray
     tt: np.ndarray
-    killers: np.ndarray
-    history: np.ndarray
-    pv: np.ndarray
-    pv_length: np.ndarray
-    moves: np.ndarray
-    move_scores: np.ndarray
-    gains: np.ndarray
-    stats: np.ndarray
+    work: np.ndarray
 
     @classmethod
     def allocate(cls, tt_bits: int) -> Tables:
         """Tables with a transposition table of 2**tt_bits entries (16 bytes each)."""
-        size = 1 << tt_bits
-        return cls(
+        tables = cls(
             stack=np.zeros((MAX_PLY + 2, STATE_SIZE), dtype=STATE_DTYPE),
-            tt=np.zeros((size, 2), dtype=np.uint64),
-            killers=np.full((MAX_PLY + 1, 2), -1, dtype=np.int64),
-            history=np.zeros((2, PITS), dtype=np.int64),
-            pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int64),
-            pv_length=np.zeros(MAX_PLY + 1, dtype=np.int64),
-            moves=np.zeros((MAX_PLY + 1, PITS), dtype=np.int64),
-            move_scores=np.zeros((MAX_PLY + 1, PITS), dtype=np.int64),
-            gains=np.zeros((MAX_PLY + 1, 2 * PITS), dtype=np.int64),
-            stats=np.zeros(8, dtype=np.int64),
+            tt=np.zeros((1 << tt_bits, 2), dtype=np.uint64),
+            work=np.zeros((MAX_PLY + 2, WORK_COLUMNS), dtype=np.int64),
         )
+        tables.clear()
+        return tables
 
-    def arrays(self) -> tuple:
-        """The working arrays in the order the kernels take them."""
-        return (
-            self.stack,
-            self.tt,
-            self.killers,
-            self.history,
-            self.pv,
-            self.pv_length,
-            self.moves,
-            self.move_scores,
-            self.gains,
-            self.stats,
-        )
+    @property
+    def stats(self) -> np.ndarray:
+        """Nodes, node limit, abort flag, seldepth, horizon count (a view into ``work``)."""
+        return self.work[GLOBAL, :8]
 
     def clear(self) -> None:
         """Forget everything learnt: transposition table, killers and history (a new game)."""
         self.tt[:] = 0
-        self.killers[:] = -1
-        self.history[:] = 0
+        self.work[:GLOBAL, KILLERS : KILLERS + 2] = -1
+        self.work[GLOBAL, HISTORY : HISTORY + 2 * PITS] = 0
 
 
 @njit(cache=True)
@@ -147,8 +136,8 @@ def terminal_score(state: np.ndarray, ply: int) -> int:
 
 
 @njit(cache=True)
-def _order(state, ply, tt_move, killers, history, moves, move_scores, use_ordering):
-    """Fill ``moves[ply]`` with the legal pits, best first (table move, captures, killers, history)."""
+def _order(state, ply, tt_move, work, use_ordering):
+    """Fill row ``ply``'s MOVES with the legal pits, best first (table move, captures, killers, history)."""
     side = state[SIDE]
     count = 0
     for pit in range(PITS):
@@ -161,64 +150,42 @@ def _order(state, ply, tt_move, killers, history, moves, move_scores, use_orderi
             score = 1 << 40
         elif gain > 0:
             score = (1 << 30) + gain
-        elif pit == killers[ply, 0]:
+        elif pit == work[ply, KILLERS]:
             score = (1 << 29) + 1
-        elif pit == killers[ply, 1]:
+        elif pit == work[ply, KILLERS + 1]:
             score = 1 << 29
         else:
-            score = min(history[side, pit], 1 << 28)
-        # Insertion sort: at most nine moves.
-        slot = count
-        while slot > 0 and move_scores[ply, slot - 1] < score:
-            moves[ply, slot] = moves[ply, slot - 1]
-            move_scores[ply, slot] = move_scores[ply, slot - 1]
-            slot -= 1
-        moves[ply, slot] = pit
-        move_scores[ply, slot] = score
+            score = min(work[GLOBAL, HISTORY + side * PITS + pit], 1 << 28)
+        _insert(work, ply, count, pit, score)
         count += 1
     return count
 
 
-# The kernels take every array as its own argument, in the order of ``Tables.arrays()`` followed by the
-# engine's constants (weights, scratch, options, key words): arrays unpacked from a tuple cost numba an
-# atomic reference count each time, and that was a third of the search's time.
+@njit(cache=True)
+def _insert(work, ply, count, pit, score):
+    """Insert ``pit`` with ``score`` into the ``count`` moves of row ``ply``, kept sorted best first."""
+    slot = count
+    while slot > 0 and work[ply, MOVE_SCORES + slot - 1] < score:
+        work[ply, MOVES + slot] = work[ply, MOVES + slot - 1]
+        work[ply, MOVE_SCORES + slot] = work[ply, MOVE_SCORES + slot - 1]
+        slot -= 1
+    work[ply, MOVES + slot] = pit
+    work[ply, MOVE_SCORES + slot] = score
 
 
 @njit(cache=True)
-def quiescence(
-    ply,
-    alpha,
-    beta,
-    qdepth,
-    stack,
-    tt,
-    killers,
-    history,
-    pv,
-    pv_length,
-    moves,
-    move_scores,
-    gains_table,
-    stats,
-    weights,
-    scratch,
-    options,
-    key_pits,
-    key_tuzdyks,
-    key_black,
-):
+def quiescence(ply, alpha, beta, qdepth, stack, tt, work, weights, keys):
     """Stand pat on the static evaluation or go on with captures only, up to ``qdepth`` plies."""
     state = stack[ply]
-    pv_length[ply] = ply
-    stats[NODES] += 1
-    if ply > stats[SELDEPTH]:
-        stats[SELDEPTH] = ply
+    work[ply, PV_LENGTH] = ply
+    work[GLOBAL, NODES] += 1
+    if ply > work[GLOBAL, SELDEPTH]:
+        work[GLOBAL, SELDEPTH] = ply
     decided = terminal_score(state, ply)
     if decided != INF:
         return decided
-    stats[HORIZON] += 1
-    gains = gains_table[ply]
-    stand = evaluate(state, weights, scratch, gains)
+    work[GLOBAL, HORIZON] += 1
+    stand = evaluate(state, weights, work, ply, GAINS)
     if stand >= beta or qdepth <= 0 or ply >= MAX_PLY:
         return stand
     if stand > alpha:
@@ -226,44 +193,16 @@ def quiescence(
     # Captures, largest first, from the gains the evaluation just computed.
     count = 0
     for pit in range(PITS):
-        gain = gains[pit]
-        if gain == 0:
-            continue
-        slot = count
-        while slot > 0 and move_scores[ply, slot - 1] < gain:
-            moves[ply, slot] = moves[ply, slot - 1]
-            move_scores[ply, slot] = move_scores[ply, slot - 1]
-            slot -= 1
-        moves[ply, slot] = pit
-        move_scores[ply, slot] = gain
-        count += 1
+        gain = work[ply, GAINS + pit]
+        if gain > 0:
+            _insert(work, ply, count, pit, gain)
+            count += 1
     best = stand
     child = stack[ply + 1]
     for index in range(count):
         child[:] = state
-        sow(child, moves[ply, index])
-        score = -quiescence(
-            ply + 1,
-            -beta,
-            -alpha,
-            qdepth - 1,
-            stack,
-            tt,
-            killers,
-            history,
-            pv,
-            pv_length,
-            moves,
-            move_scores,
-            gains_table,
-            stats,
-            weights,
-            scratch,
-            options,
-            key_pits,
-            key_tuzdyks,
-            key_black,
-        )
+        sow(child, work[ply, MOVES + index])
+        score = -quiescence(ply + 1, -beta, -alpha, qdepth - 1, stack, tt, work, weights, keys)
         if score > best:
             best = score
             if score > alpha:
@@ -274,67 +213,25 @@ def quiescence(
 
 
 @njit(cache=True)
-def negamax(
-    ply,
-    depth,
-    alpha,
-    beta,
-    stack,
-    tt,
-    killers,
-    history,
-    pv,
-    pv_length,
-    moves,
-    move_scores,
-    gains_table,
-    stats,
-    weights,
-    scratch,
-    options,
-    key_pits,
-    key_tuzdyks,
-    key_black,
-):
-    """Alpha-beta value of ``stack[ply]`` searched ``depth`` plies deep, with its PV in ``pv[ply]``."""
+def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
+    """Alpha-beta value of ``stack[ply]`` searched ``depth`` plies deep, with its PV in row ``ply``."""
     state = stack[ply]
-    pv_length[ply] = ply
+    work[ply, PV_LENGTH] = ply
     decided = terminal_score(state, ply)
     if decided != INF:
-        stats[NODES] += 1
+        work[GLOBAL, NODES] += 1
         return decided
     if depth <= 0 or ply >= MAX_PLY:
-        return quiescence(
-            ply,
-            alpha,
-            beta,
-            options[QUIESCENCE],
-            stack,
-            tt,
-            killers,
-            history,
-            pv,
-            pv_length,
-            moves,
-            move_scores,
-            gains_table,
-            stats,
-            weights,
-            scratch,
-            options,
-            key_pits,
-            key_tuzdyks,
-            key_black,
-        )
-    stats[NODES] += 1
-    if ply > stats[SELDEPTH]:
-        stats[SELDEPTH] = ply
-    if stats[NODES] >= stats[NODE_LIMIT]:
-        stats[ABORTED] = 1
+        return quiescence(ply, alpha, beta, work[GLOBAL, QUIESCENCE], stack, tt, work, weights, keys)
+    work[GLOBAL, NODES] += 1
+    if ply > work[GLOBAL, SELDEPTH]:
+        work[GLOBAL, SELDEPTH] = ply
+    if work[GLOBAL, NODES] >= work[GLOBAL, NODE_LIMIT]:
+        work[GLOBAL, ABORTED] = 1
         return 0
 
-    use_tt = options[USE_TT] != 0
-    key = position_key(state, key_pits, key_tuzdyks, key_black)
+    use_tt = work[GLOBAL, USE_TT] != 0
+    key = position_key(state, keys)
     slot = np.int64(key & np.uint64(tt.shape[0] - 1))
     tt_move = -1
     if use_tt and tt[slot, 0] == key:
@@ -347,110 +244,47 @@ def negamax(
             bound = (entry >> 24) & 3
             if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                 if (entry >> 30) & 1:
-                    stats[HORIZON] += 1
+                    work[GLOBAL, HORIZON] += 1
                 return score
 
-    horizon_before = stats[HORIZON]
+    horizon_before = work[GLOBAL, HORIZON]
     original_alpha = alpha
-    count = _order(state, ply, tt_move, killers, history, moves, move_scores, options[USE_ORDERING] != 0)
+    count = _order(state, ply, tt_move, work, work[GLOBAL, USE_ORDERING] != 0)
     child = stack[ply + 1]
     best = -INF
     best_move = NO_MOVE
     for index in range(count):
-        pit = moves[ply, index]
+        pit = work[ply, MOVES + index]
         child[:] = state
         sow(child, pit)
         if index == 0:
-            score = -negamax(
-                ply + 1,
-                depth - 1,
-                -beta,
-                -alpha,
-                stack,
-                tt,
-                killers,
-                history,
-                pv,
-                pv_length,
-                moves,
-                move_scores,
-                gains_table,
-                stats,
-                weights,
-                scratch,
-                options,
-                key_pits,
-                key_tuzdyks,
-                key_black,
-            )
+            score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
         else:
-            score = -negamax(
-                ply + 1,
-                depth - 1,
-                -alpha - 1,
-                -alpha,
-                stack,
-                tt,
-                killers,
-                history,
-                pv,
-                pv_length,
-                moves,
-                move_scores,
-                gains_table,
-                stats,
-                weights,
-                scratch,
-                options,
-                key_pits,
-                key_tuzdyks,
-                key_black,
-            )
-            if alpha < score < beta and not stats[ABORTED]:
-                score = -negamax(
-                    ply + 1,
-                    depth - 1,
-                    -beta,
-                    -alpha,
-                    stack,
-                    tt,
-                    killers,
-                    history,
-                    pv,
-                    pv_length,
-                    moves,
-                    move_scores,
-                    gains_table,
-                    stats,
-                    weights,
-                    scratch,
-                    options,
-                    key_pits,
-                    key_tuzdyks,
-                    key_black,
-                )
-        if stats[ABORTED]:
+            score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+            if alpha < score < beta and not work[GLOBAL, ABORTED]:
+                score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
+        if work[GLOBAL, ABORTED]:
             return 0
         if score > best:
             best = score
             best_move = pit
             if score > alpha:
                 alpha = score
-                pv[ply, ply] = pit
-                for deeper in range(ply + 1, pv_length[ply + 1]):
-                    pv[ply, deeper] = pv[ply + 1, deeper]
-                pv_length[ply] = max(pv_length[ply + 1], ply + 1)
+                work[ply, PV + ply] = pit
+                for deeper in range(ply + 1, work[ply + 1, PV_LENGTH]):
+                    work[ply, PV + deeper] = work[ply + 1, PV + deeper]
+                work[ply, PV_LENGTH] = max(work[ply + 1, PV_LENGTH], ply + 1)
                 if score >= beta:
                     if capture_of(state, state[SIDE], pit) == 0:
-                        if killers[ply, 0] != pit:
-                            killers[ply, 1] = killers[ply, 0]
-                            killers[ply, 0] = pit
-                        history[state[SIDE], pit] += depth * depth
+                        if work[ply, KILLERS] != pit:
+                            work[ply, KILLERS + 1] = work[ply, KILLERS]
+                            work[ply, KILLERS] = pit
+                        work[GLOBAL, HISTORY + state[SIDE] * PITS + pit] += depth * depth
                     break
 
     if use_tt:
         bound = UPPER if best <= original_alpha else (LOWER if best >= beta else EXACT)
-        heuristic = 1 if stats[HORIZON] != horizon_before else 0
+        heuristic = 1 if work[GLOBAL, HORIZON] != horizon_before else 0
         tt[slot, 0] = key
         tt[slot, 1] = np.uint64(_pack(_to_tt(best, ply), depth, bound, best_move, heuristic))
     return best
@@ -467,20 +301,9 @@ def search_root(
     root_pv_lengths,
     stack,
     tt,
-    killers,
-    history,
-    pv,
-    pv_length,
-    moves,
-    move_scores,
-    gains_table,
-    stats,
+    work,
     weights,
-    scratch,
-    options,
-    key_pits,
-    key_tuzdyks,
-    key_black,
+    keys,
 ):
     """One iteration at ``depth`` over ``root_moves`` (searched in the order given).
 
@@ -499,88 +322,25 @@ def search_root(
         child[:] = state
         sow(child, pit)
         if exact_count < multipv:
-            score = -negamax(
-                one,
-                depth - 1,
-                -infinity,
-                infinity,
-                stack,
-                tt,
-                killers,
-                history,
-                pv,
-                pv_length,
-                moves,
-                move_scores,
-                gains_table,
-                stats,
-                weights,
-                scratch,
-                options,
-                key_pits,
-                key_tuzdyks,
-                key_black,
-            )
+            score = -negamax(one, depth - 1, -infinity, infinity, stack, tt, work, weights, keys)
             exact = True
         else:
             kth = top[multipv - 1]
-            score = -negamax(
-                one,
-                depth - 1,
-                -kth - 1,
-                -kth,
-                stack,
-                tt,
-                killers,
-                history,
-                pv,
-                pv_length,
-                moves,
-                move_scores,
-                gains_table,
-                stats,
-                weights,
-                scratch,
-                options,
-                key_pits,
-                key_tuzdyks,
-                key_black,
-            )
+            score = -negamax(one, depth - 1, -kth - 1, -kth, stack, tt, work, weights, keys)
             exact = False
-            if score > kth and not stats[ABORTED]:
-                score = -negamax(
-                    one,
-                    depth - 1,
-                    -infinity,
-                    -kth,
-                    stack,
-                    tt,
-                    killers,
-                    history,
-                    pv,
-                    pv_length,
-                    moves,
-                    move_scores,
-                    gains_table,
-                    stats,
-                    weights,
-                    scratch,
-                    options,
-                    key_pits,
-                    key_tuzdyks,
-                    key_black,
-                )
+            if score > kth and not work[GLOBAL, ABORTED]:
+                score = -negamax(one, depth - 1, -infinity, -kth, stack, tt, work, weights, keys)
                 exact = True
-        if stats[ABORTED]:
+        if work[GLOBAL, ABORTED]:
             return index
         root_scores[index] = score
         root_exact[index] = 1 if exact else 0
         if exact:
             exact_count += 1
             root_pvs[index, 0] = pit
-            length = max(pv_length[1], 1)
+            length = max(work[1, PV_LENGTH], 1)
             for deeper in range(1, length):
-                root_pvs[index, deeper] = pv[1, deeper]
+                root_pvs[index, deeper] = work[1, PV + deeper]
             root_pv_lengths[index] = length
             slot = multipv - 1
             if score > top[slot]:

@@ -52,9 +52,9 @@ def samples(games: Iterable[Game], every: int = 4, skip: int = 4) -> list[Sample
 
 @njit(cache=True)
 def _feature_rows(states: np.ndarray, out: np.ndarray) -> None:
-    gains = np.zeros(18, dtype=np.int64)
+    gains = np.zeros((1, 18), dtype=np.int64)
     for row in range(states.shape[0]):
-        features(states[row], out[row], gains)
+        features(states[row], out[row], 0, gains, 0, 0)
 
 
 def feature_matrix(positions: Sequence[Position]) -> np.ndarray:
