@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from taldau.games.archive import iter_sources
-from taldau.games.togyz import RecordError, read_games
+from taldau.games.togyz import Game, RecordError, read_games
 
 
 @dataclass(frozen=True)
@@ -63,14 +63,34 @@ class Summary:
         return {"games": self.games, "valid": self.valid, "invalid": self.invalid, "plies": self.plies}
 
 
-def check_paths(paths: Iterable[str | Path]) -> Iterator[GameCheck]:
-    """Read and replay every game under ``paths`` (files, directories, .zip, .tar.gz), one check each."""
+def archive_games(paths: Iterable[str | Path]) -> Iterator[Game | tuple[str, str]]:
+    """Every game under ``paths`` (files, directories, .zip, .tar.gz) read and replayed, in order; a source
+    that cannot be read comes as ``(source name, reason)``."""
     for source in iter_sources(paths):
         if source.error is not None:
-            error = RecordError(0, 0, source.error)
-            yield GameCheck(source.name, 0, "unknown", 0, None, "unfinished", (0, 0), (error,))
-            continue
-        for game in read_games(source.data, source.name):
+            yield source.name, source.error
+        else:
+            yield from read_games(source.data, source.name)
+
+
+def valid_games(paths: Iterable[str | Path], skipped: Callable[[str], None]) -> Iterator[Game]:
+    """The valid games under ``paths``; every unreadable source or invalid game is told to ``skipped``."""
+    for game in archive_games(paths):
+        if not isinstance(game, Game):
+            skipped(f"{game[0]}: {game[1]}")
+        elif game.valid:
+            yield game
+        else:
+            skipped(f"{game.record.source}, game {game.record.index}: skipped: {game.errors[0]}")
+
+
+def check_paths(paths: Iterable[str | Path]) -> Iterator[GameCheck]:
+    """Read and replay every game under ``paths`` (files, directories, .zip, .tar.gz), one check each."""
+    for game in archive_games(paths):
+        if not isinstance(game, Game):
+            error = RecordError(0, 0, game[1])
+            yield GameCheck(game[0], 0, "unknown", 0, None, "unfinished", (0, 0), (error,))
+        else:
             yield GameCheck(
                 source=game.record.source,
                 index=game.record.index,

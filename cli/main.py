@@ -11,10 +11,9 @@ import sys
 
 import click
 from taldau.analysis.review import ReviewSettings, review_game, review_headers
-from taldau.analysis.validation import Summary, check_paths, describe
+from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
-from taldau.games.archive import iter_sources
-from taldau.games.togyz import START_FEN, FenError, Position, perft, read_games, write_scoresheet
+from taldau.games.togyz import START_FEN, FenError, Position, perft, write_scoresheet
 from taldau.games.togyz.bench import run_bench
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.diagram import render
@@ -62,17 +61,8 @@ def _engine_settings(spec: str) -> EngineSettings:
 
 
 def _games(paths: tuple[str, ...]):
-    """Every valid game under ``paths``; invalid ones are reported on stderr and skipped."""
-    for source in iter_sources(paths):
-        if source.error is not None:
-            click.echo(f"{source.name}: {source.error}", err=True)
-            continue
-        for game in read_games(source.data, source.name):
-            if game.valid:
-                yield game
-            else:
-                first = game.errors[0]
-                click.echo(f"{source.name}, game {game.record.index}: skipped: {first}", err=True)
+    """The valid games under ``paths``; the others are reported on stderr."""
+    return valid_games(paths, lambda message: click.echo(message, err=True))
 
 
 def _position(fen: str) -> Position:

@@ -159,7 +159,7 @@ class EngineSettings:
     quiescence: int = 6
     tt_bits: int = 20
     solve_stones: int = 16
-    solve_nodes: int = 4_000_000
+    solve_nodes: int = 1_000_000
 
     @classmethod
     def plain(cls) -> EngineSettings:
@@ -231,18 +231,22 @@ class Engine:
         pvs = np.zeros((count, MAX_PLY + 1), dtype=np.int64)
         pv_lengths = np.zeros(count, dtype=np.int64)
 
+        # With few stones left a depth limit is passed until the game is solved, within solve_nodes.
         solving = position.stones_on_board() <= self.settings.solve_stones
         max_depth = MAX_PLY - 1 if limit.depth is None or solving else min(limit.depth, MAX_PLY - 1)
         node_cap = limit.nodes or np.iinfo(np.int64).max
-        if solving and limit.nodes is None and limit.time is None:
-            node_cap = self.settings.solve_nodes
         started = time.perf_counter()
         deadline = None if limit.time is None else started + limit.time
 
         result: AnalysisInfo | None = None
+        solve_end = 0
         for depth in range(1, max_depth + 1):
             # Depth 1 always completes (nine moves and their captures), so there is always an answer.
             stats[NODE_LIMIT] = np.iinfo(np.int64).max if depth == 1 else node_cap
+            if solving and limit.depth is not None and depth > limit.depth:
+                if depth == limit.depth + 1:
+                    solve_end = int(stats[NODES]) + self.settings.solve_nodes
+                stats[NODE_LIMIT] = min(node_cap, solve_end)
             if deadline is not None and depth > 1:
                 elapsed = time.perf_counter() - started
                 nps = stats[NODES] / elapsed if elapsed > 0 and stats[NODES] > 1000 else 1e6
