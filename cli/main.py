@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 import click
 from taldau.analysis.review import ReviewSettings, review_game, review_headers
@@ -305,3 +306,157 @@ def _write(text: str, out: str | None) -> None:
     else:
         with open(out, "w", encoding="utf-8") as handle:
             handle.write(text)
+
+
+EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
+
+
+def _progress_text(state) -> str:
+    rate = state.plies / max(time.perf_counter() - state.started, 1e-9)
+    return f"{rate:,.1f} plies/s, {state.failed} failed, {state.invalid} invalid, {state.resumed} resumed"
+
+
+def _progress_printer():
+    """A callback drawing run progress on stderr: a rich bar on a terminal, plain lines otherwise."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        bar = Progress(
+            TextColumn("analysing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        task = bar.add_task("games", total=None, detail="")
+        bar.start()
+
+        def update(state) -> None:
+            bar.update(task, total=state.total, completed=state.done, detail=_progress_text(state))
+
+        return update, bar.stop
+    last = [0.0]
+
+    def line(state) -> None:
+        now = time.perf_counter()
+        if state.done in (0, state.total) or now - last[0] > 2.0:
+            last[0] = now
+            rate = state.plies / max(now - state.started, 1e-9)
+            click.echo(
+                f"{state.done}/{state.total} games, {rate:,.1f} plies/s, {state.failed} failed, "
+                f"{state.invalid} invalid, {state.resumed} resumed",
+                err=True,
+            )
+
+    return line, lambda: None
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--game", type=click.Choice(["auto", *GAMES]), default="auto", show_default=True)
+@click.option("--depth", type=click.IntRange(1, 100), help="Plies to search per position.")
+@click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search per position.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
+)
+@click.option("--resume/--no-resume", default=True, show_default=True, help="Skip games already analysed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON on stdout.")
+def analyze(
+    paths: tuple[str, ...],
+    out: str,
+    game: str,
+    depth: int | None,
+    nodes: int | None,
+    jobs: int,
+    broker: str | None,
+    resume: bool,
+    as_json: bool,
+) -> None:
+    """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json)."""
+    from taldau.analysis.batch import BatchSettings
+    from taldau.workers.run import BrokerUnavailable, local_executor, run_analysis
+    from taldau.workers.store import SettingsMismatch
+
+    if depth is not None and nodes is not None:
+        raise click.UsageError("give at most one of --depth and --nodes")
+    settings = BatchSettings(game="togyz" if game == "auto" else game, depth=depth, nodes=nodes)
+    if broker:
+        from taldau.workers.celery_app import BrokerUnavailable, celery_executor
+
+        executor = celery_executor(broker)
+    else:
+        BrokerUnavailable = ()
+        executor = local_executor(jobs)
+    update, stop = _progress_printer()
+    try:
+        manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
+    except SettingsMismatch as error:
+        stop()
+        raise click.UsageError(str(error)) from None
+    except BrokerUnavailable as error:
+        stop()
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EX_UNAVAILABLE)
+    stop()
+    counts = manifest["counts"]
+    if as_json:
+        click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))
+    else:
+        click.echo(
+            f"{counts['games']} games: {counts['ok']} analysed, {counts['invalid']} invalid, "
+            f"{counts['failed']} failed, {counts['plies']} plies -> {out}"
+        )
+    for failure in manifest["failures"]:
+        click.echo(
+            f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True
+        )
+    sys.exit(0 if counts["invalid"] == 0 and counts["failed"] == 0 else 1)
+
+
+@main.command()
+@click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option("--loglevel", default="INFO", show_default=True)
+def worker(broker: str, concurrency: int, loglevel: str) -> None:
+    """Run a Celery worker that analyses games for `taldau analyze --broker`."""
+    from taldau.workers.celery_app import make_app
+
+    app = make_app(broker)
+    app.worker_main(
+        [
+            "worker",
+            f"--concurrency={concurrency}",
+            f"--loglevel={loglevel}",
+            "--without-gossip",
+            "--without-mingle",
+            "--pool=prefork",
+        ]
+    )
+
+
+@main.command()
+@click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def status(broker: str, as_json: bool) -> None:
+    """Queue depth, workers alive (a real round trip) and the games being analysed."""
+    from taldau.workers.celery_app import queue_status
+    from taldau.workers.run import BrokerUnavailable
+
+    try:
+        report = queue_status(broker)
+    except BrokerUnavailable as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EX_UNAVAILABLE)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    click.echo(f"broker {broker}: {report['queued']} games queued, {len(report['workers'])} workers alive")
+    for name in report["workers"]:
+        click.echo(f"  worker {name}")
+    for job in report["running"]:
+        click.echo(f"  {job['worker']}: {job['source']}, game {job['index']}")

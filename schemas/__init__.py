@@ -1,5 +1,14 @@
 """Arrow schemas of every table taldau writes, each with its version in the schema metadata."""
 
+from .games import GAMES_SCHEMA, GAMES_SCHEMA_VERSION, HEADER_COLUMNS, games_table
 from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, moves_table
 
-__all__ = ["MOVES_SCHEMA", "MOVES_SCHEMA_VERSION", "moves_table"]
+__all__ = [
+    "GAMES_SCHEMA",
+    "GAMES_SCHEMA_VERSION",
+    "HEADER_COLUMNS",
+    "MOVES_SCHEMA",
+    "MOVES_SCHEMA_VERSION",
+    "games_table",
+    "moves_table",
+]

@@ -63,6 +63,16 @@ class Limit:
         return ", ".join(parts)
 
 
+def engine_version() -> str:
+    """The package version and a digest of the evaluation weights: what a stored analysis depends on."""
+    import hashlib
+    from importlib import metadata
+
+    weights = ",".join(f"{value:.6g}" for value in load_weights())
+    digest = hashlib.sha256(weights.encode()).hexdigest()[:8]
+    return f"taldau {metadata.version('taldau')} togyz-eval {digest}"
+
+
 def default_limit() -> Limit:
     """The analysis limit of ``taldau annotate`` and ``taldau analyze``: an average real game (93 plies)
     takes at most 30 s on one core (see BENCHMARKS.md)."""

@@ -1,0 +1,159 @@
+"""The batch analysis of an archive, as pure functions: plan the games, analyse one game into rows.
+
+``plan`` reads every record under the paths and yields a ``GameTask`` per valid game (its record written back
+as text, small enough for a task queue) and a finished ``games`` row per invalid one. ``analyse_task`` turns
+one task and the settings into the game's ``moves`` table and ``games`` row; the executors (local process
+pool or Celery workers) only run it and store what it returns, so both give the same rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from taldau.games.registry import game_kind
+from taldau.schemas import GAMES_SCHEMA_VERSION, HEADER_COLUMNS, MOVES_SCHEMA_VERSION, moves_table
+
+from .identity import game_id
+from .review import GameReview, ReviewSettings, review_game
+from .validation import archive_games
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """What an analysis depends on: the game, the limit (None: the game's default) and the mark thresholds.
+
+    ``key`` names the result set: the same settings and engine give the same key on any machine.
+    """
+
+    game: str = "togyz"
+    depth: int | None = None
+    nodes: int | None = None
+    thresholds: tuple[float, float, float] = (0.1, 0.2, 0.3)
+
+    def limit(self) -> Any:
+        return game_kind(self.game).limit(self.depth, self.nodes)
+
+    def describe(self) -> dict[str, Any]:
+        """Everything the results depend on, for the manifest and the key."""
+        return {
+            "game": self.game,
+            "limit": str(self.limit()),
+            "thresholds": list(self.thresholds),
+            "engine": game_kind(self.game).engine_version(),
+            "schemas": {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
+        }
+
+    @property
+    def key(self) -> str:
+        text = json.dumps(self.describe(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BatchSettings:
+        return cls(**{**data, "thresholds": tuple(data["thresholds"])})
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One valid game to analyse: its id, where it came from, and its record as text."""
+
+    game_id: str
+    source: str
+    index: int
+    format: str
+    record: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _base_row(game: Any, identity: str, settings: BatchSettings) -> dict[str, Any]:
+    """The columns of a ``games`` row that do not depend on the analysis."""
+    record = game.record
+    row: dict[str, Any] = {
+        "game_id": identity,
+        "game": settings.game,
+        "source": record.source,
+        "index": record.index,
+        "format": record.format,
+        "headers": dict(record.headers),
+        "result": game.result,
+        "termination": game.termination.value,
+        "plies": game.plies,
+        "settings": settings.key,
+    }
+    for header, column in HEADER_COLUMNS.items():
+        row[column] = record.headers.get(header)
+    return row
+
+
+def identity_of(game: Any, settings: BatchSettings) -> str:
+    """The content-derived id of a replayed game."""
+    return game_id(settings.game, game.record.headers, game.positions[0].fen(), game.moves)
+
+
+def plan(paths: Iterable[str | Path], settings: BatchSettings) -> Iterator[GameTask | dict[str, Any]]:
+    """A task per valid game under ``paths``, a finished ``invalid`` row per bad game or unreadable file."""
+    kind = game_kind(settings.game)
+    for game in archive_games(paths):
+        if isinstance(game, tuple):
+            source, reason = game
+            identity = hashlib.sha256(f"unreadable {source}".encode()).hexdigest()[:16]
+            yield {
+                "game_id": identity,
+                "game": settings.game,
+                "source": source,
+                "index": 0,
+                "plies": 0,
+                "status": "invalid",
+                "error": reason,
+                "settings": settings.key,
+            }
+            continue
+        identity = identity_of(game, settings)
+        if not game.valid:
+            errors = "; ".join(str(error) for error in game.errors)
+            yield {**_base_row(game, identity, settings), "status": "invalid", "error": errors}
+            continue
+        record = game.record
+        yield GameTask(identity, record.source, record.index, record.format, kind.write_record(game))
+
+
+def _stats_columns(review: GameReview) -> dict[str, Any]:
+    columns: dict[str, Any] = {}
+    for side, player in zip(("white", "black"), review.players, strict=True):
+        columns[f"{side}_inaccuracies"] = player.inaccuracies
+        columns[f"{side}_mistakes"] = player.mistakes
+        columns[f"{side}_blunders"] = player.blunders
+        columns[f"{side}_accuracy"] = player.accuracy
+        columns[f"{side}_mean_loss"] = player.mean_loss
+    return columns
+
+
+def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, dict[str, Any]]:
+    """Replay and review one game: its ``moves`` rows and its ``games`` row (status ``ok``)."""
+    kind = game_kind(settings.game)
+    (game,) = kind.read_games(task.record.encode("utf-8"), task.source)
+    if not game.valid:  # the record was valid when planned: this is a bug, not bad input
+        raise ValueError(f"game {task.game_id} no longer replays: {game.errors[0]}")
+    review = review_game(
+        game, kind.engine(), kind.win_curve(), ReviewSettings(settings.limit(), settings.thresholds)
+    )
+    row = {
+        **_base_row(game, task.game_id, settings),
+        "source": task.source,
+        "index": task.index,
+        "format": task.format,
+        "status": "ok",
+        **_stats_columns(review),
+    }
+    return moves_table(task.game_id, review.plies), row

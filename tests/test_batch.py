@@ -1,0 +1,91 @@
+"""`taldau analyze` on one machine: Parquet out, invalid games kept as rows, resume, settings guard."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from taldau.cli.main import main
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
+
+BROKEN = '[Event "broken"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) 86(10) 2. 22 *\n'
+
+
+def analyze(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["analyze", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture()
+def archive(tmp_path: Path, togyz_examples: Path) -> Path:
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    shutil.copy(togyz_examples / "scoresheet.txt", folder)
+    shutil.copy(togyz_examples / "compact.txt", folder)
+    return folder
+
+
+def rows(out: Path, table: str) -> list[dict]:
+    schema = MOVES_SCHEMA if table == "moves" else GAMES_SCHEMA
+    return pq.read_table(out / table, schema=schema).to_pylist()
+
+
+def test_local_run_writes_parquet_that_duckdb_reads(tmp_path: Path, archive: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, _ = analyze(str(archive), "--out", str(out), "--depth", "3", "--jobs", "2", "--json")
+    assert code == 0
+    summary = json.loads(stdout)
+    assert (summary["games"], summary["ok"], summary["invalid"], summary["failed"]) == (5, 5, 0, 0)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["limit"] == "depth 3" and manifest["counts"]["plies"] == summary["plies"]
+    games = rows(out, "games")
+    moves = rows(out, "moves")
+    assert [(g["source"].rsplit("/", 1)[-1], g["index"]) for g in games] == [
+        ("compact.txt", 1),
+        ("compact.txt", 2),
+        ("compact.txt", 3),
+        ("scoresheet.txt", 1),
+        ("scoresheet.txt", 2),
+    ]
+    assert sum(g["plies"] for g in games) == len(moves) == summary["plies"]
+    assert [(m["game_id"], m["ply"]) for m in moves] == sorted((m["game_id"], m["ply"]) for m in moves)
+    counts = duckdb.sql(
+        f"select g.index, g.plies, count(*) from read_parquet('{out}/games/*.parquet') g "
+        f"join read_parquet('{out}/moves/*.parquet') m using (game_id) group by all order by all"
+    ).fetchall()
+    assert all(plies == count for _, plies, count in counts) and len(counts) == 5
+    white = duckdb.sql(f"select white from read_parquet('{out}/games/*.parquet') where white is not null")
+    assert white.fetchall() == [("aiym4606",)]
+
+
+def test_invalid_games_become_rows_and_the_rest_is_analysed(tmp_path: Path, archive: Path) -> None:
+    (archive / "broken.pgn").write_text(BROKEN)
+    (archive / "empty.pgn").write_bytes(b"")
+    out = tmp_path / "out"
+    code, stdout, stderr = analyze(str(archive), "--out", str(out), "--depth", "2", "--json")
+    assert code == 1
+    summary = json.loads(stdout)
+    assert (summary["ok"], summary["invalid"], summary["failed"]) == (5, 2, 0)
+    bad = {g["source"].rsplit("/", 1)[-1]: g for g in rows(out, "games") if g["status"] == "invalid"}
+    assert "recorded destination pit 6" in bad["broken.pgn"]["error"] and bad["broken.pgn"]["white"] == "w"
+    assert "empty file" in bad["empty.pgn"]["error"]
+    assert "broken.pgn, game 1: invalid: line 5, column 11" in stderr
+
+
+def test_rerun_resumes_and_other_settings_are_refused(tmp_path: Path, archive: Path) -> None:
+    out = tmp_path / "out"
+    assert analyze(str(archive), "--out", str(out), "--depth", "2")[0] == 0
+    first = rows(out, "moves")
+    part = next((out / "parts").glob("*/games/part-*.parquet"))
+    stamp = part.stat().st_mtime_ns
+    code, _, stderr = analyze(str(archive), "--out", str(out), "--depth", "2")
+    assert code == 0 and "5 resumed" in stderr
+    assert part.stat().st_mtime_ns == stamp  # not analysed again
+    assert rows(out, "moves") == first
+    code, _, stderr = analyze(str(archive), "--out", str(out), "--depth", "3")
+    assert code == 2 and "holds results of other settings" in stderr

@@ -1,0 +1,126 @@
+"""Celery on a Redis broker: the app, its one task, the client side of a run, and health checks.
+
+Settings follow what is known to work for long CPU-bound tasks (service.md): late acknowledgement, tasks of
+a lost worker rejected back to the queue, one task prefetched at a time, soft and hard time limits, the
+visibility timeout above them (broker and result backend alike), children recycled, JSON only. Redis keeps
+no delivery count, so the task counts its own deliveries and gives up after MAX_DELIVERIES: a record that
+crashes its worker every time ends as a ``failed`` row instead of looping forever.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from celery import Celery
+
+from .run import BrokerUnavailable, Executor, store_failure, store_task
+
+TASK_NAME = "taldau.analyse_game"
+MAX_DELIVERIES = 3
+SOFT_TIME_LIMIT = 1_800  # seconds for one game: 60 times the 30 s an average game takes at the default limit
+HARD_TIME_LIMIT = 1_900
+VISIBILITY_TIMEOUT = 4 * 3_600  # above the hard limit plus the longest wait of a prefetched task
+DELIVERIES_KEY = "taldau:deliveries:{}"
+
+
+def make_app(broker: str) -> Celery:
+    """The Celery app of taldau on ``broker`` (a redis:// URL), used by workers and clients alike."""
+    app = Celery("taldau", broker=broker, backend=broker)
+    transport = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=SOFT_TIME_LIMIT,
+        task_time_limit=HARD_TIME_LIMIT,
+        worker_max_tasks_per_child=200,
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        broker_transport_options=transport,
+        result_backend_transport_options=transport,
+        broker_connection_retry_on_startup=True,
+        result_expires=7 * 24 * 3_600,
+    )
+
+    @app.task(name=TASK_NAME, bind=True)
+    def analyse_game(self: Any, task: dict[str, Any], settings: dict[str, Any], out: str) -> dict[str, Any]:
+        """Analyse and store one game, unless it has already been delivered MAX_DELIVERIES times."""
+        client = redis.Redis.from_url(broker)
+        key = DELIVERIES_KEY.format(self.request.id)
+        deliveries = client.incr(key)
+        client.expire(key, VISIBILITY_TIMEOUT * 2)
+        if deliveries > MAX_DELIVERIES:
+            message = (
+                f"failed after {MAX_DELIVERIES} deliveries: the worker died analysing this game each time"
+            )
+            return store_failure(task, settings, out, message)
+        return store_task(task, settings, out)
+
+    return app
+
+
+def ping_workers(app: Celery, timeout: float = 2.0) -> list[str]:
+    """Names of the workers that answer a real round trip; raises BrokerUnavailable if the broker is down."""
+    try:
+        app.connection_for_write().ensure_connection(max_retries=1, timeout=timeout)
+        replies = app.control.ping(timeout=timeout) or []
+    except Exception as error:  # kombu raises many kinds for an unreachable broker
+        raise BrokerUnavailable(f"broker {app.conf.broker_url} unreachable: {error}") from error
+    return sorted(name for reply in replies for name in reply)
+
+
+def celery_executor(broker: str, poll: float = 0.5, wait_for_workers: float = 30.0) -> Executor:
+    """Submit one task per game and follow them to the end."""
+
+    def run(
+        tasks: list[dict[str, Any]],
+        settings: dict[str, Any],
+        out: str,
+        finished: Callable[[dict[str, Any]], None],
+    ) -> None:
+        app = make_app(broker)
+        deadline = time.monotonic() + wait_for_workers
+        while not ping_workers(app):
+            if time.monotonic() > deadline:
+                raise BrokerUnavailable(f"no worker answers on {broker}")
+            time.sleep(1.0)
+        pending = {app.send_task(TASK_NAME, args=[task, settings, out]).id: task for task in tasks}
+        while pending:
+            for task_id in list(pending):
+                result = app.AsyncResult(task_id)
+                try:
+                    ready = result.ready()
+                except Exception:  # the result backend is restarting: ask again on the next round
+                    continue
+                if not ready:
+                    continue
+                task = pending.pop(task_id)
+                if result.successful():
+                    finished(result.result)
+                else:
+                    finished(store_failure(task, settings, out, f"worker task failed: {result.result!r}"))
+                result.forget()
+            if pending:
+                time.sleep(poll)
+
+    return run
+
+
+def queue_status(broker: str) -> dict[str, Any]:
+    """Queue depth, workers alive (real round trip) and the games they are analysing."""
+    app = make_app(broker)
+    workers = ping_workers(app)
+    client = redis.Redis.from_url(broker)
+    active = app.control.inspect(timeout=2.0).active() or {}
+    running = [
+        {"worker": worker, "source": job["args"][0]["source"], "index": job["args"][0]["index"]}
+        for worker, jobs in active.items()
+        for job in jobs
+        if job.get("args")
+    ]
+    return {"broker": broker, "queued": client.llen("celery"), "workers": workers, "running": running}
