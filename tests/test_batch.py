@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -89,3 +94,25 @@ def test_rerun_resumes_and_other_settings_are_refused(tmp_path: Path, archive: P
     assert rows(out, "moves") == first
     code, _, stderr = analyze(str(archive), "--out", str(out), "--depth", "3")
     assert code == 2 and "holds results of other settings" in stderr
+
+
+def test_an_interrupted_run_completes_when_rerun(tmp_path: Path, togyz_examples: Path) -> None:
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    out = tmp_path / "out"
+    command = [taldau, "analyze", str(togyz_examples), "--out", str(out), "--depth", "7", "--jobs", "2"]
+    run = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / "parts").glob("*/moves/part-*.parquet"))) < 2:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGTERM)  # as a terminal's Ctrl-C or a scheduler's stop reaches the whole group
+    assert run.wait(timeout=60) != 0
+    assert not (out / "manifest.json").exists()
+    done = len(list((out / "parts").glob("*/games/part-*.parquet")))
+    code, stdout, stderr = analyze(str(togyz_examples), "--out", str(out), "--depth", "7", "--json")
+    assert code == 0 and f"{done} resumed" in stderr
+    summary = json.loads(stdout)
+    games = rows(out, "games")
+    assert summary["ok"] == len(games) == len({g["game_id"] for g in games})
+    assert not list((out / "parts").glob("*/.part-*.tmp"))

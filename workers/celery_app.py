@@ -15,6 +15,7 @@ from typing import Any
 
 import redis
 from celery import Celery
+from celery.exceptions import TaskRevokedError
 
 from .run import BrokerUnavailable, Executor, store_failure, store_task
 
@@ -89,7 +90,7 @@ def celery_executor(broker: str, poll: float = 0.5, wait_for_workers: float = 30
             if time.monotonic() > deadline:
                 raise BrokerUnavailable(f"no worker answers on {broker}")
             time.sleep(1.0)
-        pending = {app.send_task(TASK_NAME, args=[task, settings, out]).id: task for task in tasks}
+        pending = {app.send_task(TASK_NAME, args=[task, settings, out]).id: (task, 0) for task in tasks}
         while pending:
             for task_id in list(pending):
                 result = app.AsyncResult(task_id)
@@ -99,9 +100,13 @@ def celery_executor(broker: str, poll: float = 0.5, wait_for_workers: float = 30
                     continue
                 if not ready:
                     continue
-                task = pending.pop(task_id)
+                task, resubmitted = pending.pop(task_id)
                 if result.successful():
                     finished(result.result)
+                elif isinstance(result.result, TaskRevokedError) and resubmitted < MAX_DELIVERIES:
+                    # Cancelled by a worker that lost its broker connection: run it again (its parts are
+                    # overwritten, never duplicated).
+                    pending[app.send_task(TASK_NAME, args=[task, settings, out]).id] = (task, resubmitted + 1)
                 else:
                     finished(store_failure(task, settings, out, f"worker task failed: {result.result!r}"))
                 result.forget()

@@ -72,7 +72,12 @@ class ResultStore:
         _write_atomic(games_table([row]), self._part("games", identity))
 
     def compact(self, settings: dict[str, Any]) -> dict[str, Any]:
-        """Merge the parts into sorted files and write the manifest; returns the manifest."""
+        """Merge the parts into sorted files and write the manifest; returns the manifest.
+
+        Temporary files left by an interrupted writer are removed: every game's part is complete by now.
+        """
+        for leftover in self.parts.glob("*/.part-*.tmp"):
+            leftover.unlink()
         games = self._read("games", GAMES_SCHEMA).sort_by([("source", "ascending"), ("index", "ascending")])
         moves = self._read("moves", MOVES_SCHEMA).sort_by([("game_id", "ascending"), ("ply", "ascending")])
         for name, table in (("games", games), ("moves", moves)):

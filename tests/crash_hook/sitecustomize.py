@@ -1,0 +1,18 @@
+"""Loaded by the worker processes of test_celery's crash test (via PYTHONPATH): analysing a game whose
+Event header is "crash" kills the process, as a record that crashes the engine would."""
+
+import os
+import signal
+
+import taldau.workers.run as run
+
+_analyse = run.analyse_task
+
+
+def _crashing(task, settings):
+    if '[Event "crash"]' in task.record:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _analyse(task, settings)
+
+
+run.analyse_task = _crashing
