@@ -194,9 +194,39 @@ def annotate(
 @main.command()
 @click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
 @_limit_options
+@click.option("--service", is_flag=True, help="Measure the batch service: local pool and Celery, games/s.")
+@click.option(
+    "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def bench(game: str, depth: int | None, nodes: int | None, movetime: float | None, as_json: bool) -> None:
-    """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit)."""
+def bench(
+    game: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    service: bool,
+    broker: str | None,
+    as_json: bool,
+) -> None:
+    """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
+    with --service, the games/s of the batch analysis on one and two local processes and on Celery."""
+    if service:
+        from taldau.workers.bench import run_service_bench
+
+        report = run_service_bench(broker)
+        if as_json:
+            click.echo(json.dumps(report))
+            return
+        for name in ("local_1", "local_2", "celery_2"):
+            run = report[name]
+            click.echo(
+                f"{name}: {run['games']} games in {run['seconds']} s, {run['games_per_second']} games/s"
+            )
+        click.echo(
+            f"two local processes: {report['speedup_local_2']}x one; "
+            f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
+        )
+        return
     report = run_bench(_limit(depth, nodes, movetime, default_limit()))
     if as_json:
         click.echo(json.dumps(report))

@@ -25,6 +25,7 @@ SOFT_TIME_LIMIT = 1_800  # seconds for one game: 60 times the 30 s an average ga
 HARD_TIME_LIMIT = 1_900
 VISIBILITY_TIMEOUT = 4 * 3_600  # above the hard limit plus the longest wait of a prefetched task
 DELIVERIES_KEY = "taldau:deliveries:{}"
+CHECK_PER_ROUND = 256  # results asked about per polling round
 
 
 def make_app(broker: str) -> Celery:
@@ -65,17 +66,18 @@ def make_app(broker: str) -> Celery:
     return app
 
 
-def ping_workers(app: Celery, timeout: float = 2.0) -> list[str]:
-    """Names of the workers that answer a real round trip; raises BrokerUnavailable if the broker is down."""
+def ping_workers(app: Celery, timeout: float = 2.0, limit: int | None = None) -> list[str]:
+    """Names of the workers that answer a real round trip within ``timeout`` (stopping at ``limit``
+    answers); raises BrokerUnavailable if the broker is down."""
     try:
         app.connection_for_write().ensure_connection(max_retries=1, timeout=timeout)
-        replies = app.control.ping(timeout=timeout) or []
+        replies = app.control.ping(timeout=timeout, limit=limit) or []
     except Exception as error:  # kombu raises many kinds for an unreachable broker
         raise BrokerUnavailable(f"broker {app.conf.broker_url} unreachable: {error}") from error
     return sorted(name for reply in replies for name in reply)
 
 
-def celery_executor(broker: str, poll: float = 0.5, wait_for_workers: float = 30.0) -> Executor:
+def celery_executor(broker: str, poll: float = 0.25, wait_for_workers: float = 30.0) -> Executor:
     """Submit one task per game and follow them to the end."""
 
     def run(
@@ -86,13 +88,14 @@ def celery_executor(broker: str, poll: float = 0.5, wait_for_workers: float = 30
     ) -> None:
         app = make_app(broker)
         deadline = time.monotonic() + wait_for_workers
-        while not ping_workers(app):
+        while not ping_workers(app, limit=1):
             if time.monotonic() > deadline:
                 raise BrokerUnavailable(f"no worker answers on {broker}")
             time.sleep(1.0)
         pending = {app.send_task(TASK_NAME, args=[task, settings, out]).id: (task, 0) for task in tasks}
         while pending:
-            for task_id in list(pending):
+            # Tasks leave the queue in order: the oldest pending ones are the ones worth asking about.
+            for task_id in list(pending)[:CHECK_PER_ROUND]:
                 result = app.AsyncResult(task_id)
                 try:
                     ready = result.ready()
