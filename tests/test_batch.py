@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pandas
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -66,6 +67,9 @@ def test_local_run_writes_parquet_that_duckdb_reads(tmp_path: Path, archive: Pat
     assert all(plies == count for _, plies, count in counts) and len(counts) == 5
     white = duckdb.sql(f"select white from read_parquet('{out}/games/*.parquet') where white is not null")
     assert white.fetchall() == [("aiym4606",)]
+    frame = pandas.read_parquet(out / "moves")
+    assert len(frame) == summary["plies"] and frame["mark"].isin([None, "?!", "?", "??"]).all()
+    assert set(frame["game_id"]) == {g["game_id"] for g in games}
 
 
 def test_invalid_games_become_rows_and_the_rest_is_analysed(tmp_path: Path, archive: Path) -> None:
