@@ -21,11 +21,23 @@ from .run import BrokerUnavailable, Executor, store_failure, store_task
 
 TASK_NAME = "taldau.analyse_game"
 MAX_DELIVERIES = 3
-SOFT_TIME_LIMIT = 1_800  # seconds for one game: 60 times the 30 s an average game takes at the default limit
-HARD_TIME_LIMIT = 1_900
-VISIBILITY_TIMEOUT = 4 * 3_600  # above the hard limit plus the longest wait of a prefetched task
+VISIBILITY_TIMEOUT = 4 * 3_600  # above any hard time limit plus the longest wait of a prefetched task
+LONGEST_GAME = 600  # plies; the real archive's longest game has 260
 DELIVERIES_KEY = "taldau:deliveries:{}"
 CHECK_PER_ROUND = 256  # results asked about per polling round
+
+
+def time_limits(depth: int | None, nodes: int | None) -> tuple[int, int]:
+    """Soft and hard time limits in seconds for one game at an analysis limit (None, None: the default).
+
+    Measured (BENCHMARKS.md): 0.2 s per ply at depth 12, about 2.5 times more per extra ply of depth; a node
+    limit costs two searches of that many nodes per ply at 3 million nodes/s. The longest game gets five times
+    that, and the hard limit stays below the broker's visibility timeout so a running task is never handed
+    out twice.
+    """
+    per_ply = 2 * nodes / 3e6 if nodes is not None else 0.2 * 2.5 ** ((depth or 12) - 12)
+    soft = int(min(max(60.0, 5 * per_ply * LONGEST_GAME), VISIBILITY_TIMEOUT / 2))
+    return soft, soft + 60
 
 
 def make_app(broker: str) -> Celery:
@@ -39,8 +51,8 @@ def make_app(broker: str) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_soft_time_limit=SOFT_TIME_LIMIT,
-        task_time_limit=HARD_TIME_LIMIT,
+        task_soft_time_limit=time_limits(None, None)[0],
+        task_time_limit=time_limits(None, None)[1],
         worker_max_tasks_per_child=200,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         broker_transport_options=transport,
@@ -92,7 +104,14 @@ def celery_executor(broker: str, poll: float = 0.25, wait_for_workers: float = 3
             if time.monotonic() > deadline:
                 raise BrokerUnavailable(f"no worker answers on {broker}")
             time.sleep(1.0)
-        pending = {app.send_task(TASK_NAME, args=[task, settings, out]).id: (task, 0) for task in tasks}
+        soft, hard = time_limits(settings["depth"], settings["nodes"])
+
+        def submit(task: dict[str, Any]) -> str:
+            return app.send_task(
+                TASK_NAME, args=[task, settings, out], soft_time_limit=soft, time_limit=hard
+            ).id
+
+        pending = {submit(task): (task, 0) for task in tasks}
         while pending:
             # Tasks leave the queue in order: the oldest pending ones are the ones worth asking about.
             for task_id in list(pending)[:CHECK_PER_ROUND]:
@@ -109,7 +128,7 @@ def celery_executor(broker: str, poll: float = 0.25, wait_for_workers: float = 3
                 elif isinstance(result.result, TaskRevokedError) and resubmitted < MAX_DELIVERIES:
                     # Cancelled by a worker that lost its broker connection: run it again (its parts are
                     # overwritten, never duplicated).
-                    pending[app.send_task(TASK_NAME, args=[task, settings, out]).id] = (task, resubmitted + 1)
+                    pending[submit(task)] = (task, resubmitted + 1)
                 else:
                     finished(store_failure(task, settings, out, f"worker task failed: {result.result!r}"))
                 result.forget()
