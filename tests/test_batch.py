@@ -120,3 +120,27 @@ def test_an_interrupted_run_completes_when_rerun(tmp_path: Path, togyz_examples:
     games = rows(out, "games")
     assert summary["ok"] == len(games) == len({g["game_id"] for g in games})
     assert not list((out / "parts").glob("*/.part-*.tmp"))
+
+
+def test_a_game_that_kills_its_worker_process_fails_alone(tmp_path: Path, togyz_examples: Path) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
+    sample = (archive / "playok-2024-2025-sample.pgn").read_text()
+    crash = sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "crash"]')
+    (archive / "crash.pgn").write_text(crash)
+    hook = str(Path(__file__).with_name("crash_hook"))  # kills the process analysing Event "crash"
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [taldau, "analyze", str(archive), "--out", str(out), "--depth", "3", "--jobs", "2", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": hook},
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["ok"], summary["failed"]) == (7, 1)
+    (failed,) = [g for g in rows(out, "games") if g["status"] == "failed"]
+    assert failed["source"].endswith("crash.pgn") and "failed after 3 attempts" in failed["error"]

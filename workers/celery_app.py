@@ -17,10 +17,9 @@ import redis
 from celery import Celery
 from celery.exceptions import TaskRevokedError
 
-from .run import BrokerUnavailable, Executor, store_failure, store_task
+from .run import MAX_DELIVERIES, BrokerUnavailable, Executor, store_failure, store_task
 
 TASK_NAME = "taldau.analyse_game"
-MAX_DELIVERIES = 3
 VISIBILITY_TIMEOUT = 4 * 3_600  # above any hard time limit plus the longest wait of a prefetched task
 LONGEST_GAME = 600  # plies; the real archive's longest game has 260
 DELIVERIES_KEY = "taldau:deliveries:{}"

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ from typing import Any
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 
 from .store import ResultStore
+
+MAX_DELIVERIES = 3  # a game whose worker process dies this many times is recorded as failed
 
 
 class BrokerUnavailable(Exception):
@@ -82,7 +86,12 @@ Executor = Callable[[list[dict[str, Any]], dict[str, Any], str, Callable[[dict[s
 
 
 def local_executor(jobs: int) -> Executor:
-    """Run tasks on a pool of ``jobs`` processes (in this process when ``jobs`` is 1)."""
+    """Run tasks on a pool of ``jobs`` worker processes, at most ``jobs`` at a time.
+
+    A worker process that dies (a crash, an out-of-memory kill) breaks the pool: the games it was running
+    are then run again one at a time in a pool of their own, so that only the game that kills its process
+    is charged; after MAX_DELIVERIES deaths it becomes a ``failed`` row and the rest goes on.
+    """
 
     def run(
         tasks: list[dict[str, Any]],
@@ -90,16 +99,57 @@ def local_executor(jobs: int) -> Executor:
         out: str,
         finished: Callable[[dict[str, Any]], None],
     ) -> None:
-        if jobs == 1:
-            for task in tasks:
-                finished(store_task(task, settings, out))
-            return
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(store_task, task, settings, out) for task in tasks]
-            for future in as_completed(futures):
-                finished(future.result())
+        queue = deque(tasks)
+        while queue:
+            for suspect in _run_pool(queue, jobs, settings, out, finished):
+                _run_alone(suspect, settings, out, finished)
 
     return run
+
+
+def _run_pool(
+    queue: deque[dict[str, Any]],
+    jobs: int,
+    settings: dict[str, Any],
+    out: str,
+    finished: Callable[[dict[str, Any]], None],
+) -> list[dict[str, Any]]:
+    """Run tasks from ``queue`` until it is empty or the pool breaks; returns the tasks in flight then."""
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        flying: dict[Future, dict[str, Any]] = {}
+        while queue or flying:
+            while queue and len(flying) < jobs:
+                task = queue.popleft()
+                flying[pool.submit(store_task, task, settings, out)] = task
+            done, _ = wait(flying, return_when=FIRST_COMPLETED)
+            if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
+                wait(flying)
+                suspects = []
+                for future, task in flying.items():
+                    if future.exception() is None:
+                        finished(future.result())
+                    else:
+                        suspects.append(task)
+                return suspects
+            for future in done:
+                finished(future.result())
+                del flying[future]
+    return []
+
+
+def _run_alone(
+    task: dict[str, Any], settings: dict[str, Any], out: str, finished: Callable[[dict[str, Any]], None]
+) -> None:
+    """Run one game in a pool of its own, up to MAX_DELIVERIES times if its process dies."""
+    for _ in range(MAX_DELIVERIES):
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            try:
+                finished(pool.submit(store_task, task, settings, out).result())
+                return
+            except BrokenProcessPool:
+                continue
+    message = f"failed after {MAX_DELIVERIES} attempts: the worker process died analysing this game each time"
+    finished(store_failure(task, settings, out, message))
 
 
 def run_analysis(
