@@ -144,3 +144,6 @@ def test_a_game_that_kills_its_worker_process_fails_alone(tmp_path: Path, togyz_
     assert (summary["ok"], summary["failed"]) == (7, 1)
     (failed,) = [g for g in rows(out, "games") if g["status"] == "failed"]
     assert failed["source"].endswith("crash.pgn") and "failed after 3 attempts" in failed["error"]
+    # A rerun without the crash tries the failed game again and analyses it.
+    code, stdout, _ = analyze(str(archive), "--out", str(out), "--depth", "3", "--json")
+    assert code == 0 and json.loads(stdout)["failed"] == 0 and json.loads(stdout)["ok"] == 8

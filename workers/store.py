@@ -62,8 +62,9 @@ class ResultStore:
         return self.parts / table / f"part-{identity}.parquet"
 
     def done(self, identity: str) -> bool:
-        """Whether the game's row is stored (the moves part is written first)."""
-        return self._part("games", identity).exists()
+        """Whether the game is analysed: both parts stored (a failed game has no moves part, so a rerun
+        tries it again)."""
+        return self._part("games", identity).exists() and self._part("moves", identity).exists()
 
     def write(self, identity: str, moves: pa.Table | None, row: dict[str, Any]) -> None:
         """Store one game: its moves (if any), then its games row, each atomically."""
