@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 import click
 from taldau.analysis.review import ReviewSettings, review_game, review_headers
@@ -143,7 +144,7 @@ def search(
     if position.is_game_over():
         raise click.BadParameter("the game is over in this position", param_hint="FEN")
     info = Engine().analyse(position, _limit(depth, nodes, movetime, default_limit()), multipv=multipv)
-    lines = [
+    lines: list[dict[str, Any]] = [
         {
             "move": position.san(line.move),
             "score": float(line.score),
@@ -416,23 +417,21 @@ def analyze(
         raise click.UsageError("give at most one of --depth and --nodes")
     settings = BatchSettings(game="togyz" if game == "auto" else game, depth=depth, nodes=nodes)
     if broker:
-        from taldau.workers.celery_app import BrokerUnavailable, celery_executor
+        from taldau.workers.celery_app import celery_executor
 
         executor = celery_executor(broker)
     else:
-        BrokerUnavailable = ()
         executor = local_executor(jobs)
     update, stop = _progress_printer()
     try:
         manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
     except SettingsMismatch as error:
-        stop()
         raise click.UsageError(str(error)) from None
     except BrokerUnavailable as error:
-        stop()
         click.echo(f"error: {error}", err=True)
         sys.exit(EX_UNAVAILABLE)
-    stop()
+    finally:
+        stop()
     counts = manifest["counts"]
     if as_json:
         click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))

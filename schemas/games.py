@@ -8,6 +8,7 @@ accuracy (0 to 100) and mean loss in the game's unit.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 import pyarrow as pa
 
@@ -61,5 +62,5 @@ def games_table(rows: Iterable[Mapping[str, object]]) -> pa.Table:
     """Rows (dicts with GAMES_SCHEMA's names; missing ones are null) as a table of GAMES_SCHEMA."""
     rows = list(rows)
     columns = {name: [row.get(name) for row in rows] for name in GAMES_SCHEMA.names}
-    columns["headers"] = [list(dict(h or {}).items()) for h in columns["headers"]]
+    columns["headers"] = [list(cast(Mapping[str, str], h or {}).items()) for h in columns["headers"]]
     return pa.Table.from_pydict(columns, schema=GAMES_SCHEMA)

@@ -102,7 +102,7 @@ def _side_summary(
     mobility = 0
     best = 0
     for pit in range(PITS):
-        count = np.int64(state[side * PITS + pit])
+        count = int(state[side * PITS + pit])
         gain = capture_of(state, side, pit)
         gains[row, offset + pit] = gain
         stones += count
@@ -120,7 +120,7 @@ def features(
     ``gains[row, gains_at:]`` (18 cells) receives what each pit would capture: the side to move's pits
     first, then the opponent's, so that the search can pick captures without computing them again.
     """
-    me = np.int64(state[SIDE])
+    me = int(state[SIDE])
     them = 1 - me
     my_stones, my_mobility, my_best = _side_summary(state, me, gains, row, gains_at)
     their_stones, their_mobility, their_best = _side_summary(state, them, gains, row, gains_at + PITS)
