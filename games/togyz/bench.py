@@ -11,8 +11,7 @@ from .chances import load_win_curve
 from .engine import Engine, Limit, default_limit
 from .perft import perft
 from .position import Position
-from .records import read_text
-from .replay import replay
+from .replay import Game, read_games
 
 # A real game of 93 plies (the archive's average is 92.6): PlayOK, 2024-12-26, 1-0 by kazan, compact form.
 BENCH_GAME = "799799445492886239928859281997296897889496883958979684472919984316826398973827853859188798469"
@@ -21,10 +20,10 @@ SEARCH_NODES = 1_000_000
 PERFT_DEPTH = 7
 
 
-def bench_game():
+def bench_game() -> Game:
     """BENCH_GAME replayed."""
-    (record,) = read_text(BENCH_GAME, "bench")
-    return replay(record)
+    (game,) = read_games(BENCH_GAME.encode(), "bench")
+    return game
 
 
 def run_bench(limit: Limit | None = None) -> dict[str, Any]:

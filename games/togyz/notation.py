@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-GLYPHS = ("!!", "??", "?!", "!?", "!", "?")
+GLYPHS = ("!!", "??", "?!", "!?", "!", "?")  # longest first, as the suffix pattern tries them
 TUZDYK_MARKS = "xXх"  # Latin x, X and Cyrillic х
 CAPTURE, QUIET = ":", "-"
 
@@ -27,7 +27,8 @@ _MOVE = re.compile(
     """,
     re.VERBOSE,
 )
-_SUFFIX = re.compile(r"(?P<tuzdyk>[xXх])|\((?P<kazan>\d+)\)|(?P<glyph>!!|\?\?|\?!|!\?|!|\?)|(?P<draw>=)")
+_GLYPH = "|".join(map(re.escape, GLYPHS))
+_SUFFIX = re.compile(rf"(?P<tuzdyk>[{TUZDYK_MARKS}])|\((?P<kazan>\d+)\)|(?P<glyph>{_GLYPH})|(?P<draw>=)")
 
 
 @dataclass(frozen=True)

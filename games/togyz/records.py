@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .notation import MoveText, NotationError, add_suffix, parse_move
+from .notation import TUZDYK_MARKS, MoveText, NotationError, add_suffix, parse_move
 
 FORMATS = ("playok", "export", "book", "compact", "scoresheet")
 RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2", "*": None}
@@ -197,7 +197,7 @@ _BOOK_RESULT = re.compile(
     r"Result\s+(?P<white>[01](?:[,.]5)?|0?[,.]5)\s*[-–]\s*(?P<black>[01](?:[,.]5)?|0?[,.]5)"
 )
 _MOVE_NUMBER = re.compile(r"(?P<number>\d+)\.(?P<black>\.\.)?(?P<rest>.*)")
-_SUFFIX_STARTS = "(!?=xXх"  # a word starting so is a detached suffix of the move before: (10), !, =
+_SUFFIX_STARTS = "(!?=" + TUZDYK_MARKS  # a word starting so is a detached suffix of the move before: (10), !
 
 
 class _Lines:
