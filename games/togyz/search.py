@@ -74,7 +74,7 @@ class Tables:
             tt=np.zeros((1 << tt_bits, 2), dtype=np.uint64),
             work=np.zeros((MAX_PLY + 2, WORK_COLUMNS), dtype=np.int64),
         )
-        tables.clear()
+        tables._forget_moves()  # the table is zero already: no second pass over it
         return tables
 
     @property
@@ -85,6 +85,10 @@ class Tables:
     def clear(self) -> None:
         """Forget everything learnt: transposition table, killers and history (a new game)."""
         self.tt[:] = 0
+        self._forget_moves()
+
+    def _forget_moves(self) -> None:
+        """No killer moves, no history."""
         self.work[:GLOBAL, KILLERS : KILLERS + 2] = -1
         self.work[GLOBAL, HISTORY : HISTORY + 2 * PITS] = 0
 
