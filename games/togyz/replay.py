@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from taldau.games.records import RecordError, append_error
+
 from .fen import FenError
 from .notation import CAPTURE, QUIET, MoveText
 from .position import Outcome, Position, Side, Sowing, Termination
-from .records import GameRecord, MoveNumber, RecordError, Unreadable, append_error, read_records
+from .records import GameRecord, MoveNumber, Unreadable, read_records
 
 
 @dataclass
