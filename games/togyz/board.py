@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from taldau.games.zobrist import splitmix64_words
 
 PITS = 9
 CELLS = 18
@@ -133,29 +134,15 @@ def sow(state: np.ndarray, pit: int) -> tuple[int, int, bool]:
     return last, captured, made_tuzdyk
 
 
-def _splitmix64_table(count: int, seed: int) -> np.ndarray:
-    """``count`` pseudo-random 64-bit words from SplitMix64: fixed forever, so keys are stable everywhere."""
-    mask = (1 << 64) - 1
-    words = np.empty(count, dtype=np.uint64)
-    x = seed
-    for i in range(count):
-        x = (x + 0x9E3779B97F4A7C15) & mask
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        words[i] = z ^ (z >> 31)
-    return words
-
-
 # Zobrist words, one flat read-only array: one per (cell, count) for the 18 pits and 2 kazans, then one per
 # (side, tuzdyk cell or none), then one for Black to move. A constant of the key definition, not state.
 KEY_TUZDYKS_AT = 20 * (STONES + 1)
 KEY_BLACK_AT = KEY_TUZDYKS_AT + 2 * (CELLS + 1)
 KEY_WORDS = np.concatenate(
     [
-        _splitmix64_table(KEY_TUZDYKS_AT, 0x7A1DA0),
-        _splitmix64_table(2 * (CELLS + 1), 0x7A1DA1),
-        _splitmix64_table(1, 0x7A1DA2),
+        splitmix64_words(KEY_TUZDYKS_AT, 0x7A1DA0),
+        splitmix64_words(2 * (CELLS + 1), 0x7A1DA1),
+        splitmix64_words(1, 0x7A1DA2),
     ]
 )
 KEY_WORDS.flags.writeable = False
