@@ -1,0 +1,416 @@
+"""Reading Jellyfish match text (``.mat``, ``.txt``) as gnubg, BackgammonGalaxy, Backgammon Studio and
+eXtreme Gammon write it, into ``MatchRecord``s.
+
+A match is optional ``; [Key "Value"]`` headers, an ``N point match`` line and games: `` Game N``, the score
+line `` lasse : 0     simon_haag : 0``, then numbered lines ``  7) 43: 13/9 13/10     Doubles => 2`` of up to
+two cells, the left one player 0's, the right one player 1's, and a ``Wins N point(s)`` cell in the winner's
+column. Column widths vary by producer, so lines are split into cells at the tokens that start a cell, and a
+lone cell is placed by its column against the game's score line and checked against the turn order.
+Nothing here checks the rules: ``replay`` does.
+
+What the producers write differently (all read here):
+
+- gnubg: `` 7 point match`` with a leading space, every die move apart (``22/16 16/13``), ``25/22`` and
+  ``6/0``, ``*`` hits, ``62:`` alone for dice rolled before a resignation, ``Wins 2 points`` on its own line
+  or in the free right cell of the last line, no ``and the match``;
+- BackgammonGalaxy: gnubg's layout, ``25/20`` and ``0``, no ``*``, ``Cannot Move`` or a bare ``63:`` for a
+  roll that cannot be played, a non-standard ``Losses N point`` cell (ignored, with a warning), a
+  match-winning game's points capped at what the winner needed, a forfeit written as a game without
+  actions;
+- Backgammon Studio: wider columns (numbers ``  10)`` push the line one column right), ``bar/20``,
+  ``6/off``, ``13/7*/5``, ``24/22(2)``, ``8/4*(2)``, ``Wins`` on a numbered line, an empty numbered line at
+  the end of a game, ``61: ????`` for dice rolled before a resignation (read as a roll left unplayed, with
+  a warning).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from taldau.games.records import RecordError, append_error
+
+from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
+
+FORMAT = "jellyfish"
+
+HEADER = re.compile(r'^\s*;\s*\[\s*(?P<key>[^"\]]*?)\s*"(?P<value>.*)"\s*\]\s*$')
+MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)
+GAME = re.compile(r"^\s*Game\s+(?P<index>\d+)\s*$", re.IGNORECASE)
+SCORE = re.compile(r"^\s*(?P<left>.*?)\s*:\s*(?P<s0>\d+)\s+(?P<right>.*?)\s*:\s*(?P<s1>\d+)\s*$")
+NUMBERED = re.compile(r"^\s*(?P<number>\d+)\)")
+DICE = re.compile(r"^(?P<d1>\d)(?P<d2>\d):$")
+TOKEN = re.compile(r"\S+")
+SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d+)\))?$")
+PLACE = re.compile(r"^(?P<place>bar|off|\d{1,2})(?P<hit>\*?)$", re.IGNORECASE)
+WINS = re.compile(
+    r"^(?:Wins|Losses)\s+(?P<points>\d+)\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
+)
+CUBE = re.compile(r"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>\d+)$", re.IGNORECASE)
+
+# Words that open a cell (besides a dice token such as ``43:``).
+CELL_WORDS = {
+    "doubles": ActionKind.DOUBLE,
+    "redoubles": ActionKind.DOUBLE,
+    "takes": ActionKind.TAKE,
+    "accepts": ActionKind.TAKE,
+    "drops": ActionKind.DROP,
+    "passes": ActionKind.DROP,
+    "beavers": ActionKind.BEAVER,
+    "wins": None,
+    "losses": None,
+}
+NO_PLAY = ("cannot move", "can't move", "")
+UNKNOWN_PLAY = "????"
+DEFAULT_RIGHT_COLUMN = 33  # gnubg's layout (0-based), used until a game's score line says otherwise
+LEFT_CELL_COLUMN = 6
+SIDES = ("left", "right")
+
+
+class SegmentError(ValueError):
+    """A written piece of a play that is not ``from/to`` with points, ``bar``, ``off`` and marks."""
+
+
+def parse_segment(text: str) -> Segment:
+    """The segment a token such as ``13/7*/5``, ``24/22(2)``, ``bar/22`` or ``6/off`` stands for; raises
+    SegmentError when it is not one."""
+    match = SEGMENT.match(text)
+    if match is None:
+        raise SegmentError(f"bad segment {text!r}")
+    parts = match["body"].split("/")
+    if len(parts) < 2:
+        raise SegmentError(f"bad segment {text!r}: not from/to")
+    count = int(match["count"]) if match["count"] else 1
+    if not 1 <= count <= 4:
+        raise SegmentError(f"bad segment {text!r}: repetition ({count}) is not 1 to 4")
+    places: list[int] = []
+    hits: list[int] = []
+    for position, part in enumerate(parts):
+        place = PLACE.match(part)
+        if place is None:
+            raise SegmentError(f"bad segment {text!r}: {part!r} is not a point, bar or off")
+        word = place["place"].lower()
+        first, last = position == 0, position == len(parts) - 1
+        if word == "bar":
+            point = BAR
+        elif word == "off":
+            point = OFF
+        else:
+            point = int(word)
+        if (point == BAR and not first) or (point == OFF and not last) or not OFF <= point <= BAR:
+            raise SegmentError(f"bad segment {text!r}: {part!r} cannot stand there")
+        if place["hit"]:
+            if first or point == OFF:
+                raise SegmentError(f"bad segment {text!r}: a hit cannot be marked on {part!r}")
+            hits.append(point)
+        places.append(point)
+    return Segment(places[0], places[-1], count, tuple(hits), tuple(places[1:-1]))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The tokens of one cell of a line: where it starts and ends (0-based columns), its words and the column
+    of each word."""
+
+    column: int
+    end: int
+    words: tuple[str, ...]
+    columns: tuple[int, ...]
+
+
+def split_cells(line: str, start: int) -> tuple[list[Cell], list[tuple[int, str]]]:
+    """The cells of ``line`` from column ``start`` on, and the tokens that stand before any cell."""
+    cells: list[Cell] = []
+    stray: list[tuple[int, str]] = []
+    current: list[re.Match[str]] = []
+
+    def close() -> None:
+        if current:
+            words = tuple(token[0] for token in current)
+            columns = tuple(token.start() for token in current)
+            cells.append(Cell(current[0].start(), current[-1].end(), words, columns))
+            current.clear()
+
+    for token in TOKEN.finditer(line, start):
+        word = token[0]
+        if DICE.match(word) or word.lower() in CELL_WORDS:
+            close()
+            current.append(token)
+        elif current:
+            current.append(token)
+        else:
+            stray.append((token.start(), word))
+    close()
+    return cells, stray
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where a cell is read: its 1-based line and the move number of that line (0 when unnumbered)."""
+
+    line: int
+    move: int
+
+    @property
+    def where(self) -> str:
+        """The prefix of messages about this line: ``move 7: `` (nothing when unnumbered)."""
+        return f"move {self.move}: " if self.move else ""
+
+
+@dataclass
+class GameState:
+    """What reading a game needs to remember: its columns, the turn order so far and whether it is over."""
+
+    game: GameRecord
+    right_column: int = DEFAULT_RIGHT_COLUMN
+    expected: int | None = None  # the player whose action comes next, None when either may act
+    doubled_by: int | None = None  # the player whose double waits for an answer
+    over: bool = False
+
+    def side(self, column: int) -> int:
+        """The player whose column ``column`` (0-based) falls in."""
+        return 1 if column >= (LEFT_CELL_COLUMN + self.right_column) // 2 else 0
+
+
+class JellyfishReader:
+    """Reads one text into matches; each problem becomes a ``RecordError`` and reading goes on."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.source = source
+        self.lines = text.splitlines()
+        self.matches: list[MatchRecord] = []
+        self.score_names: list[tuple[str, str] | None] = []  # per match: the names of its first score line
+        self.length_seen = False
+        self.state: GameState | None = None
+
+    @property
+    def match(self) -> MatchRecord | None:
+        """The match being read."""
+        return self.matches[-1] if self.matches else None
+
+    def read(self) -> list[MatchRecord]:
+        """All matches of the text (at least one, holding an error when the text has none)."""
+        for number, line in enumerate(self.lines, start=1):
+            self.read_line(number, line)
+        if not self.matches:
+            empty = MatchRecord(self.source, FORMAT)
+            empty.errors.append(RecordError(0, 0, "no backgammon match found in Jellyfish text"))
+            return [empty]
+        for match, names in zip(self.matches, self.score_names, strict=True):
+            self.finish(match, names)
+        return self.matches
+
+    def open_match(self, new: bool = False) -> MatchRecord:
+        """The match being read, or a new one when ``new`` or when there is none yet."""
+        if new or not self.matches:
+            self.matches.append(MatchRecord(self.source, FORMAT))
+            self.score_names.append(None)
+            self.length_seen = False
+            self.state = None
+        return self.matches[-1]
+
+    def read_line(self, number: int, line: str) -> None:
+        """Reads one line of the text."""
+        stripped = line.strip()
+        if not stripped:
+            return
+        started = self.match is not None and bool(self.match.games)
+        if stripped.startswith(";"):
+            header = HEADER.match(line)
+            if header is not None:
+                self.open_match(new=started).headers[header["key"]] = header["value"]
+            return
+        if (length := MATCH_LENGTH.match(line)) is not None:
+            self.open_match(new=started or self.length_seen).length = int(length["length"])
+            self.length_seen = True
+            return
+        if (game := GAME.match(line)) is not None:
+            record = GameRecord(index=int(game["index"]), line=number)
+            self.open_match().games.append(record)
+            self.state = GameState(record)
+            return
+        state = self.state
+        waiting = state is not None and state.game.score is None and not state.game.actions
+        if waiting and NUMBERED.match(line) is None and (score := SCORE.match(line)) is not None:
+            self.read_score(score)
+            return
+        self.read_cells(number, line)
+
+    def read_score(self, score: re.Match[str]) -> None:
+        """Reads a game's score line; the right player's name marks where the right column starts."""
+        assert self.state is not None
+        self.state.game.score = (int(score["s0"]), int(score["s1"]))
+        self.state.right_column = score.start("right")
+        if self.score_names[-1] is None:
+            self.score_names[-1] = (score["left"].strip(), score["right"].strip())
+
+    def read_cells(self, number: int, line: str) -> None:
+        """Reads a numbered line, or an unnumbered one holding cells (``Wins 1 point`` on its own line)."""
+        numbered = NUMBERED.match(line)
+        spot = Spot(number, int(numbered["number"]) if numbered else 0)
+        cells, stray = split_cells(line, numbered.end() if numbered else 0)
+        if not cells and not stray:
+            return
+        state = self.state
+        if state is None:
+            column = cells[0].column if cells else stray[0][0]
+            append_error(
+                self.open_match().errors,
+                number,
+                column + 1,
+                f"{spot.where}text outside any game: {line.strip()!r}",
+            )
+            return
+        game = state.game
+        if stray:
+            text = " ".join(word for _, word in stray)
+            game.add_error(number, stray[0][0] + 1, f"{spot.where}unreadable {text!r}")
+        if len(cells) > 2:
+            extra = " ".join(" ".join(cell.words) for cell in cells[2:])
+            game.add_error(
+                number, cells[2].column + 1, f"{spot.where}more than two cells on one line: {extra!r} ignored"
+            )
+            cells = cells[:2]
+        if len(cells) == 2 and state.side(cells[0].column) == 1:
+            game.add_error(
+                number,
+                cells[0].column + 1,
+                f"{spot.where}the left cell {' '.join(cells[0].words)!r} stands in the right column",
+            )
+        for position, cell in enumerate(cells):
+            player = position if len(cells) == 2 else state.side(cell.column)
+            self.read_cell(spot, line[cell.column : cell.end], cell, player, lone=len(cells) == 1)
+
+    def read_cell(self, spot: Spot, text: str, cell: Cell, player: int, lone: bool) -> None:
+        """Reads one cell placed in player ``player``'s column: a roll, a cube action or a result. A ``lone``
+        cell (the only one of its line) in the column of the player whose turn it is not is reported and
+        given to the player whose turn it is."""
+        assert self.state is not None
+        state = self.state
+        if cell.words[0].lower() in ("wins", "losses"):
+            self.read_result(spot, cell, player)
+            return
+        if state.over:
+            state.game.add_error(spot.line, cell.column + 1, f"{spot.where}{text!r} after the game's result")
+            return
+        if state.expected is not None and player != state.expected:
+            side, turn = SIDES[player], SIDES[state.expected]
+            message = f"{spot.where}{text.strip()!r} in the {side} column, but the {turn} player is to act"
+            state.game.add_error(spot.line, cell.column + 1, message)
+            if lone:
+                player = state.expected
+        if DICE.match(cell.words[0]):
+            action = self.read_roll(spot, cell, text, player)
+        else:
+            action = self.read_cube(spot, cell, text, player)
+        if action is not None:
+            self.check_cube(spot, action)
+            state.game.actions.append(action)
+        state.expected = 1 - player
+
+    def read_roll(self, spot: Spot, cell: Cell, text: str, player: int) -> Action | None:
+        """A roll cell ``43: 13/9 13/10`` (no segments: the roll could not be played)."""
+        assert self.state is not None
+        game = self.state.game
+        column = cell.column + 1
+        dice = (int(cell.words[0][0]), int(cell.words[0][1]))
+        if not all(1 <= value <= 6 for value in dice):
+            game.add_error(spot.line, column, f"{spot.where}bad dice {cell.words[0]!r}")
+            return None
+        rest = cell.words[1:]
+        segments: list[Segment] = []
+        if " ".join(rest).lower() in NO_PLAY:
+            pass
+        elif rest == (UNKNOWN_PLAY,):
+            message = (
+                f"{spot.where}{cell.words[0]} {UNKNOWN_PLAY}: no play written, read as a roll left unplayed"
+            )
+            game.warnings.append(RecordError(spot.line, column, message))
+        else:
+            for word, at in zip(rest, cell.columns[1:], strict=True):
+                try:
+                    segments.append(parse_segment(word))
+                except SegmentError as error:
+                    game.add_error(spot.line, at + 1, f"{spot.where}{error}")
+        return Action(player, ActionKind.ROLL, spot.line, column, spot.move, dice, tuple(segments), 0, text)
+
+    def read_cube(self, spot: Spot, cell: Cell, text: str, player: int) -> Action | None:
+        """A cube cell: ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``."""
+        assert self.state is not None
+        game = self.state.game
+        column = cell.column + 1
+        kind = CELL_WORDS[cell.words[0].lower()]
+        assert kind is not None
+        written = " ".join(cell.words)
+        value = 0
+        if kind in (ActionKind.DOUBLE, ActionKind.BEAVER):
+            cube = CUBE.match(written)
+            if cube is None:
+                game.add_error(
+                    spot.line,
+                    column,
+                    f"{spot.where}bad cube action {written!r} (expected like 'Doubles => 2')",
+                )
+                return None
+            value = int(cube["value"])
+        elif len(cell.words) > 1:
+            game.add_error(
+                spot.line,
+                cell.columns[1] + 1,
+                f"{spot.where}unexpected {' '.join(cell.words[1:])!r} after {cell.words[0]!r}",
+            )
+        return Action(player, kind, spot.line, column, spot.move, None, (), value, text)
+
+    def read_result(self, spot: Spot, cell: Cell, player: int) -> None:
+        """A ``Wins N point(s) [and the match]`` cell, or Galaxy's ``Losses N point`` (ignored)."""
+        assert self.state is not None
+        game = self.state.game
+        column = cell.column + 1
+        written = " ".join(cell.words)
+        result = WINS.match(written)
+        if result is None:
+            game.add_error(spot.line, column, f"{spot.where}bad result {written!r}")
+        elif cell.words[0].lower() == "losses":
+            game.warnings.append(
+                RecordError(spot.line, column, f"{spot.where}non-standard {written!r} ignored")
+            )
+        elif game.winner is not None:
+            game.add_error(spot.line, column, f"{spot.where}a second result {written!r}")
+        else:
+            game.winner = player
+            game.points = int(result["points"])
+            game.match_won = bool(result["match"])
+            game.result_line = spot.line
+            self.state.over = True
+
+    def check_cube(self, spot: Spot, action: Action) -> None:
+        """Reports an answer to no double; notes a double waiting for its answer and a dropped one."""
+        assert self.state is not None
+        state = self.state
+        if action.kind in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER) and state.doubled_by is None:
+            message = f"{spot.where}{action.text.strip()!r} with no double offered"
+            state.game.add_error(action.line, action.column, message)
+        if action.kind in (ActionKind.DOUBLE, ActionKind.BEAVER):
+            state.doubled_by = action.player
+        elif action.kind in (ActionKind.TAKE, ActionKind.ROLL):
+            state.doubled_by = None
+        elif action.kind is ActionKind.DROP:
+            state.over = True
+
+    def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> None:
+        """Sets the players from the headers or else the first score line; reports a match with no game."""
+        if "Player 1" in match.headers or "Player 2" in match.headers:
+            match.players = (
+                match.headers.get("Player 1", "").strip(),
+                match.headers.get("Player 2", "").strip(),
+            )
+        elif names is not None:
+            match.players = names
+        if not match.games:
+            append_error(match.errors, 0, 0, "no game in this match")
+
+
+def read_jellyfish(text: str, source: str) -> list[MatchRecord]:
+    """The matches of a Jellyfish match text (normally one; at least one, with an error when the text holds
+    none)."""
+    return JellyfishReader(text, source).read()

@@ -1,0 +1,375 @@
+"""Reading GNU Backgammon's SGF (``GM[6]``) into ``MatchRecord``s.
+
+gnubg saves a match as one game tree per game. The first node holds the match information
+(``MI[length:7][game:0][ws:0][bs:1]``: ``game`` counts from 0, ``ws``/``bs`` are White's and Black's scores),
+the players (``PW``, ``PB``), the rules (``RU[Crawford]``, ``RU[Jacoby]``) and the result (``RE[W+2]``, a
+trailing ``R`` for a resignation). Each later node is one action: ``B[41lpab]`` is Black's roll of 4 and 1
+played as the from/to letter pairs ``lp`` and ``ab``, ``W[double]``, ``B[take]``, ``B[drop]``, ``B[beaver]``;
+``PL[W]DI[62]`` records dice rolled and not played (gnubg writes it when a player resigns after rolling).
+Letters ``a``..``x`` are the points 1..24 counted from White's side, ``y`` the bar and ``z`` off.
+
+White is player 0 (the left column of a Jellyfish file), Black player 1. Analysis, comments and the other
+properties are ignored; variations are skipped, the main line is read.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from taldau.games.records import RecordError, append_error
+
+from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
+
+FORMAT = "sgf"
+
+COLOURS = {"W": 0, "B": 1}
+ROLL = re.compile(r"^(?P<d1>[1-6])(?P<d2>[1-6])(?P<moves>[a-z]*)$")
+RESULT = re.compile(r"^(?P<colour>[WB])\+(?P<points>\d+)(?P<resigned>R?)$")
+HEADER_PROPERTIES = {"EV": "Event", "RO": "Round", "PC": "Site", "DT": "EventDate"}
+CUBE_WORDS = {
+    "double": ActionKind.DOUBLE,
+    "take": ActionKind.TAKE,
+    "drop": ActionKind.DROP,
+    "beaver": ActionKind.BEAVER,
+}
+
+
+CUBE_OFFERS = (ActionKind.DOUBLE, ActionKind.BEAVER)
+
+
+@dataclass
+class Cube:
+    """The cube of a game being read: its value, and the offer waiting for an answer."""
+
+    value: int = 1
+    offered: int = 0
+    offered_by: int | None = None
+    beavered: bool = False
+
+    def answer(self, player: int, kind: ActionKind) -> ActionKind | None:
+        """What a cube word of ``player`` is, the cube updated: gnubg writes a beaver as the doubled
+        player's ``double`` and then the doubler's ``take`` of it, which is left out (None)."""
+        waiting = self.offered_by is not None and self.offered_by != player
+        if kind is ActionKind.DOUBLE and waiting:
+            kind = ActionKind.BEAVER
+        if kind is ActionKind.DOUBLE:
+            self.offered, self.offered_by, self.beavered = self.value * 2, player, False
+        elif kind is ActionKind.BEAVER:
+            self.offered, self.offered_by, self.beavered = max(self.offered, self.value * 2) * 2, player, True
+        else:
+            beaver_taken = kind is ActionKind.TAKE and waiting and self.beavered
+            if kind is ActionKind.TAKE and self.offered:
+                self.value = self.offered
+            self.offered, self.offered_by, self.beavered = 0, None, False
+            if beaver_taken:
+                return None
+        return kind
+
+
+@dataclass(frozen=True)
+class Property:
+    """One SGF property of a node: its name, its values (unescaped) and where its name starts."""
+
+    name: str
+    values: tuple[str, ...]
+    offset: int
+    end: int
+
+
+@dataclass
+class Tree:
+    """A game tree: where it opens and the nodes of its main line."""
+
+    offset: int
+    nodes: list[list[Property]] = field(default_factory=list)
+
+
+@dataclass
+class SgfSyntax:
+    """The result of tokenizing: game trees (main lines only) and syntax problems (offset, message)."""
+
+    trees: list[Tree] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+
+def parse_sgf(text: str) -> SgfSyntax:
+    """The game trees of an SGF collection, following the first variation at every branch."""
+    result = SgfSyntax()
+    length = len(text)
+    on_main: list[bool] = []  # per open parenthesis: whether it lies on the main line
+    child_taken: list[bool] = []  # per open parenthesis: whether its main variation has been entered
+    tree: Tree | None = None
+    node: list[Property] | None = None
+    index = 0
+    while index < length:
+        char = text[index]
+        if char.isspace():
+            index += 1
+        elif char == "(":
+            if not on_main:
+                tree = Tree(index)
+                on_main.append(True)
+            else:
+                on_main.append(on_main[-1] and not child_taken[-1])
+                child_taken[-1] = True
+            child_taken.append(False)
+            node = None
+            index += 1
+        elif char == ")":
+            if not on_main:
+                result.problems.append((index, "')' with no game tree open"))
+            else:
+                on_main.pop()
+                child_taken.pop()
+                if not on_main and tree is not None:
+                    result.trees.append(tree)
+                    tree = None
+            node = None
+            index += 1
+        elif char == ";":
+            if not on_main:
+                result.problems.append((index, "a node outside any game tree"))
+                node = []
+            else:
+                node = []
+                if on_main[-1] and tree is not None and not child_taken[-1]:
+                    tree.nodes.append(node)
+            index += 1
+        elif char.isalpha():
+            start = index
+            while index < length and text[index].isalpha():
+                index += 1
+            name = "".join(letter for letter in text[start:index] if letter.isupper())
+            values: list[str] = []
+            while True:
+                while index < length and text[index].isspace():
+                    index += 1
+                if index >= length or text[index] != "[":
+                    break
+                value, index, closed = _value(text, index + 1)
+                if not closed:
+                    result.problems.append((start, f"property {name} has an unterminated value"))
+                    break
+                values.append(value)
+            if not values:
+                result.problems.append((start, f"property {name or text[start:index]!r} has no value"))
+            elif node is None:
+                result.problems.append((start, f"property {name} outside a node"))
+            else:
+                node.append(Property(name, tuple(values), start, index))
+        else:
+            result.problems.append((index, f"unexpected {char!r}"))
+            index += 1
+    if on_main:
+        result.problems.append((length, "the game tree is not closed (missing ')')"))
+        if tree is not None:
+            result.trees.append(tree)
+    return result
+
+
+def _value(text: str, index: int) -> tuple[str, int, bool]:
+    """A property value starting after its ``[``: the unescaped text, the index after ``]``, whether it was
+    closed."""
+    parts: list[str] = []
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char == "\\" and index + 1 < length:
+            following = text[index + 1]
+            if following == "\n":
+                index += 2
+                continue
+            parts.append(following)
+            index += 2
+        elif char == "]":
+            return "".join(parts), index + 1, True
+        else:
+            parts.append(char)
+            index += 1
+    return "".join(parts), length, False
+
+
+def _point(letter: str, player: int) -> int:
+    """The point a move letter stands for, from the mover's own side (``BAR`` for y, ``OFF`` for z)."""
+    if letter == "y":
+        return BAR
+    if letter == "z":
+        return OFF
+    index = ord(letter) - ord("a")
+    return index + 1 if player == 0 else 24 - index
+
+
+class SgfReader:
+    """Turns the game trees of one text into matches; each problem becomes a ``RecordError``."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text = text
+        self.source = source
+        self.line_starts = [0] + [match.end() for match in re.finditer(r"\n", text)]
+        self.matches: list[MatchRecord] = []
+
+    def where(self, offset: int) -> tuple[int, int]:
+        """The 1-based line and column of an offset."""
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def read(self) -> list[MatchRecord]:
+        """All matches of the text (at least one, holding an error when the text has none)."""
+        syntax = parse_sgf(self.text)
+        last_index = -1
+        for tree in syntax.trees:
+            info = self.root_info(tree)
+            game_index = info.get("game", last_index + 1)
+            if not self.matches or game_index <= last_index:
+                self.matches.append(MatchRecord(self.source, FORMAT))
+            last_index = game_index
+            self.read_tree(self.matches[-1], tree)
+        if not self.matches:
+            self.matches.append(MatchRecord(self.source, FORMAT))
+            if not syntax.problems:
+                self.matches[0].errors.append(RecordError(0, 0, "no game tree in this SGF"))
+        for offset, message in syntax.problems:
+            line, column = self.where(offset)
+            append_error(self.matches[-1].errors, line, column, f"SGF syntax: {message}")
+        return self.matches
+
+    def root_info(self, tree: Tree) -> dict[str, int]:
+        """The numbers of a tree's ``MI`` property (``length``, ``game``, ``ws``, ``bs``...)."""
+        info: dict[str, int] = {}
+        for prop in tree.nodes[0] if tree.nodes else []:
+            if prop.name == "MI":
+                for value in prop.values:
+                    key, _, number = value.partition(":")
+                    if number.strip().lstrip("-").isdigit():
+                        info[key.strip()] = int(number)
+        return info
+
+    def read_tree(self, match: MatchRecord, tree: Tree) -> None:
+        """Reads one game tree into a game of ``match``."""
+        info = self.root_info(tree)
+        line, _ = self.where(tree.offset)
+        game = GameRecord(index=info.get("game", len(match.games)) + 1, line=line)
+        match.games.append(game)
+        if "ws" in info and "bs" in info:
+            game.score = (info["ws"], info["bs"])
+        self.read_root(match, game, tree.nodes[0] if tree.nodes else [], info)
+        cube = Cube()
+        unplayed: Action | None = None  # dice rolled in a PL[..]DI[..] node, not played (yet)
+        count = 0
+        for node in tree.nodes:
+            names = {prop.name: prop for prop in node}
+            if "DI" in names and "PL" in names:
+                unplayed = self.set_dice(game, names["PL"], names["DI"])
+            if "CV" in names and names["CV"].values[0].isdigit():
+                cube.value = int(names["CV"].values[0])
+            for prop in (prop for prop in node if prop.name in COLOURS):
+                count += 1
+                action = self.action(game, prop, f"move {count}: ", cube)
+                if action is None:
+                    continue
+                if unplayed is not None and not _plays(action, unplayed):
+                    game.actions.append(unplayed)
+                unplayed = None
+                game.actions.append(action)
+        if unplayed is not None:
+            game.actions.append(unplayed)
+        if game.winner is not None and match.length and game.score is not None and game.points is not None:
+            game.match_won = game.score[game.winner] + game.points >= match.length
+
+    def read_root(
+        self, match: MatchRecord, game: GameRecord, root: list[Property], info: dict[str, int]
+    ) -> None:
+        """The match information, players, rules and result of a game tree's first node."""
+        if "length" in info:
+            match.length = info["length"]
+        names = {prop.name: prop for prop in root}
+        players = list(match.players)
+        for colour, key in (("W", "Player 1"), ("B", "Player 2")):
+            prop = names.get("P" + colour)
+            if prop is not None:
+                players[COLOURS[colour]] = prop.values[0].strip()
+                match.headers[key] = prop.values[0]
+        match.players = (players[0], players[1])
+        for name, key in HEADER_PROPERTIES.items():
+            if name in names:
+                value = names[name].values[0]
+                match.headers[key] = value.replace("-", ".") if name == "DT" else value
+        if not match.games[:-1]:
+            rules = names["RU"].values[0].split(":") if "RU" in names else []
+            match.headers["Crawford"] = "On" if "Crawford" in rules else "Off"
+            match.headers["Jacoby"] = "On" if "Jacoby" in rules else "Off"
+        if "RE" in names:
+            prop = names["RE"]
+            result = RESULT.match(prop.values[0].strip())
+            if result is None:
+                line, column = self.where(prop.offset)
+                game.warnings.append(RecordError(line, column, f"result RE[{prop.values[0]}] not understood"))
+            else:
+                game.winner = COLOURS[result["colour"]]
+                game.points = int(result["points"])
+                game.result_line = self.where(prop.offset)[0]
+
+    def set_dice(self, game: GameRecord, player: Property, dice: Property) -> Action | None:
+        """The roll of a ``PL[W]DI[62]`` node: dice rolled, not (yet) played."""
+        line, column = self.where(dice.offset)
+        colour = player.values[0].strip()
+        value = dice.values[0].strip()
+        if colour not in COLOURS or not re.fullmatch(r"[1-6]{2}", value):
+            game.add_error(line, column, f"bad dice node PL[{colour}]DI[{value}]")
+            return None
+        text = (
+            self.text[player.offset : dice.end]
+            if player.offset < dice.offset
+            else self.text[dice.offset : dice.end]
+        )
+        return Action(
+            COLOURS[colour], ActionKind.ROLL, line, column, 0, (int(value[0]), int(value[1])), (), 0, text
+        )
+
+    def action(self, game: GameRecord, prop: Property, where: str, cube: Cube) -> Action | None:
+        """The action of a ``B[...]`` or ``W[...]`` property; None when it is unreadable (with an error) or
+        when it is the take that gnubg writes after a beaver (the beaver implies it)."""
+        player = COLOURS[prop.name]
+        line, column = self.where(prop.offset)
+        text = self.text[prop.offset : prop.end]
+        value = prop.values[0].strip()
+        kind = CUBE_WORDS.get(value.lower())
+        if kind is not None:
+            kind = cube.answer(player, kind)
+            if kind is None:
+                return None
+            return Action(
+                player, kind, line, column, 0, value=cube.offered if kind in CUBE_OFFERS else 0, text=text
+            )
+        cube.offered_by = None
+        roll = ROLL.match(value)
+        if roll is None:
+            game.add_error(line, column, f"{where}{text!r} is neither a roll nor a cube action")
+            return None
+        letters = roll["moves"]
+        if len(letters) % 2 or len(letters) > 8:
+            game.add_error(line, column, f"{where}{text!r}: the moves are not from/to letter pairs")
+            return None
+        segments: list[Segment] = []
+        for pair in range(0, len(letters), 2):
+            start, end = letters[pair], letters[pair + 1]
+            if start == "z" or end == "y":
+                game.add_error(line, column, f"{where}{text!r}: {start}{end} moves from off or to the bar")
+                return None
+            segments.append(Segment(_point(start, player), _point(end, player)))
+        dice = (int(roll["d1"]), int(roll["d2"]))
+        return Action(player, ActionKind.ROLL, line, column, 0, dice, tuple(segments), 0, text)
+
+
+def _plays(action: Action, unplayed: Action) -> bool:
+    """Whether ``action`` is the play of the dice a set-dice node recorded."""
+    same_dice = sorted(action.dice or ()) == sorted(unplayed.dice or ())
+    return action.kind is ActionKind.ROLL and action.player == unplayed.player and same_dice
+
+
+def read_sgf(text: str, source: str) -> list[MatchRecord]:
+    """The matches of a gnubg SGF text (normally one; at least one, with an error when the text holds
+    none)."""
+    return SgfReader(text, source).read()
