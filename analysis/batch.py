@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.games.registry import game_kind
+from taldau.games.registry import analyser, game_kind
 from taldau.schemas import GAMES_SCHEMA_VERSION, HEADER_COLUMNS, MOVES_SCHEMA_VERSION, moves_table
 
 from .identity import game_id
 from .review import GameReview, ReviewSettings, review_game
-from .validation import archive_games
+from .validation import Unreadable, archive_games
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class BatchSettings:
     thresholds: tuple[float, float, float] = (0.1, 0.2, 0.3)
 
     def limit(self) -> Any:
-        return game_kind(self.game).limit(self.depth, self.nodes)
+        return analyser(self.game).limit(self.depth, self.nodes)
 
     def describe(self) -> dict[str, Any]:
         """Everything the results depend on, for the manifest and the key."""
@@ -45,7 +45,7 @@ class BatchSettings:
             "game": self.game,
             "limit": str(self.limit()),
             "thresholds": list(self.thresholds),
-            "engine": game_kind(self.game).engine_version(),
+            "engine": analyser(self.game).engine_version(),
             "schemas": {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
         }
 
@@ -101,23 +101,39 @@ def identity_of(game: Any, settings: BatchSettings) -> str:
     return game_id(settings.game, game.record.headers, game.positions[0].fen(), game.moves)
 
 
-def plan(paths: Iterable[str | Path], settings: BatchSettings) -> Iterator[GameTask | dict[str, Any]]:
-    """A task per valid game under ``paths``, a finished ``invalid`` row per bad game or unreadable file."""
-    kind = game_kind(settings.game)
-    for game in archive_games(paths):
-        if isinstance(game, tuple):
-            source, reason = game
-            identity = hashlib.sha256(f"unreadable {source}".encode()).hexdigest()[:16]
+@dataclass(frozen=True)
+class Skipped:
+    """A game under the paths that this run does not analyse (a game of another kind)."""
+
+    source: str
+    index: int
+    reason: str
+
+
+def plan(
+    paths: Iterable[str | Path], settings: BatchSettings
+) -> Iterator[GameTask | Skipped | dict[str, Any]]:
+    """A task per valid game under ``paths``, a finished ``invalid`` row per bad game or unreadable file,
+    and a ``Skipped`` note per game of another kind than ``settings.game``."""
+    write_record = analyser(settings.game).write_record
+    for item in archive_games(paths):
+        if isinstance(item, Unreadable):
+            identity = hashlib.sha256(f"unreadable {item.source}".encode()).hexdigest()[:16]
             yield {
                 "game_id": identity,
                 "game": settings.game,
-                "source": source,
+                "source": item.source,
                 "index": 0,
                 "plies": 0,
                 "status": "invalid",
-                "error": reason,
+                "error": item.reason,
                 "settings": settings.key,
             }
+            continue
+        kind, game = item
+        if kind.name != settings.game:
+            facts = kind.facts(game)
+            yield Skipped(facts.source, facts.index, f"a {kind.name} game; this run analyses {settings.game}")
             continue
         identity = identity_of(game, settings)
         if not game.valid:
@@ -125,7 +141,7 @@ def plan(paths: Iterable[str | Path], settings: BatchSettings) -> Iterator[GameT
             yield {**_base_row(game, identity, settings), "status": "invalid", "error": errors}
             continue
         record = game.record
-        yield GameTask(identity, record.source, record.index, record.format, kind.write_record(game))
+        yield GameTask(identity, record.source, record.index, record.format, write_record(game))
 
 
 def _stats_columns(review: GameReview) -> dict[str, Any]:
@@ -142,11 +158,12 @@ def _stats_columns(review: GameReview) -> dict[str, Any]:
 def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, dict[str, Any]]:
     """Replay and review one game: its ``moves`` rows and its ``games`` row (status ``ok``)."""
     kind = game_kind(settings.game)
+    tools = analyser(settings.game)
     (game,) = kind.read_games(task.record.encode("utf-8"), task.source)
     if not game.valid:  # the record was valid when planned: this is a bug, not bad input
         raise ValueError(f"game {task.game_id} no longer replays: {game.errors[0]}")
     review = review_game(
-        game, kind.engine(), kind.win_curve(), ReviewSettings(settings.limit(), settings.thresholds)
+        game, tools.engine(), tools.win_curve(), ReviewSettings(settings.limit(), settings.thresholds)
     )
     row = {
         **_base_row(game, task.game_id, settings),

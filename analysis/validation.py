@@ -1,44 +1,68 @@
-"""Checking whole archives of game records: every game read, replayed and summarised, none skipped."""
+"""Checking whole archives of game records: every game read, replayed and summarised, none skipped.
+
+Each file's game is recognised from its content (a backgammon match file or a Togyz Kumalak record), so
+one archive may hold both."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from taldau.games.archive import iter_sources
-from taldau.games.togyz import Game, RecordError, read_games
+from taldau.games.records import RecordError
+from taldau.games.registry import GameFacts, GameKind, detect_game
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A source that could not be read at all (a broken archive member, say)."""
+
+    source: str
+    reason: str
 
 
 @dataclass(frozen=True)
 class GameCheck:
     """The verdict on one game of an archive. ``index`` 0 stands for a source with no readable game."""
 
-    source: str
-    index: int
-    format: str
-    plies: int
-    result: str | None
-    termination: str
-    kazans: tuple[int, int]
-    errors: tuple[RecordError, ...]
-    headers: dict[str, str] = field(default_factory=dict)
+    game: str
+    facts: GameFacts
 
     @property
     def valid(self) -> bool:
-        return not self.errors
+        return not self.facts.errors
+
+    @property
+    def source(self) -> str:
+        return self.facts.source
+
+    @property
+    def index(self) -> int:
+        return self.facts.index
+
+    @property
+    def plies(self) -> int:
+        return self.facts.plies
+
+    @property
+    def errors(self) -> tuple[RecordError, ...]:
+        return self.facts.errors
 
     def to_json(self) -> dict[str, object]:
         """The per-game object of ``taldau validate --json``."""
+        facts = self.facts
         return {
-            "source": self.source,
-            "index": self.index,
-            "format": self.format,
-            "plies": self.plies,
-            "result": self.result,
-            "termination": self.termination,
-            "kazans": list(self.kazans),
-            "errors": [{"line": e.line, "column": e.column, "message": e.message} for e in self.errors],
+            "source": facts.source,
+            "index": facts.index,
+            "game": self.game,
+            "format": facts.format,
+            "plies": facts.plies,
+            "result": facts.result,
+            "termination": facts.termination,
+            **facts.details,
+            "errors": [{"line": e.line, "column": e.column, "message": e.message} for e in facts.errors],
         }
 
 
@@ -63,54 +87,56 @@ class Summary:
         return {"games": self.games, "valid": self.valid, "invalid": self.invalid, "plies": self.plies}
 
 
-def archive_games(paths: Iterable[str | Path]) -> Iterator[Game | tuple[str, str]]:
-    """Every game under ``paths`` (files, directories, .zip, .tar.gz) read and replayed, in order; a source
-    that cannot be read comes as ``(source name, reason)``."""
+def archive_games(paths: Iterable[str | Path]) -> Iterator[tuple[GameKind, Any] | Unreadable]:
+    """Every game under ``paths`` (files, directories, .zip, .tar.gz) read and replayed, in order, with
+    the kind of game it is; a source that cannot be read comes as ``Unreadable``."""
     for source in iter_sources(paths):
         if source.error is not None:
-            yield source.name, source.error
-        else:
-            yield from read_games(source.data, source.name)
+            yield Unreadable(source.name, source.error)
+            continue
+        kind = detect_game(source.data)
+        for game in kind.read_games(source.data, source.name):
+            yield kind, game
 
 
-def valid_games(paths: Iterable[str | Path], skipped: Callable[[str], None]) -> Iterator[Game]:
-    """The valid games under ``paths``; every unreadable source or invalid game is told to ``skipped``."""
-    for game in archive_games(paths):
-        if not isinstance(game, Game):
-            skipped(f"{game[0]}: {game[1]}")
-        elif game.valid:
-            yield game
+def valid_games(
+    paths: Iterable[str | Path], skipped: Callable[[str], None], game: str = "togyz"
+) -> Iterator[Any]:
+    """The valid games of kind ``game`` under ``paths``; every unreadable source, invalid game or game of
+    another kind is told to ``skipped``."""
+    for item in archive_games(paths):
+        if isinstance(item, Unreadable):
+            skipped(f"{item.source}: {item.reason}")
+            continue
+        kind, replayed = item
+        facts = kind.facts(replayed)
+        if kind.name != game:
+            skipped(f"{facts.source}, game {facts.index}: skipped: a {kind.name} game, not {game}")
+        elif facts.errors:
+            skipped(f"{facts.source}, game {facts.index}: skipped: {facts.errors[0]}")
         else:
-            skipped(f"{game.record.source}, game {game.record.index}: skipped: {game.errors[0]}")
+            yield replayed
 
 
 def check_paths(paths: Iterable[str | Path]) -> Iterator[GameCheck]:
     """Read and replay every game under ``paths`` (files, directories, .zip, .tar.gz), one check each."""
-    for game in archive_games(paths):
-        if not isinstance(game, Game):
-            error = RecordError(0, 0, game[1])
-            yield GameCheck(game[0], 0, "unknown", 0, None, "unfinished", (0, 0), (error,))
+    for item in archive_games(paths):
+        if isinstance(item, Unreadable):
+            error = RecordError(0, 0, item.reason)
+            facts = GameFacts(item.source, 0, "unknown", 0, None, "unfinished", (error,))
+            yield GameCheck("unknown", facts)
         else:
-            yield GameCheck(
-                source=game.record.source,
-                index=game.record.index,
-                format=game.record.format,
-                plies=game.plies,
-                result=game.result,
-                termination=game.termination.value,
-                kazans=game.kazans,
-                errors=tuple(game.errors),
-                headers=dict(game.record.headers),
-            )
+            kind, game = item
+            yield GameCheck(kind.name, kind.facts(game))
 
 
 def describe(check: GameCheck) -> str:
     """One line naming a bad game and its first error, for people."""
-    where = f"{check.source}" if check.index == 0 else f"{check.source}, game {check.index}"
-    players = " vs ".join(check.headers[name] for name in ("White", "Black") if name in check.headers)
-    if players:
-        where += f" ({players})"
-    first = check.errors[0]
+    facts = check.facts
+    where = f"{facts.source}" if facts.index == 0 else f"{facts.source}, game {facts.index}"
+    if any(facts.players):
+        where += f" ({' vs '.join(facts.players)})"
+    first = facts.errors[0]
     location = f"line {first.line}, column {first.column}: " if first.line else ""
-    more = f" (+{len(check.errors) - 1} more)" if len(check.errors) > 1 else ""
+    more = f" (+{len(facts.errors) - 1} more)" if len(facts.errors) > 1 else ""
     return f"{where}: {location}{first.message}{more}"

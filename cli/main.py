@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -15,6 +16,11 @@ import click
 from taldau.analysis.review import ReviewSettings, review_game, review_headers
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
+from taldau.games.backgammon import parse_dice
+from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
+from taldau.games.backgammon.diagram import render as render_backgammon
+from taldau.games.backgammon.position_text import PositionSetup, read_position
+from taldau.games.registry import analyser
 from taldau.games.togyz import START_FEN, FenError, Position, perft, write_scoresheet
 from taldau.games.togyz.bench import run_bench
 from taldau.games.togyz.chances import load_win_curve
@@ -25,6 +31,8 @@ from taldau.games.togyz.match import openings, run_match
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
+BENCH_GAMES = ("togyz", "backgammon")
+GNUBG_ID = re.compile(r"[A-Za-z0-9+/]{14}(:[A-Za-z0-9+/]{12})?")
 
 
 def _limit(
@@ -102,11 +110,80 @@ def validate(paths: tuple[str, ...], as_json: bool) -> None:
     sys.exit(0 if summary.invalid == 0 else 1)
 
 
+def _backgammon_position(text: str) -> PositionSetup:
+    """A backgammon position from a gnubg Position ID, GNUbgID or XGID."""
+    try:
+        return read_position(text)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="POSITION") from None
+
+
+def _is_backgammon(text: str) -> bool:
+    """Whether a position argument is a gnubg Position ID, a GNUbgID or an XGID (else a Togyz FEN)."""
+    return text.strip().upper().startswith("XGID=") or GNUBG_ID.fullmatch(text.strip()) is not None
+
+
 @main.command()
-@click.argument("fen")
-def show(fen: str) -> None:
-    """Draw the position of a Togyz FEN: pits, kazans, tuzdyks and side to move."""
-    click.echo(render(_position(fen)))
+@click.argument("position")
+def show(position: str) -> None:
+    """Draw a position: a Togyz FEN (pits, kazans, tuzdyks, side to move) or a backgammon gnubg Position ID,
+    GNUbgID (PositionID:MatchID) or XGID (points, bar, borne off, pips, cube and score)."""
+    if _is_backgammon(position):
+        setup = _backgammon_position(position)
+        click.echo(render_backgammon(setup.position, setup.state, setup.dice))
+    else:
+        click.echo(render(_position(position)))
+
+
+def _plays_payload(position: str, dice: str) -> dict[str, Any]:
+    """The legal plays of ``dice`` in ``position`` as the JSON object of ``taldau plays``; raises
+    ValueError for a bad position or dice."""
+    setup = read_position(position)
+    plays = setup.position.plays(parse_dice(dice))
+    return {
+        "position": position,
+        "dice": dice,
+        "plays": [{"move": play.text, "result": play.result.position_id()} for play in plays],
+    }
+
+
+@main.command()
+@click.argument("position", required=False)
+@click.argument("dice", required=False)
+@click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def plays(position: str | None, dice: str | None, batch_file: Any, as_json: bool) -> None:
+    """List the legal backgammon plays of DICE (like 31) in POSITION (a gnubg Position ID, GNUbgID or
+    XGID), each with the resulting position's Position ID from the next player's side. With --batch, one
+    JSON line per input line; a bad line gets a JSON line with its error and the rest go on."""
+    if batch_file is not None:
+        if position is not None:
+            raise click.UsageError("give either POSITION DICE or --batch FILE")
+        failed = False
+        for number, line in enumerate(batch_file, start=1):
+            if not line.strip():
+                continue
+            fields = line.split()
+            try:
+                if len(fields) != 2:
+                    raise ValueError("expected 'POSITION_ID DICE'")
+                payload = _plays_payload(fields[0], fields[1])
+            except ValueError as error:
+                failed = True
+                payload = {"line": number, "input": line.strip(), "error": str(error)}
+            click.echo(json.dumps(payload))
+        sys.exit(1 if failed else 0)
+    if position is None or dice is None:
+        raise click.UsageError("give POSITION and DICE, or --batch FILE")
+    try:
+        payload = _plays_payload(position, dice)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(payload))
+        return
+    for play in payload["plays"]:
+        click.echo(f"{play['move'] or '(no move)':<28} {play['result']}")
 
 
 @main.command("perft")
@@ -193,7 +270,7 @@ def annotate(
 
 
 @main.command()
-@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.option("--game", type=click.Choice(BENCH_GAMES), default="togyz", show_default=True)
 @_limit_options
 @click.option("--service", is_flag=True, help="Measure the batch service: local pool and Celery, games/s.")
 @click.option(
@@ -210,7 +287,19 @@ def bench(
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
-    with --service, the games/s of the batch analysis on one and two local processes and on Celery."""
+    with --service, the games/s of the batch analysis on one and two local processes and on Celery.
+    With --game backgammon: full-turn legal play sets generated per second on a fixed position set."""
+    if game == "backgammon":
+        result = run_backgammon_bench()
+        if as_json:
+            click.echo(json.dumps(result.to_json()))
+            return
+        click.echo(
+            f"{result.turns:,} play sets ({result.plays:,} plays) in {result.seconds:.3f} s: "
+            f"{result.turns_per_second:,.0f} play sets/s; through Position.plays: "
+            f"{result.api_turns_per_second:,.0f} play sets/s"
+        )
+        return
     if service:
         from taldau.workers.bench import run_service_bench
 
@@ -388,7 +477,13 @@ def _progress_printer():
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
-@click.option("--game", type=click.Choice(["auto", *GAMES]), default="auto", show_default=True)
+@click.option(
+    "--game",
+    type=click.Choice(["auto", *BENCH_GAMES]),
+    default="auto",
+    show_default=True,
+    help="auto: every game taldau has an engine for (Togyz Kumalak); other records are listed as skipped.",
+)
 @click.option("--depth", type=click.IntRange(1, 100), help="Plies to search per position.")
 @click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search per position.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
@@ -415,7 +510,12 @@ def analyze(
 
     if depth is not None and nodes is not None:
         raise click.UsageError("give at most one of --depth and --nodes")
-    settings = BatchSettings(game="togyz" if game == "auto" else game, depth=depth, nodes=nodes)
+    game = "togyz" if game == "auto" else game
+    try:
+        analyser(game)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    settings = BatchSettings(game=game, depth=depth, nodes=nodes)
     if broker:
         from taldau.workers.celery_app import celery_executor
 
@@ -440,6 +540,8 @@ def analyze(
             f"{counts['games']} games: {counts['ok']} analysed, {counts['invalid']} invalid, "
             f"{counts['failed']} failed, {counts['plies']} plies -> {out}"
         )
+    for skipped in manifest["skipped"]:
+        click.echo(f"{skipped['source']}, game {skipped['index']}: skipped: {skipped['reason']}", err=True)
     for failure in manifest["failures"]:
         click.echo(
             f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True

@@ -12,11 +12,11 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
+from taldau.analysis.batch import BatchSettings, GameTask, Skipped, analyse_task, plan
 
 from .store import ResultStore
 
@@ -166,7 +166,11 @@ def run_analysis(
     state = Progress()
     tasks: list[dict[str, Any]] = []
     seen: set[str] = set()
+    skipped: list[dict[str, Any]] = []
     for item in plan(paths, settings):
+        if isinstance(item, Skipped):
+            skipped.append(asdict(item))
+            continue
         if isinstance(item, dict):
             store.write(item["game_id"], None, item)
             state.invalid += 1
@@ -186,4 +190,4 @@ def run_analysis(
         progress(state)
 
     executor(tasks, settings.to_json(), str(out), finished)
-    return store.compact(settings.describe())
+    return store.compact(settings.describe(), skipped)

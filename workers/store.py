@@ -72,7 +72,9 @@ class ResultStore:
             _write_atomic(moves, self._part("moves", identity))
         _write_atomic(games_table([row]), self._part("games", identity))
 
-    def compact(self, settings: dict[str, Any]) -> dict[str, Any]:
+    def compact(
+        self, settings: dict[str, Any], skipped: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
         """Merge the parts into sorted files and write the manifest; returns the manifest.
 
         Temporary files left by an interrupted writer are removed: every game's part is complete by now.
@@ -109,6 +111,7 @@ class ResultStore:
                 "plies": moves.num_rows,
             },
             "failures": failures,
+            "skipped": skipped or [],
         }
         text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         temporary = self.out / ".manifest.json.tmp"

@@ -1,0 +1,52 @@
+"""Backgammon (nardy, qisqa tavla) with the doubling cube, money and match play: rules core, position
+strings (gnubg Position ID and Match ID, XGID), match records (Jellyfish .mat/.txt, gnubg SGF).
+
+Words of the game used throughout: *point*, one of the 24 places a checker stands, numbered 1..24 from the
+mover's home board; *bar*, where hit checkers wait to enter; *off*, the checkers borne off; *blot*, a lone
+checker that can be hit; *play*, all the checker moves of one roll; *cube*, the doubling cube; *Crawford*,
+the match game played without the cube.
+"""
+
+from taldau.games.records import decode_record
+
+from .cube import CubeError, MatchState, Rules
+from .position import ROLLS, Dice, GameValue, Outcome, Play, Position, parse_dice
+from .readers import FORMATS, detect_format, read_match_records
+from .record import Action, ActionKind, GameRecord, MatchRecord, Segment
+from .replay import Game, Termination, read_games, replay_match
+
+
+def recognises(data: bytes) -> bool:
+    """Whether a record file holds backgammon (a Jellyfish match file or gnubg SGF)."""
+    try:
+        text = decode_record(data)
+    except ValueError:
+        return False
+    return detect_format(text) is not None
+
+
+__all__ = [
+    "FORMATS",
+    "ROLLS",
+    "Action",
+    "ActionKind",
+    "CubeError",
+    "Dice",
+    "Game",
+    "GameRecord",
+    "GameValue",
+    "MatchRecord",
+    "MatchState",
+    "Outcome",
+    "Play",
+    "Position",
+    "Rules",
+    "Segment",
+    "Termination",
+    "detect_format",
+    "parse_dice",
+    "read_games",
+    "read_match_records",
+    "recognises",
+    "replay_match",
+]

@@ -1,0 +1,72 @@
+"""Backgammon positions given as text, as players paste them from gnubg and eXtreme Gammon: a bare gnubg
+Position ID, a GNUbgID (``PositionID:MatchID``) or an XGID, with what each says of the cube, the score and
+the dice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cube import MatchState, Rules
+from .ids import MatchId, XgId, parse_gnubg_id
+from .position import Dice, Position
+
+
+@dataclass(frozen=True)
+class PositionSetup:
+    """A position read from text: the checkers and the player on roll, the match state when the text
+    gives one, and the dice when they have been rolled."""
+
+    position: Position
+    state: MatchState | None = None
+    dice: Dice | None = None
+
+
+def _dice(dice: tuple[int, int] | str) -> Dice | None:
+    if isinstance(dice, str) or dice == (0, 0):
+        return None
+    return max(dice), min(dice)
+
+
+def state_from_match_id(match: MatchId) -> MatchState:
+    """The match state a gnubg Match ID describes."""
+    length = match.length
+    rules = Rules(length=length, jacoby=match.jacoby and length == 0, beavers=length == 0)
+    post_crawford = length > 0 and not match.crawford and max(match.score) == length - 1
+    return MatchState(
+        rules=rules,
+        score=match.score,
+        crawford_game=match.crawford,
+        post_crawford=post_crawford,
+        cube=match.cube,
+        cube_owner=None if match.cube_owner < 0 else match.cube_owner,
+        offered_by=match.dice_owner if match.doubled else None,
+    )
+
+
+def state_from_xgid(xgid: XgId) -> MatchState:
+    """The match state an XGID describes."""
+    length = xgid.length
+    rules = Rules(length=length, jacoby=xgid.jacoby, beavers=xgid.beaver, cube_limit=xgid.max_cube)
+    post_crawford = length > 0 and not xgid.crawford and max(xgid.score) == length - 1
+    return MatchState(
+        rules=rules,
+        score=xgid.score,
+        crawford_game=xgid.crawford,
+        post_crawford=post_crawford,
+        cube=xgid.cube,
+        cube_owner=None if xgid.cube_owner < 0 else xgid.cube_owner,
+        offered_by=xgid.turn if xgid.dice == "D" else None,
+    )
+
+
+def read_position(text: str) -> PositionSetup:
+    """A position from a gnubg Position ID (player 0 on roll), a GNUbgID or an XGID; raises ValueError
+    naming what is wrong."""
+    text = text.strip()
+    if text.upper().startswith("XGID="):
+        xgid = XgId.parse(text)
+        return PositionSetup(Position(xgid.board, xgid.turn), state_from_xgid(xgid), _dice(xgid.dice))
+    if ":" in text:
+        board, match = parse_gnubg_id(text)
+        return PositionSetup(Position(board, match.dice_owner), state_from_match_id(match), _dice(match.dice))
+    return PositionSetup(Position.from_position_id(text))
