@@ -162,25 +162,33 @@ class Position:
     def plays(self, dice: Sequence[int]) -> tuple[Play, ...]:
         """Every legal play of ``dice``, one per distinct result, in the generator's order; a roll that
         cannot be played gives the one empty play."""
-        high, low = check_dice(dice)
-        buffers = PlayBuffers()
-        count = core.generate_plays(self._board, high, low, core.KEY_WORDS, *buffers.arrays())
-        return tuple(
-            self._play(buffers.moves[k, : buffers.lengths[k]], buffers.boards[k]) for k in range(count)
-        )
+        buffers, count = self._generate(dice)
+        return self._plays(buffers, range(count))
 
     def plays_leaving(self, dice: Sequence[int], checkers: np.ndarray) -> tuple[Play, ...]:
         """The legal plays of ``dice`` after which the mover's own checkers stand as ``checkers`` (a row of
         25: points 1..24 and bar); more than one when they differ only in the opponent's checkers hit."""
+        buffers, count = self._generate(dice)
+        same = np.flatnonzero((buffers.boards[:count, core.MOVER] == checkers).all(axis=1))
+        return self._plays(buffers, same.tolist())
+
+    def _generate(self, dice: Sequence[int]) -> tuple[PlayBuffers, int]:
         high, low = check_dice(dice)
         buffers = PlayBuffers()
-        count = core.generate_plays(self._board, high, low, core.KEY_WORDS, *buffers.arrays())
-        same = np.flatnonzero((buffers.boards[:count, core.MOVER] == checkers).all(axis=1))
-        return tuple(self._play(buffers.moves[k, : buffers.lengths[k]], buffers.boards[k]) for k in same)
+        return buffers, core.generate_plays(self._board, high, low, core.KEY_WORDS, *buffers.arrays())
 
-    def _play(self, moves: np.ndarray, result: np.ndarray) -> Play:
-        steps = tuple((_point(int(start)), _point(int(end))) for start, end in moves)
-        return Play(steps, Position._trusted(result[::-1], 1 - self.turn), self._board)
+    def _plays(self, buffers: PlayBuffers, indices: Sequence[int]) -> tuple[Play, ...]:
+        """Value objects for the generated plays at ``indices``."""
+        plays = []
+        lengths = buffers.lengths[: max(indices, default=-1) + 1].tolist()
+        for k in indices:
+            steps = tuple(
+                (start + 1, end + 1 if end != core.OFF else OFF_POINT)
+                for start, end in buffers.moves[k, : lengths[k]].tolist()
+            )
+            result = Position._trusted(buffers.boards[k, ::-1], 1 - self.turn)
+            plays.append(Play(steps, result, self._board))
+        return tuple(plays)
 
     @classmethod
     def _trusted(cls, board: np.ndarray, turn: int) -> Position:
@@ -244,11 +252,6 @@ class PlayBuffers:
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The arrays in ``generate_plays`` order."""
         return self.boards, self.moves, self.lengths, self.keys, self.slots, self.table
-
-
-def _point(index: int) -> int:
-    """A board index (0..23, BAR, OFF) as a point number (1..24, 25, 0)."""
-    return index + 1 if index != core.OFF else OFF_POINT
 
 
 def _move(board: np.ndarray, start: int, end: int) -> bool:
