@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from typing import Any
@@ -32,7 +31,6 @@ from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weight
 
 GAMES = ("togyz",)
 BENCH_GAMES = ("togyz", "backgammon")
-GNUBG_ID = re.compile(r"[A-Za-z0-9+/]{14}(:[A-Za-z0-9+/]{12})?")
 
 
 def _limit(
@@ -119,8 +117,9 @@ def _backgammon_position(text: str) -> PositionSetup:
 
 
 def _is_backgammon(text: str) -> bool:
-    """Whether a position argument is a gnubg Position ID, a GNUbgID or an XGID (else a Togyz FEN)."""
-    return text.strip().upper().startswith("XGID=") or GNUBG_ID.fullmatch(text.strip()) is not None
+    """Whether a position argument is backgammon's (a gnubg Position ID, GNUbgID or XGID) rather than a
+    Togyz FEN, which always has commas and spaces."""
+    return "," not in text and " " not in text.strip()
 
 
 @main.command()
@@ -299,6 +298,12 @@ def bench(
             f"{result.turns_per_second:,.0f} play sets/s; through Position.plays: "
             f"{result.api_turns_per_second:,.0f} play sets/s"
         )
+        if result.gnubg is not None:
+            click.echo(
+                f"gnubg_nn.moves on the same sets: {result.gnubg.turns_per_second:,.0f} play sets/s "
+                f"(ours {result.turns_per_second / result.gnubg.turns_per_second:.2f}x); sets whose number "
+                f"of plays differs from ours: {result.gnubg.count_mismatches}"
+            )
         return
     if service:
         from taldau.workers.bench import run_service_bench

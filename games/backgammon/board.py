@@ -92,6 +92,18 @@ def destination(board: np.ndarray, start: int, die: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def next_source(board: np.ndarray, start: int) -> int:
+    """The highest index at or below ``start`` holding a checker of the mover that may move: only the
+    bar while a checker waits there; -1 when there is none."""
+    mover = board[MOVER]
+    if mover[BAR] > 0:
+        return BAR if start >= BAR else -1
+    while start >= 0 and mover[start] == 0:
+        start -= 1
+    return start
+
+
+@njit(cache=True, inline="always")
 def move_checker(board: np.ndarray, start: int, end: int, key: np.uint64, words: np.ndarray) -> tuple:
     """Move the mover's checker from ``start`` to ``end`` (hitting a blot there); returns (key, hit)."""
     count = board[MOVER, start]
@@ -221,7 +233,7 @@ def generate_plays(
             dice[1] = max(die1, die2)
         keystack[0] = board_key(work, words)
         depth = 0
-        source[0] = BAR
+        source[0] = next_source(work, BAR)
         found[0] = False
         while depth >= 0:
             start = source[depth]
@@ -248,11 +260,11 @@ def generate_plays(
                 depth -= 1
                 if depth >= 0:
                     unmove_checker(work, path[depth, 0], path[depth, 1], hits[depth])
-                    source[depth] -= 1
+                    source[depth] = next_source(work, source[depth] - 1)
                 continue
             end = destination(work, start, dice[depth])
             if end == ILLEGAL:
-                source[depth] -= 1
+                source[depth] = next_source(work, start - 1)
                 continue
             found[depth] = True
             key, hit = move_checker(work, start, end, keystack[depth], words)
@@ -268,10 +280,11 @@ def generate_plays(
                     work, key, path, steps, pips, count, best, boards, moves, lengths, keys, slots, table
                 )
                 unmove_checker(work, start, end, hit)
-                source[depth] -= 1
+                source[depth] = next_source(work, start - 1)
                 continue
             depth += 1
-            source[depth] = start if doubles else BAR  # doubles: sources never rise, so no order twice
+            # doubles: sources never rise, so no set of moves is tried in two orders
+            source[depth] = next_source(work, start if doubles else BAR)
             found[depth] = False
     for kept in range(count):
         table[slots[kept]] = -1

@@ -74,6 +74,8 @@ class MatchState:
 
     def double(self, player: int) -> MatchState:
         """``player`` offers the cube at twice the stake; raises CubeError when that is not allowed."""
+        if self.over:
+            raise CubeError("the match is over")
         if self.crawford_game:
             raise CubeError("no doubling in the Crawford game")
         if self.offered_by is not None:
@@ -101,6 +103,8 @@ class MatchState:
         self._answering(player, "beavers")
         if not self.rules.money or not self.rules.beavers:
             raise CubeError("beavers are allowed only in money play that allows them")
+        if self.rules.cube_limit and self.cube * 4 > self.rules.cube_limit:
+            raise CubeError(f"a beaver would take the cube over its limit of {self.rules.cube_limit}")
         return replace(self, cube=self.cube * 4, cube_owner=player, offered_by=None)
 
     def drop(self, player: int) -> tuple[int, int]:
@@ -114,11 +118,14 @@ class MatchState:
         doubles = self.cube.bit_length() - 1
         if doubles >= self.rules.automatic_doubles:
             return self
+        if self.rules.cube_limit and self.cube * 2 > self.rules.cube_limit:
+            return self
         return replace(self, cube=self.cube * 2)
 
     def points(self, value: GameValue) -> int:
-        """Points of a game won with ``value`` at the current cube (Jacoby applied)."""
-        if self.rules.money and self.rules.jacoby and self.cube == 1 and self.cube_owner is None:
+        """Points of a game won with ``value`` at the current cube (Jacoby: in money play a gammon or
+        backgammon counts single while the cube is centred, automatic doubles included)."""
+        if self.rules.money and self.rules.jacoby and self.cube_owner is None:
             return self.cube
         return value.value * self.cube
 

@@ -8,7 +8,6 @@ side. Points are written from the mover's side: 1..24, ``bar`` (25) and ``off`` 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -285,16 +284,16 @@ def notation(board: np.ndarray, moves: Sequence[tuple[int, int]]) -> tuple[str, 
                 break
         else:
             paths.append([(start, False), (end, hit)])
-    texts = []
+    # checkers with the same start and end are written once with a count; a hit by any of them shows
+    groups: dict[tuple[int, int], list[list[tuple[int, bool]]]] = {}
     for path in paths:
-        parts = [point_name(path[0][0])]
-        for point, hit in path[1:-1]:
-            if hit:
-                parts.append(f"{point_name(point)}*")
-        last, hit = path[-1]
-        parts.append(point_name(last) + ("*" if hit else ""))
-        texts.append((path[0][0], last, "/".join(parts)))
-    counted = Counter(text for _, _, text in texts)
-    ordered = sorted(set(texts), key=lambda item: (-item[0], -item[1], item[2]))
-    text = " ".join(text + (f"({counted[text]})" if counted[text] > 1 else "") for _, _, text in ordered)
+        groups.setdefault((path[0][0], path[-1][0]), []).append(path)
+    texts = []
+    for (start, end), members in sorted(groups.items(), key=lambda item: (-item[0][0], -item[0][1])):
+        hit_points = {point for path in members for point, hit in path[1:] if hit}
+        parts = [point_name(start)]
+        parts += [f"{point_name(point)}*" for point, _ in members[0][1:-1] if point in hit_points]
+        parts.append(point_name(end) + ("*" if end in hit_points else ""))
+        texts.append("/".join(parts) + (f"({len(members)})" if len(members) > 1 else ""))
+    text = " ".join(texts)
     return text, tuple(hits)

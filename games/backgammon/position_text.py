@@ -63,8 +63,8 @@ def read_position(text: str) -> PositionSetup:
     """A position from a gnubg Position ID (player 0 on roll), a GNUbgID or an XGID; raises ValueError
     naming what is wrong."""
     text = text.strip()
-    if text.upper().startswith("XGID="):
-        xgid = XgId.parse(text)
+    if text[:5].upper() == "XGID=":
+        xgid = XgId.parse("XGID=" + text[5:])
         return PositionSetup(Position(xgid.board, xgid.turn), state_from_xgid(xgid), _dice(xgid.dice))
     if ":" in text:
         board, match = parse_gnubg_id(text)

@@ -123,6 +123,10 @@ def replay_match(match: MatchRecord) -> list[Game]:
         games.append(game)
         if game.winner is not None:
             state = state.next_game(game.winner, game.points)
+        elif record.winner is not None and record.points is not None:
+            # a game the replay could not finish: its recorded result carries the score, so that one
+            # broken game does not make the games after it look wrong too
+            state = state.next_game(record.winner, record.points)
         else:
             state = replace(state, game=state.game + 1)
     return games
@@ -261,6 +265,8 @@ def _chosen(game: Game, action: Action, candidates: tuple[Play, ...], where: str
     """Of the legal plays that leave the mover's checkers as written (they differ only in what they hit),
     the one whose route passes the points the record writes, honouring its ``*`` hit marks."""
     marked = {point for segment in action.segments for point in segment.hits}
+    if len(candidates) == 1 and not marked:
+        return candidates[0]
     written = {point for segment in action.segments for point in (segment.end, *segment.via)}
 
     def fit(play: Play) -> tuple[bool, int, bool, int]:

@@ -1,0 +1,300 @@
+"""The ``taldau`` command line on backgammon: validate (match files, alone and beside Togyz records), show
+(gnubg Position ID, GNUbgID, XGID), plays (text, --json, --batch) and bench --game backgammon.
+
+Expected results of the match file come from GNU Backgammon's own reading of it
+(tests/data/backgammon/gnubg/results.json); expected plays are the 16 ways to play an opening 31."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLES, SHARED_DATA
+from taldau.cli.main import main
+
+GNUBG = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg"
+MATCH = GNUBG / "galaxy-6800849.mat"  # gnubg's export of bglab's lasse/match6800849.txt, a 3-point match
+BGLAB_MATCH = SHARED_DATA / "backgammon" / "bglab" / "lasse" / "match6800849.txt"
+START_ID = "4HPwATDgc/ABMA"
+START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"
+
+# The 16 plays of an opening 31 with the Position ID after each, seen from the next player's side.
+OPENING_31 = {
+    "24/23 24/21": "4HPwARLgc/ABMA",
+    "24/20": "4HPwASHgc/ABMA",
+    "24/21 8/7": "4GvwASLgc/ABMA",
+    "24/21 6/5": "0HPwASLgc/ABMA",
+    "24/23 13/10": "4HPiASjgc/ABMA",
+    "13/9": "4HPhATDgc/ABMA",
+    "13/10 8/7": "4GviATDgc/ABMA",
+    "13/10 6/5": "0HPiATDgc/ABMA",
+    "24/23 8/5": "0GfwASjgc/ABMA",
+    "8/7 8/5": "0FfwATDgc/ABMA",
+    "8/5 6/5": "sGfwATDgc/ABMA",
+    "8/4": "yGfwATDgc/ABMA",
+    "24/23 6/3": "xHPwASjgc/ABMA",
+    "8/7 6/3": "xGvwATDgc/ABMA",
+    "6/5 6/3": "pHPwATDgc/ABMA",
+    "6/2": "wnPwATDgc/ABMA",
+}
+
+
+def run(*args: str) -> tuple[int, str]:
+    """Exit code and output (stdout and stderr together) of ``taldau ARGS``."""
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def run_json(*args: str) -> Any:
+    """The one JSON document ``taldau ARGS`` prints; the command must succeed."""
+    code, output = run(*args)
+    assert code == 0, output
+    return json.loads(output)
+
+
+def game_results(report: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Per backgammon game of a ``validate --json`` report: winner (1-based), winner's name, points, value,
+    cube, termination and score before the game."""
+    return [
+        (g["winner"], g["winner_name"], g["points"], g["value"], g["cube"], g["termination"], g["score"])
+        for g in report["games"]
+        if g["game"] == "backgammon"
+    ]
+
+
+# gnubg: lasse wins a dropped double, then a single game; simon_haag a gammon in the Crawford game; lasse wins
+GALAXY_RESULTS = [
+    (1, "lasse", 1, None, 1, "dropped", [0, 0]),
+    (1, "lasse", 1, "single", 1, "borne off", [1, 0]),
+    (2, "simon_haag", 2, "gammon", 1, "borne off", [2, 0]),
+    (1, "lasse", 1, "single", 1, "borne off", [2, 2]),
+]
+
+
+def listed_plays(output: str) -> dict[str, str]:
+    """The plays ``taldau plays`` lists, one a line (the move padded to a column, then the result): move ->
+    resulting Position ID."""
+    return dict(line.rsplit(maxsplit=1) for line in output.splitlines())
+
+
+def drawing(*args: str) -> list[str]:
+    """The lines of ``taldau show ARGS``, which must succeed."""
+    code, output = run("show", *args)
+    assert code == 0, output
+    return output.splitlines()
+
+
+# --- validate
+
+
+def test_validate_json_of_a_match_file() -> None:
+    report = run_json("validate", "--json", str(MATCH))
+    assert report["summary"] == {"games": 4, "valid": 4, "invalid": 0, "plies": 179}
+    assert game_results(report) == GALAXY_RESULTS
+    first = report["games"][0]
+    assert {key: first[key] for key in ("source", "index", "game", "format", "players", "match_length")} == {
+        "source": str(MATCH),
+        "index": 1,
+        "game": "backgammon",
+        "format": "jellyfish",
+        "players": ["lasse", "simon_haag"],
+        "match_length": 3,
+    }
+    assert [(game["result"], game["errors"]) for game in report["games"]] == [
+        ("1-0", []),
+        ("1-0", []),
+        ("0-2", []),
+        ("1-0", []),
+    ]
+
+
+def test_validate_the_original_bglab_file_like_gnubgs_export(tmp_path: Path) -> None:
+    if not BGLAB_MATCH.exists():
+        pytest.skip(f"real matches not found at {BGLAB_MATCH} (they live in ../shared/data)")
+    shutil.copy(BGLAB_MATCH, tmp_path / "match6800849.txt")
+    report = run_json("validate", "--json", str(tmp_path / "match6800849.txt"))
+    assert report["summary"]["invalid"] == 0
+    assert game_results(report) == GALAXY_RESULTS
+
+
+def test_validate_reports_an_illegal_move(tmp_path: Path) -> None:
+    lines = MATCH.read_text().splitlines(keepends=True)
+    assert lines[91].startswith("  3) 63: 24/21 11/5") and "63: 13/7 7/4*" in lines[91]
+    lines[91] = lines[91].replace("13/7 7/4*", "24/18 18/15")  # game 4: player 2 has left the 24-point
+    bad = tmp_path / "bad.mat"
+    bad.write_text("".join(lines))
+    code, output = run("validate", str(bad))
+    assert code == 1
+    error = "line 92, column 34: move 3: 24/18: no checker of player 2 on 24"
+    assert output.splitlines() == [
+        f"{bad}, game 4 (lasse vs simon_haag): {error}",
+        "4 games, 3 valid, 1 invalid, 141 plies",
+    ]
+    code, output = run("validate", "--json", str(bad))
+    assert code == 1
+    report = json.loads(output)
+    broken = report["games"][3]
+    assert (broken["index"], broken["winner"], broken["termination"]) == (4, None, "unfinished")
+    assert broken["errors"] == [
+        {"line": 92, "column": 34, "message": "move 3: 24/18: no checker of player 2 on 24"}
+    ]
+
+
+def test_validate_a_directory_of_togyz_and_backgammon(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLES / "togyz" / "compact.txt", tmp_path / "togyz.txt")
+    shutil.copy(MATCH, tmp_path / "backgammon.mat")
+    report = run_json("validate", "--json", str(tmp_path))
+    assert report["summary"] == {"games": 7, "valid": 7, "invalid": 0, "plies": 402}
+    kinds = {(Path(g["source"]).name, g["game"], g["format"]) for g in report["games"]}
+    assert kinds == {("togyz.txt", "togyz", "compact"), ("backgammon.mat", "backgammon", "jellyfish")}
+    assert game_results(report) == GALAXY_RESULTS
+    code, output = run("validate", str(tmp_path))
+    assert code == 0 and output == "7 games, 7 valid, 0 invalid, 402 plies\n"
+
+
+# --- show
+
+
+def test_show_a_position_id() -> None:
+    lines = drawing(START_ID)
+    assert lines[0] == " +13-14-15-16-17-18-+---+19-20-21-22-23-24-+"
+    assert lines[1] == " | X           O    |   | O              X |"
+    assert lines[11] == " | O           X    |   | X              O |"
+    assert lines[-3:] == [
+        " X = player 1 (on roll): pips 167, off 0",
+        " O = player 2: pips 167, off 0",
+        " Position ID: 4HPwATDgc/ABMA",
+    ]
+
+
+def test_show_a_gnubg_id() -> None:
+    lines = drawing("224DAgKY58EBYA:UQk3AgAACAAE")  # a 17-point match read by gnubg 1.07
+    assert lines[11] == " | O           X    | 2 | X  O  X          |"  # two of X's checkers on the bar
+    assert lines[-6:] == [
+        " X = player 2 (on roll): pips 153, off 0",
+        " O = player 1: pips 79, off 0",
+        " Dice: 65",
+        " Cube: 2, owned by player 2",
+        " Score: 0-1 (17-point match)",
+        " Position ID: 224DAgKY58EBYA",
+    ]
+
+
+def test_show_an_xgid() -> None:
+    assert drawing(START_XGID)[-5:] == [
+        " X = player 2 (on roll): pips 167, off 0",
+        " O = player 1: pips 167, off 0",
+        " Cube: 1, centred",
+        " Score: 0-0 (7-point match)",
+        " Position ID: 4HPwATDgc/ABMA",
+    ]
+    crawford = drawing("XGID=-b----E-C---eE---c-e----B-:0:0:-1:54:0:2:1:3:10")
+    assert crawford[-4:] == [
+        " Dice: 54",
+        " Cube: 1, centred",
+        " Score: 2-0 (3-point match, Crawford game)",
+        " Position ID: 4HPwATDgc/ABMA",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("position", "message"),
+    [
+        ("4HPwATDgc/ABMx", "position ID '4HPwATDgc/ABMx' has bits set after its last byte"),
+        (f"{START_ID}:////////////", "match ID '////////////' has bits set after bit 66"),
+        ("XGID=bad", "XGID 'XGID=bad' has 1 fields, expected 10"),
+    ],
+)
+def test_show_a_bad_position_exits_2(position: str, message: str) -> None:
+    code, output = run("show", position)
+    assert code == 2
+    assert message in output
+
+
+# --- plays
+
+
+def test_plays_of_the_opening_31() -> None:
+    code, output = run("plays", START_ID, "31")
+    assert code == 0
+    assert listed_plays(output) == OPENING_31
+    assert listed_plays(output)["8/5 6/5"] == "sGfwATDgc/ABMA"
+
+
+def test_plays_json() -> None:
+    payload = run_json("plays", "--json", START_ID, "31")
+    assert set(payload) == {"position", "dice", "plays"}
+    assert (payload["position"], payload["dice"]) == (START_ID, "31")
+    assert all(set(play) == {"move", "result"} for play in payload["plays"])
+    assert {play["move"]: play["result"] for play in payload["plays"]} == OPENING_31
+    assert len(payload["plays"]) == 16
+
+
+def test_plays_against_a_closed_board() -> None:
+    # XG's bottom player on roll, one checker on the bar and three on 13; the top player holds its 1..6 points
+    closed = "XGID=-------------C-----bbbbbbA:0:0:1:00:0:0:0:0:10"
+    payload = run_json("plays", "--json", closed, "63")
+    assert payload["plays"] == [{"move": "", "result": "AHAAaNs2AAAAAA"}]
+    code, output = run("plays", closed, "63")
+    assert code == 0 and output.rsplit(maxsplit=1) == ["(no move)", "AHAAaNs2AAAAAA"]
+
+
+def test_plays_batch(tmp_path: Path) -> None:
+    batch = tmp_path / "positions.txt"
+    batch.write_text(f"{START_ID} 31\n\nnonsense 31\n{START_ID} 77\n{START_XGID} 66\n{START_ID}\n")
+    code, output = run("plays", "--batch", str(batch))
+    assert code == 1
+    answers = [json.loads(line) for line in output.splitlines()]
+    assert len(answers) == 5  # the empty line gets no answer
+    assert {play["move"]: play["result"] for play in answers[0]["plays"]} == OPENING_31
+    assert answers[1] == {
+        "line": 3,
+        "input": "nonsense 31",
+        "error": "position ID 'nonsense' has 8 characters, expected 14",
+    }
+    assert answers[2]["line"] == 4 and "dice must be two digits 1..6" in answers[2]["error"]
+    assert answers[3]["dice"] == "66" and len(answers[3]["plays"]) == 11
+    assert answers[4] == {"line": 6, "input": START_ID, "error": "expected 'POSITION_ID DICE'"}
+
+
+def test_plays_batch_of_good_lines_exits_0(tmp_path: Path) -> None:
+    batch = tmp_path / "positions.txt"
+    batch.write_text(f"{START_ID} 31\n{START_ID} 6-5\n")
+    code, output = run("plays", "--batch", str(batch))
+    assert code == 0
+    first, second = (json.loads(line) for line in output.splitlines())
+    assert len(first["plays"]) == 16 and len(second["plays"]) == 7
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((START_ID, "71"), "dice must be two digits 1..6 such as 31, not '71'"),
+        (("nonsense", "31"), "position ID 'nonsense' has 8 characters"),
+        ((START_ID,), "give POSITION and DICE, or --batch FILE"),
+    ],
+)
+def test_plays_usage_errors_exit_2(args: tuple[str, ...], message: str) -> None:
+    code, output = run("plays", *args)
+    assert code == 2 and message in output
+
+
+# --- bench
+
+
+BENCH_KEYS = {"turns", "plays", "seconds", "turns_per_second", "api_turns", "api_turns_per_second"}
+GNUBG_BENCH_KEYS = {"gnubg_turns_per_second", "gnubg_count_mismatches"}  # None unless gnubg_nn is installed
+
+
+def test_bench_backgammon_json() -> None:
+    result = run_json("bench", "--game", "backgammon", "--json")
+    assert BENCH_KEYS <= set(result) <= BENCH_KEYS | GNUBG_BENCH_KEYS
+    assert all(isinstance(result[key], int | float) and result[key] > 0 for key in BENCH_KEYS)
+    assert result["turns"] == 20 * result["api_turns"]  # the fixed position set, 20 times in the core
+    assert result["plays"] > result["turns"]
+    if result.get("gnubg_turns_per_second") is not None:
+        assert result["gnubg_turns_per_second"] > 0 and result["gnubg_count_mismatches"] >= 0
