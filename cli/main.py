@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from typing import Any
 
 import click
@@ -545,8 +546,9 @@ def analyze(
             f"{counts['games']} games: {counts['ok']} analysed, {counts['invalid']} invalid, "
             f"{counts['failed']} failed, {counts['plies']} plies -> {out}"
         )
-    for skipped in manifest["skipped"]:
-        click.echo(f"{skipped['source']}, game {skipped['index']}: skipped: {skipped['reason']}", err=True)
+    skipped = Counter((item["source"], item["reason"]) for item in manifest["skipped"])
+    for (source, reason), count in skipped.items():
+        click.echo(f"{source}: {count} game{'s' if count > 1 else ''} skipped: {reason}", err=True)
     for failure in manifest["failures"]:
         click.echo(
             f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True

@@ -298,3 +298,26 @@ def test_bench_backgammon_json() -> None:
     assert result["plays"] > result["turns"]
     if result.get("gnubg_turns_per_second") is not None:
         assert result["gnubg_turns_per_second"] > 0 and result["gnubg_count_mismatches"] >= 0
+
+
+def test_analyze_skips_backgammon_and_analyses_togyz(tmp_path: Path) -> None:
+    """Until the backgammon engine exists, `analyze` lists a match file's games as skipped (grouped per
+    file on stderr and in the manifest), analyses the Togyz games beside it and exits 0."""
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copy(MATCH, archive / "match.mat")
+    (archive / "game.txt").write_text("95857232999\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["analyze", str(archive), "--out", str(out), "--depth", "2", "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "match.mat: 4 games skipped: a backgammon game; this run analyses togyz" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["games"] == 1 and manifest["counts"]["ok"] == 1
+    assert [(item["index"], item["reason"]) for item in manifest["skipped"]] == [
+        (index, "a backgammon game; this run analyses togyz") for index in (1, 2, 3, 4)
+    ]
+    refused = CliRunner().invoke(main, ["analyze", str(archive), "--out", str(out), "--game", "backgammon"])
+    assert refused.exit_code == 2
+    assert "no backgammon engine yet" in refused.output
