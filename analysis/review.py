@@ -26,7 +26,8 @@ LOSS_CAP = 20.0  # a move's loss counts at most this much in the mean loss (forc
 
 
 class ReplayedGame(Protocol):
-    positions: Sequence[Any]
+    @property
+    def positions(self) -> Sequence[Any]: ...
 
     @property
     def moves(self) -> Sequence[Any]: ...

@@ -47,7 +47,7 @@ class BenchResult:
     def api_turns_per_second(self) -> float:
         return self.api_turns / self.api_seconds
 
-    def to_json(self) -> dict[str, float | int]:
+    def to_json(self) -> dict[str, float | int | None]:
         return {
             "turns": self.turns,
             "plays": self.plays,

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -260,10 +261,9 @@ def _whole(value: object, what: str) -> int:
 
 def _pair(values: object, what: str) -> tuple[int, int]:
     """Two whole numbers as a tuple; ValueError otherwise."""
-    try:
-        items = tuple(values)  # type: ignore[call-overload]
-    except TypeError:
-        raise ValueError(f"{what} {values!r} is not a pair of numbers") from None
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError(f"{what} {values!r} is not a pair of numbers")
+    items = tuple(values)
     if len(items) != 2:
         raise ValueError(f"{what} {values!r} is not a pair of numbers")
     return _whole(items[0], what), _whole(items[1], what)
@@ -460,7 +460,7 @@ class XgId:
         if match.doubled and match.turn == match.dice_owner:
             raise ValueError("gnubg's beaver state (a redouble offered back to the doubler) has no XGID form")
         return cls(
-            board=board,
+            board=check_board(board),
             turn=match.dice_owner,
             cube=match.cube,
             cube_owner=match.cube_owner,
@@ -487,7 +487,7 @@ class XgId:
             game_state=1,
             turn=1 - self.turn if doubled else self.turn,
             doubled=doubled,
-            dice=(0, 0) if doubled else self.dice,
+            dice=self.dice if isinstance(self.dice, tuple) else (0, 0),
             length=self.length,
             score=self.score,
             jacoby=self.jacoby,
