@@ -27,36 +27,36 @@ def _dice(dice: tuple[int, int] | str) -> Dice | None:
     return max(dice), min(dice)
 
 
-def state_from_match_id(match: MatchId) -> MatchState:
-    """The match state a gnubg Match ID describes."""
-    length = match.length
-    rules = Rules(length=length, jacoby=match.jacoby and length == 0, beavers=length == 0)
-    post_crawford = length > 0 and not match.crawford and max(match.score) == length - 1
+def _state(
+    rules: Rules, score: tuple[int, int], crawford: bool, cube: int, owner: int, offered_by: int | None
+) -> MatchState:
+    """A match state from the fields both position strings carry (``owner`` -1 when centred); a score at
+    N-1 outside the Crawford game means post-Crawford."""
+    post_crawford = rules.length > 0 and not crawford and max(score) == rules.length - 1
     return MatchState(
         rules=rules,
-        score=match.score,
-        crawford_game=match.crawford,
+        score=score,
+        crawford_game=crawford,
         post_crawford=post_crawford,
-        cube=match.cube,
-        cube_owner=None if match.cube_owner < 0 else match.cube_owner,
-        offered_by=match.dice_owner if match.doubled else None,
+        cube=cube,
+        cube_owner=None if owner < 0 else owner,
+        offered_by=offered_by,
     )
+
+
+def state_from_match_id(match: MatchId) -> MatchState:
+    """The match state a gnubg Match ID describes."""
+    money = match.length == 0
+    rules = Rules(length=match.length, jacoby=match.jacoby and money, beavers=money)
+    offered_by = match.dice_owner if match.doubled else None
+    return _state(rules, match.score, match.crawford, match.cube, match.cube_owner, offered_by)
 
 
 def state_from_xgid(xgid: XgId) -> MatchState:
     """The match state an XGID describes."""
-    length = xgid.length
-    rules = Rules(length=length, jacoby=xgid.jacoby, beavers=xgid.beaver, cube_limit=xgid.max_cube)
-    post_crawford = length > 0 and not xgid.crawford and max(xgid.score) == length - 1
-    return MatchState(
-        rules=rules,
-        score=xgid.score,
-        crawford_game=xgid.crawford,
-        post_crawford=post_crawford,
-        cube=xgid.cube,
-        cube_owner=None if xgid.cube_owner < 0 else xgid.cube_owner,
-        offered_by=xgid.turn if xgid.dice == "D" else None,
-    )
+    rules = Rules(length=xgid.length, jacoby=xgid.jacoby, beavers=xgid.beaver, cube_limit=xgid.max_cube)
+    offered_by = xgid.turn if xgid.dice == "D" else None
+    return _state(rules, xgid.score, xgid.crawford, xgid.cube, xgid.cube_owner, offered_by)
 
 
 def read_position(text: str) -> PositionSetup:
