@@ -97,12 +97,21 @@ class MatchRecord:
     errors: list[RecordError] = field(default_factory=list)
     warnings: list[RecordError] = field(default_factory=list)
 
+    def _flag(self, name: str) -> bool:
+        """A rule header (``Crawford``, ``Jacoby``, ``Beaver``): on unless the header turns it off."""
+        return self.headers.get(name, "On").strip().lower() not in ("off", "false", "no", "0")
+
     @property
     def crawford(self) -> bool:
         """Whether the Crawford rule applies (the default in match play unless a header turns it off)."""
-        return self.length > 0 and self.headers.get("Crawford", "On").lower() not in ("off", "false", "no")
+        return self.length > 0 and self._flag("Crawford")
 
     @property
     def jacoby(self) -> bool:
         """Whether the Jacoby rule applies (money play only; on unless a header turns it off)."""
-        return self.length == 0 and self.headers.get("Jacoby", "On").lower() not in ("off", "false", "no")
+        return self.length == 0 and self._flag("Jacoby")
+
+    @property
+    def beavers(self) -> bool:
+        """Whether beavers are allowed (money play only; on unless a header turns them off)."""
+        return self.length == 0 and self._flag("Beaver")

@@ -95,7 +95,7 @@ def rules_of(match: MatchRecord) -> Rules:
         length=match.length,
         crawford=match.crawford,
         jacoby=match.jacoby,
-        beavers=match.length == 0,
+        beavers=match.beavers,
         cube_limit=int(limit) if limit.isdigit() else 0,
     )
 
