@@ -81,7 +81,7 @@ class MatchState:
         if self.offered_by is not None:
             raise CubeError("the cube is already offered")
         if self.cube_owner is not None and self.cube_owner != player:
-            raise CubeError(f"player {player} does not own the cube (player {self.cube_owner} does)")
+            raise CubeError(f"player {player + 1} does not own the cube (player {self.cube_owner + 1} does)")
         if self.rules.cube_limit and self.cube * 2 > self.rules.cube_limit:
             raise CubeError(f"the cube is at its limit of {self.rules.cube_limit}")
         return replace(self, offered_by=player)
@@ -90,7 +90,7 @@ class MatchState:
         if self.offered_by is None:
             raise CubeError(f"{action} with no cube offered")
         if player == self.offered_by:
-            raise CubeError(f"player {player} {action} their own double")
+            raise CubeError(f"player {player + 1} {action} their own double")
         return self.offered_by
 
     def take(self, player: int) -> MatchState:

@@ -121,12 +121,14 @@ def replay_match(match: MatchRecord) -> list[Game]:
         if mismatch is not None:
             game.errors.insert(0, mismatch)
         games.append(game)
-        if game.winner is not None:
+        if game.winner is not None and game.valid:
             state = state.next_game(game.winner, game.points)
         elif record.winner is not None and record.points is not None:
-            # a game the replay could not finish: its recorded result carries the score, so that one
-            # broken game does not make the games after it look wrong too
+            # a game the replay could not finish, or whose written result is wrong: the record's result
+            # carries the score, so that one broken game does not make the games after it look wrong too
             state = state.next_game(record.winner, record.points)
+        elif game.winner is not None:
+            state = state.next_game(game.winner, game.points)
         else:
             state = replace(state, game=state.game + 1)
     return games
