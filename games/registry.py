@@ -111,6 +111,9 @@ def _backgammon() -> GameKind:
                 "points": points,
                 "value": None if game.value is None else game.value.name.lower(),
                 "cube": game.cube,
+                "warnings": [
+                    {"line": w.line, "column": w.column, "message": w.message} for w in game.warnings
+                ],
             },
         )
 

@@ -321,3 +321,14 @@ def test_analyze_skips_backgammon_and_analyses_togyz(tmp_path: Path) -> None:
     refused = CliRunner().invoke(main, ["analyze", str(archive), "--out", str(out), "--game", "backgammon"])
     assert refused.exit_code == 2
     assert "no backgammon engine yet" in refused.output
+
+
+@pytest.mark.skipif(not SHARED_DATA.exists(), reason="needs ../shared/data (the bglab matches)")
+def test_validate_json_carries_warnings() -> None:
+    """Galaxy's non-standard ``Losses N point`` cell is ignored with a warning that names line and move."""
+    report = run_json("validate", "--json", str(SHARED_DATA / "backgammon/bglab/lasse/match1004844.txt"))
+    assert [game["warnings"] for game in report["games"]] == [
+        [],
+        [{"line": 58, "column": 35, "message": "move 30: non-standard 'Losses 2 point' ignored"}],
+    ]
+    assert report["summary"]["invalid"] == 0
