@@ -267,6 +267,11 @@ def generate_plays(
                 source[depth] = next_source(work, start - 1)
                 continue
             found[depth] = True
+            if order == 1 and depth == 1 and start != path[0, 1] and path[0, 0] != BAR and end != OFF:
+                # the lower die was played first by another checker, neither move entering from the bar
+                # nor bearing off the second: the higher die first gives the same play, already kept
+                source[depth] = next_source(work, start - 1)
+                continue
             key, hit = move_checker(work, start, end, keystack[depth], words)
             path[depth, 0] = start
             path[depth, 1] = end
