@@ -810,3 +810,31 @@ def test_crawford_in_a_real_match() -> None:
         ((2, 0), True, False),
         ((2, 2), False, True),
     ]
+
+
+GALAXY_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "backgammon" / "galaxy-6800849.txt"
+
+
+def test_a_match_claimed_too_early_and_a_game_after_the_end() -> None:
+    """A 3-point match: game 2 written as winning the match at 2-0 is reported at its result line; a game
+    appended after the real end (3-2 after game 4) is reported at its header; the other games replay."""
+    text = GALAXY_EXAMPLE.read_text()
+    claimed = text.replace("Wins 1 point\n\n Game 3", "Wins 1 point and the match\n\n Game 3", 1)
+    games = list(read_games(claimed.encode(), "claimed.txt"))
+    assert [[str(error) for error in game.errors] for game in games] == [
+        [],
+        [
+            "line 70, column 0: the record says the game wins the match, "
+            "but the score becomes 2-0 in a match to 3"
+        ],
+        [],
+        [],
+    ]
+    fourth_game = text[text.index(" Game 4") :]
+    extra = text + "\n" + fourth_game.replace("Game 4", "Game 5").replace(": 2 ", ": 3 ", 1)
+    games = list(read_games(extra.encode(), "extra.txt"))
+    assert [game.valid for game in games] == [True, True, True, True, False]
+    header = extra.splitlines().index(" Game 5") + 1
+    assert (
+        str(games[4].errors[0]) == f"line {header}, column 0: game 5 after the end of the match (won at 3-2)"
+    )

@@ -117,6 +117,12 @@ def replay_match(match: MatchRecord) -> list[Game]:
                 state = replace(state, score=record.score)
             else:
                 state = _recorded_from(state, record.score)
+        if state.over and mismatch is None:
+            mismatch = RecordError(
+                record.line,
+                0,
+                f"game {record.index} after the end of the match (won at {state.score[0]}-{state.score[1]})",
+            )
         game = replay_game(match, record, state)
         if mismatch is not None:
             game.errors.insert(0, mismatch)
@@ -131,6 +137,13 @@ def replay_match(match: MatchRecord) -> list[Game]:
             state = state.next_game(game.winner, game.points)
         else:
             state = replace(state, game=state.game + 1)
+        if record.match_won and not state.over:
+            game.add_error(
+                record.result_line or record.line,
+                0,
+                f"the record says the game wins the match, but the score becomes {state.score[0]}-"
+                f"{state.score[1]} in a match to {state.rules.length or 'no length (money)'}",
+            )
     return games
 
 
