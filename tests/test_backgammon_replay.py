@@ -660,7 +660,7 @@ def test_post_crawford_double_after_a_crawford_game_that_could_not_be_scored() -
         game_text(1, (0, 0), [OPENING[0], *LEFT_DOUBLE_DROPPED]),
         game_text(2, (1, 0), [OPENING[0], *LEFT_DOUBLE_DROPPED]),
         game_text(3, (2, 0), ["  1) 43: 13/9 13/9               64: 8/2 6/2", right_wins(1)]),
-        game_text(4, (2, 1), [*RIGHT_DOUBLE_DROPPED[:2], right_wins(1, match=True)]),
+        game_text(4, (2, 1), [*RIGHT_DOUBLE_DROPPED[:2], right_wins(1)]),
     )
     *_, third, fourth = replay_text(text)
     assert [e.message.split(";")[0] for e in third.errors] == ["move 1: 43: 13/9 13/9 is not a legal play"]
@@ -775,13 +775,13 @@ def test_jacoby_gammon_written_as_two_points() -> None:
 
 def test_crawford_and_post_crawford() -> None:
     """3 points: alice reaches 2 (N-1), so game 3 is the Crawford game (alice resigns a single game); game 4
-    comes after it: bob's double is allowed, alice drops and bob wins the match."""
+    comes after it: bob's double is allowed, alice drops and bob levels at 2-2."""
     text = match_text(
         3,
         game_text(1, (0, 0), [OPENING[0], *LEFT_DOUBLE_DROPPED]),
         game_text(2, (1, 0), [OPENING[0], *LEFT_DOUBLE_DROPPED]),
         game_text(3, (2, 0), [OPENING[0], right_wins(1)]),
-        game_text(4, (2, 1), [*RIGHT_DOUBLE_DROPPED[:2], right_wins(1, match=True)]),
+        game_text(4, (2, 1), [*RIGHT_DOUBLE_DROPPED[:2], right_wins(1)]),
     )
     games = replay_text(text)
     assert [errors(game) for game in games] == [[], [], [], []]
