@@ -561,20 +561,28 @@ def analyze(
 @click.option("--concurrency", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
 @click.option("--loglevel", default="INFO", show_default=True)
 def worker(broker: str, concurrency: int, loglevel: str) -> None:
-    """Run a Celery worker that analyses games for `taldau analyze --broker`."""
+    """Run a Celery worker that analyses games for `taldau analyze --broker`. A worker that Celery stops
+    on an error (kombu can fail so while the broker restarts) starts again in a fresh process image with
+    the same process id; a worker stopped by a signal or a warm shutdown stays stopped."""
     from taldau.workers.celery_app import make_app
 
     app = make_app(broker)
-    app.worker_main(
-        [
-            "worker",
-            f"--concurrency={concurrency}",
-            f"--loglevel={loglevel}",
-            "--without-gossip",
-            "--without-mingle",
-            "--pool=prefork",
-        ]
+    celery_worker = app.Worker(
+        concurrency=concurrency,
+        loglevel=loglevel,
+        pool_cls="prefork",
+        without_gossip=True,
+        without_mingle=True,
     )
+    celery_worker.start()
+    code = celery_worker.exitcode
+    if code not in (0, None):
+        click.echo(f"taldau worker: Celery stopped (exit code {code}); restarting in 2 s", err=True)
+        time.sleep(2.0)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+    sys.exit(code or 0)
 
 
 @main.command()

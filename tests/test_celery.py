@@ -256,3 +256,63 @@ def test_a_redis_restart_in_the_middle_of_a_run(tmp_path: Path, archive: Path, b
     games = table(out, "games")
     assert len(games) == len({(g["source"], g["index"]) for g in games}) == 8
     assert [g["status"] for g in games].count("ok") == 7
+
+
+def test_a_worker_stopped_by_an_unrecoverable_error_starts_again(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """Celery stops a worker on an error it cannot handle (kombu raises one when a task is acknowledged
+    while the broker reconnects): `taldau worker` starts again under the same process id and the run
+    completes with every game once."""
+    hook = str(Path(__file__).with_name("unrecoverable_hook"))
+    marker = tmp_path / "failed-once"
+    restarting = Worker(
+        broker.url, tmp_path / "worker.log", env={"PYTHONPATH": hook, "TALDAU_TEST_MARKER": str(marker)}
+    )
+    try:
+        code, stdout = analyze(
+            str(archive), "--out", str(tmp_path / "out"), "--depth", "6", "--broker", broker.url, "--json"
+        )
+        assert restarting.process.poll() is None, "the worker process is gone"
+    finally:
+        restarting.stop()
+    assert marker.exists()
+    log = restarting.log.read_text()
+    assert "Unrecoverable error: AttributeError" in log
+    assert "taldau worker: Celery stopped (exit code 1); restarting in 2 s" in log
+    assert code == 1
+    assert json.loads(stdout)["ok"] == 7
+    games = table(tmp_path / "out", "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 8
+
+
+def test_a_lost_task_is_sent_again(tmp_path: Path, archive: Path, broker) -> None:
+    """A task message that vanishes (a worker that died holding it unacknowledged hides it for the hours of
+    the visibility timeout; here it is taken off the queue): once the workers are idle with the queue
+    empty and that game still pending, the client sends it again and the run completes."""
+    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+    queue = redis.Redis.from_url(broker.url)
+    taken: list[bytes] = []
+
+    def take_one() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not taken:
+            if queue.llen("celery") >= 2:
+                message = queue.rpop("celery")
+                if message is not None:
+                    taken.append(message)
+            time.sleep(0.005)
+
+    thief = threading.Thread(target=take_one)
+    thief.start()
+    try:
+        code, stdout = analyze(
+            str(archive), "--out", str(tmp_path / "out"), "--depth", "6", "--broker", broker.url, "--json"
+        )
+    finally:
+        thief.join()
+        single.stop()
+    assert taken, "no message was taken off the queue"
+    assert code == 1 and json.loads(stdout)["ok"] == 7
+    games = table(tmp_path / "out", "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 8

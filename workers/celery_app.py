@@ -88,8 +88,59 @@ def ping_workers(app: Celery, timeout: float = 2.0, limit: int | None = None) ->
     return sorted(name for reply in replies for name in reply)
 
 
-def celery_executor(broker: str, poll: float = 0.25, wait_for_workers: float = 30.0) -> Executor:
-    """Submit one task per game and follow them to the end."""
+class Watch:
+    """Looks at the workers now and then while games are pending. Gives up (raising BrokerUnavailable)
+    when no worker has answered for ``patience`` seconds: the games stay queued for a rerun. Reports tasks
+    as lost when, twice in a row, the workers answer but hold no task and the queue is empty: a worker that
+    died with tasks unacknowledged leaves them invisible until the broker's visibility timeout (hours).
+    A broker that is briefly unreachable (a restart) counts as no answer, not as an error."""
+
+    def __init__(self, app: Celery, broker: str, patience: float, every: float = 15.0) -> None:
+        self.app = app
+        self.queue = redis.Redis.from_url(broker)
+        self.patience = patience
+        self.every = every
+        now = time.monotonic()
+        self.last_answer = now
+        self.next_look = now + every
+        self.idle_looks = 0
+
+    def _idle(self) -> bool:
+        """Whether the workers hold no task (running or reserved) and nothing waits in the queue."""
+        inspect = self.app.control.inspect(timeout=2.0)
+        replies = (inspect.active(), inspect.reserved())
+        if any(reply is None for reply in replies):  # no worker answered in time: not known to be idle
+            return False
+        held = [jobs for reply in replies if reply is not None for jobs in reply.values()]
+        return not any(held) and self.queue.llen("celery") == 0
+
+    def look(self, pending: int) -> bool:
+        """Raises when the workers are gone for too long; True when pending tasks look lost."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return False
+        self.next_look = now + self.every
+        try:
+            answered = bool(ping_workers(self.app, limit=1))
+            idle = answered and self._idle()
+        except Exception:  # the broker is unreachable or restarting: no answer this time
+            answered = idle = False
+        if not answered and now - self.last_answer > self.patience:
+            raise BrokerUnavailable(
+                f"no worker has answered for {now - self.last_answer:.0f} s with {pending} games pending; "
+                "they stay queued: start workers and run the same command again to resume"
+            )
+        if answered:
+            self.last_answer = now
+        self.idle_looks = self.idle_looks + 1 if idle else 0
+        return self.idle_looks >= 2
+
+
+def celery_executor(
+    broker: str, poll: float = 0.25, wait_for_workers: float = 30.0, patience: float = 120.0
+) -> Executor:
+    """Submit one task per game and follow them to the end; give up when no worker answers at the start
+    for ``wait_for_workers`` seconds, or later for ``patience`` seconds (the games stay queued)."""
 
     def run(
         tasks: list[dict[str, Any]],
@@ -111,7 +162,21 @@ def celery_executor(broker: str, poll: float = 0.25, wait_for_workers: float = 3
             ).id
 
         pending = {submit(task): (task, 0) for task in tasks}
+        watch = Watch(app, broker, patience)
+
+        def retry(task: dict[str, Any], resubmitted: int, why: str) -> None:
+            """Send a task again (its parts are overwritten, never duplicated), or record it as failed."""
+            if resubmitted < MAX_DELIVERIES:
+                pending[submit(task)] = (task, resubmitted + 1)
+            else:
+                finished(store_failure(task, settings, out, why))
+
         while pending:
+            if watch.look(len(pending)):
+                for task_id in list(pending):
+                    if not app.AsyncResult(task_id).ready():
+                        task, resubmitted = pending.pop(task_id)
+                        retry(task, resubmitted, "lost by its worker each time it was sent")
             # Tasks leave the queue in order: the oldest pending ones are the ones worth asking about.
             for task_id in list(pending)[:CHECK_PER_ROUND]:
                 result = app.AsyncResult(task_id)
@@ -124,10 +189,9 @@ def celery_executor(broker: str, poll: float = 0.25, wait_for_workers: float = 3
                 task, resubmitted = pending.pop(task_id)
                 if result.successful():
                     finished(result.result)
-                elif isinstance(result.result, TaskRevokedError) and resubmitted < MAX_DELIVERIES:
-                    # Cancelled by a worker that lost its broker connection: run it again (its parts are
-                    # overwritten, never duplicated).
-                    pending[submit(task)] = (task, resubmitted + 1)
+                elif isinstance(result.result, TaskRevokedError):
+                    # cancelled by a worker that lost its broker connection: run it again
+                    retry(task, resubmitted, f"worker task failed: {result.result!r}")
                 else:
                     finished(store_failure(task, settings, out, f"worker task failed: {result.result!r}"))
                 result.forget()
