@@ -89,11 +89,12 @@ def ping_workers(app: Celery, timeout: float = 2.0, limit: int | None = None) ->
 
 
 class Watch:
-    """Looks at the workers now and then while games are pending. Gives up (raising BrokerUnavailable)
-    when no worker has answered for ``patience`` seconds: the games stay queued for a rerun. Reports tasks
-    as lost when, twice in a row, the workers answer but hold no task and the queue is empty: a worker that
-    died with tasks unacknowledged leaves them invisible until the broker's visibility timeout (hours).
-    A broker that is briefly unreachable (a restart) counts as no answer, not as an error."""
+    """Looks at the workers when no result has come for ``every`` seconds while games are pending. Gives
+    up (raising BrokerUnavailable) when no worker has answered for ``patience`` seconds: the games stay
+    queued for a rerun. Reports tasks as lost when, twice in a row, the workers answer but hold no task and
+    the queue is empty: a worker that died with tasks unacknowledged leaves them invisible until the
+    broker's visibility timeout (hours). A broker that is briefly unreachable (a restart) counts as no
+    answer, not as an error."""
 
     def __init__(self, app: Celery, broker: str, patience: float, every: float = 15.0) -> None:
         self.app = app
@@ -103,6 +104,13 @@ class Watch:
         now = time.monotonic()
         self.last_answer = now
         self.next_look = now + every
+        self.idle_looks = 0
+
+    def progress(self) -> None:
+        """A result came: the workers are alive and busy."""
+        now = time.monotonic()
+        self.last_answer = now
+        self.next_look = now + self.every
         self.idle_looks = 0
 
     def _idle(self) -> bool:
@@ -187,6 +195,7 @@ def celery_executor(
                 if not ready:
                     continue
                 task, resubmitted = pending.pop(task_id)
+                watch.progress()
                 if result.successful():
                     finished(result.result)
                 elif isinstance(result.result, TaskRevokedError):
