@@ -66,11 +66,11 @@ class MatchState:
 
     def can_double(self, player: int) -> bool:
         """Whether ``player`` may offer the cube now (before rolling)."""
-        if self.over or self.offered_by is not None or self.crawford_game:
+        try:
+            self.double(player)
+        except CubeError:
             return False
-        if self.cube_owner is not None and self.cube_owner != player:
-            return False
-        return not (self.rules.cube_limit and self.cube * 2 > self.rules.cube_limit)
+        return True
 
     def double(self, player: int) -> MatchState:
         """``player`` offers the cube at twice the stake; raises CubeError when that is not allowed."""
