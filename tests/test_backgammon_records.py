@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SHARED_DATA
+from conftest import EXAMPLES, GNUBG_EXPORTS, GNUBG_FIXTURES, SHARED_DATA
 from taldau.games.backgammon.jellyfish import SegmentError, parse_segment, read_jellyfish
 from taldau.games.backgammon.readers import FORMATS, detect_format, read_match_records
 from taldau.games.backgammon.record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
@@ -18,7 +18,7 @@ from taldau.games.backgammon.sgf import parse_sgf, read_sgf
 from taldau.games.backgammon.writer import format_segment, write_jellyfish
 
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
-GNUBG = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg"
+GNUBG = GNUBG_FIXTURES
 GAME_LINE = re.compile(r"^\s*Game\s+(\d+)\s*$", re.MULTILINE)
 
 
@@ -301,17 +301,6 @@ def test_writer_money_session_and_match_winner() -> None:
 
 # --- gnubg's own exports --------------------------------------------------------------------------------
 
-# The bglab matches that GNU Backgammon 1.07 imported and saved as SGF and exported as .mat
-# (tests/data/backgammon/gnubg/make_fixtures.py).
-EXPORTED = {
-    "galaxy-6800849": "lasse/match6800849.txt",
-    "galaxy-8170603": "lasse/match8170603.txt",
-    "galaxy-10030560": "lasse/match10030560.txt",
-    "studio-selbs": "Llabba/Selbs - Llabba 13pt Backgammon Studio 2023_03_24 18_10_57.txt",
-    "studio-iradch49": "Llabba/Llabba - Iradch49 7pt Backgammon Studio 2023_05_15 18_07_54.txt",
-    "studio-moderntavla31": "Llabba/Moderntavla31 - Llabba 9pt Backgammon Studio 2023_09_20 21_30_21.txt",
-}
-
 
 def gnubg_file(name: str) -> Path:
     """A fixture gnubg wrote; the test skips when it is missing."""
@@ -331,11 +320,11 @@ def read_gnubg_exports(name: str) -> tuple[MatchRecord, MatchRecord]:
     return from_sgf[0], from_mat[0]
 
 
-@pytest.mark.parametrize("name", sorted(EXPORTED))
+@pytest.mark.parametrize("name", sorted(GNUBG_EXPORTS))
 def test_gnubg_exports_read_like_the_original(bglab: Path, name: str) -> None:
     """gnubg's SGF and .mat of a bglab match hold the same games, actions and results as the original,
     although gnubg writes every die move apart (``22/16 16/13`` for ``22/13``), ``25/22`` and ``6/0``."""
-    original = read_file(bglab / EXPORTED[name])
+    original = read_file(bglab / GNUBG_EXPORTS[name])
     from_sgf, from_mat = read_gnubg_exports(name)
     for match in (from_sgf, from_mat):
         assert (match.players, match.length, len(match.games)) == (

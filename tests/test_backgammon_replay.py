@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import GNUBG_EXPORTS, GNUBG_FIXTURES, SHARED_DATA
 from taldau.games.backgammon import ActionKind, Game, GameValue, Termination, read_games
 from taldau.games.backgammon.writer import write_jellyfish
 
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
-GNUBG = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg"
+GNUBG = GNUBG_FIXTURES
 
 # gnubg's word for how a game ended (results.json, bglab-results.json) -> the replay's
 ENDED = {
@@ -47,16 +47,6 @@ KNOWN_INCONSISTENT = {
     (MINCHY, 10): [
         "line 220, column 0: player 2 wins 4016: a resignation at cube 4 is worth 1, 2 or 3 times the cube"
     ],
-}
-
-# The gnubg exports of bglab matches (tests/data/backgammon/gnubg/make_fixtures.py).
-EXPORTED = {
-    "galaxy-6800849": "lasse/match6800849.txt",
-    "galaxy-8170603": "lasse/match8170603.txt",
-    "galaxy-10030560": "lasse/match10030560.txt",
-    "studio-selbs": "Llabba/Selbs - Llabba 13pt Backgammon Studio 2023_03_24 18_10_57.txt",
-    "studio-iradch49": "Llabba/Llabba - Iradch49 7pt Backgammon Studio 2023_05_15 18_07_54.txt",
-    "studio-moderntavla31": "Llabba/Moderntavla31 - Llabba 9pt Backgammon Studio 2023_09_20 21_30_21.txt",
 }
 
 
@@ -330,7 +320,7 @@ def gnubg_results() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("extension", ["sgf", "mat"])
-@pytest.mark.parametrize("name", sorted(EXPORTED))
+@pytest.mark.parametrize("name", sorted(GNUBG_EXPORTS))
 def test_gnubg_exports_replay_as_gnubg_reads_them(name: str, extension: str) -> None:
     """gnubg's SGF and .mat of six real matches replay without error to gnubg's winners, points, endings,
     Crawford games and scores."""
@@ -348,10 +338,10 @@ def test_gnubg_exports_replay_as_gnubg_reads_them(name: str, extension: str) -> 
 
 
 @pytest.mark.archive
-@pytest.mark.parametrize("name", sorted(EXPORTED))
+@pytest.mark.parametrize("name", sorted(GNUBG_EXPORTS))
 def test_gnubg_exports_replay_like_the_original(name: str) -> None:
     """The gnubg exports replay to the same winners and points as the original bglab record."""
-    path = BGLAB / EXPORTED[name]
+    path = BGLAB / GNUBG_EXPORTS[name]
     if not path.exists():
         pytest.skip(f"real match not found at {path}")
     original = [outcome(game) for game in replay_file(path)]
@@ -424,7 +414,9 @@ def test_round_trip_of_real_matches(bglab_games: dict[str, list[Game]]) -> None:
 
 
 GNUBG_FILES = [
-    f"{name}.{extension}" for name in [*sorted(EXPORTED), "recorded-money"] for extension in ("sgf", "mat")
+    f"{name}.{extension}"
+    for name in [*sorted(GNUBG_EXPORTS), "recorded-money"]
+    for extension in ("sgf", "mat")
 ]
 
 
