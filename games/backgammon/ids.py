@@ -102,11 +102,12 @@ def check_board(board: object) -> np.ndarray:
         total = int(array[side].sum())
         if total > CHECKERS:
             raise ValueError(f"row {side} of the board has {total} checkers, more than {CHECKERS}")
-    for index in range(POINTS):
-        if array[0, index] and array[1, POINTS - 1 - index]:
-            raise ValueError(
-                f"both sides have checkers on one point: row 0's point {index + 1}, row 1's {POINTS - index}"
-            )
+    shared = np.flatnonzero(array[0, :POINTS] * array[1, POINTS - 1 :: -1])
+    if shared.size:
+        index = int(shared[0])
+        raise ValueError(
+            f"both sides have checkers on one point: row 0's point {index + 1}, row 1's {POINTS - index}"
+        )
     checked = array.astype(np.int8)
     checked.flags.writeable = False
     return checked

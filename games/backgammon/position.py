@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from . import board as core
-from .ids import board_from_position_id, position_id
+from .ids import board_from_position_id, check_board, position_id
 
 BAR_POINT = 25
 OFF_POINT = 0
@@ -74,20 +74,9 @@ class Position:
     __slots__ = ("_board", "_key", "turn")
 
     def __init__(self, board: np.ndarray | Sequence[Sequence[int]], turn: int = 0) -> None:
-        cells = np.array(board, dtype=core.BOARD_DTYPE).reshape(2, core.ROW)
         if turn not in (0, 1):
             raise ValueError(f"turn must be player 0 or 1, not {turn!r}")
-        if (cells < 0).any():
-            raise ValueError("a point cannot hold a negative number of checkers")
-        for row, side in ((core.OPPONENT, "side not on roll"), (core.MOVER, "side on roll")):
-            if int(cells[row].sum()) > core.CHECKERS:
-                raise ValueError(f"the {side} has more than {core.CHECKERS} checkers")
-        both = cells[core.MOVER, : core.POINTS] * cells[core.OPPONENT, : core.POINTS][::-1]
-        if both.any():
-            point = int(np.flatnonzero(both)[0]) + 1
-            raise ValueError(f"both sides have checkers on the mover's point {point}")
-        cells.flags.writeable = False
-        self._board = cells
+        self._board = check_board(np.asarray(board).reshape(2, core.ROW))
         self.turn = turn
         self._key: int | None = None
 
