@@ -45,7 +45,6 @@ class MatchState:
 
     rules: Rules = Rules()
     score: tuple[int, int] = (0, 0)
-    game: int = 1
     crawford_game: bool = False
     post_crawford: bool = False
     cube: int = 1
@@ -129,10 +128,6 @@ class MatchState:
             return self.cube
         return value.value * self.cube
 
-    def resignation_points(self, value: GameValue) -> int:
-        """Points of a resignation offering ``value`` (single, gammon or backgammon), accepted."""
-        return self.points(value)
-
     def next_game(self, winner: int, points: int) -> MatchState:
         """The state at the start of the next game after ``winner`` scored ``points``."""
         score = list(self.score)
@@ -144,7 +139,6 @@ class MatchState:
         return MatchState(
             rules=self.rules,
             score=(score[0], score[1]),
-            game=self.game + 1,
             crawford_game=crawford_game,
             post_crawford=post_crawford,
         )

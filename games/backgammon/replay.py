@@ -135,8 +135,7 @@ def replay_match(match: MatchRecord) -> list[Game]:
             state = state.next_game(record.winner, record.points)
         elif game.winner is not None:
             state = state.next_game(game.winner, game.points)
-        else:
-            state = replace(state, game=state.game + 1)
+        # else: no result anywhere, the next game starts from the same score
         if record.match_won and not state.over:
             game.add_error(
                 record.result_line or record.line,
@@ -202,7 +201,7 @@ def replay_game(match: MatchRecord, record: GameRecord, start: MatchState) -> Ga
                     game.value = outcome.value
                     game.points = state.points(outcome.value)
                 continue
-            state, position = _cube(game, action, position, state, where)
+            state = _cube(game, action, position, state, where)
             game.steps.append(Step(action, step_position, step_state))
         except CubeError as error:
             game.add_error(action.line, action.column, f"{where}{error}")
@@ -306,9 +305,7 @@ def _written(segment: Segment) -> str:
     return text + (f"({segment.count})" if segment.count > 1 else "")
 
 
-def _cube(
-    game: Game, action: Action, position: Position, state: MatchState, where: str
-) -> tuple[MatchState, Position]:
+def _cube(game: Game, action: Action, position: Position, state: MatchState, where: str) -> MatchState:
     """The match state after a cube or resignation action; raises CubeError when it is not allowed."""
     kind = action.kind
     line, column = action.line, action.column
@@ -341,10 +338,10 @@ def _cube(
             raise CubeError("a resignation accepted, but none was offered")
         game.termination = Termination.RESIGNED
         game.winner = action.player
-        game.points = state.resignation_points(game.value)
+        game.points = state.points(game.value)
     elif kind is ActionKind.REJECT:
         game.value = None
-    return state, position
+    return state
 
 
 def _as_written(state: MatchState, winner: int, points: int) -> set[int]:
