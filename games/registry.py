@@ -93,8 +93,8 @@ def _backgammon() -> GameKind:
         points = game.points if winner is not None else None
         result = None if winner is None else (f"{points}-0" if winner == 0 else f"0-{points}")
         return GameFacts(
-            source=match.source,
-            index=game.record.index,
+            source=game.source,
+            index=game.index,
             format=match.format,
             plies=game.plies,
             result=result,

@@ -25,7 +25,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel (PyPI package open-spiel) is the oracle here")
 
-from taldau.games.backgammon import board  # noqa: E402
+from taldau.games.backgammon import ROLLS, board  # noqa: E402
 
 SEED = 20240611
 TURNS = 10_000
@@ -36,8 +36,6 @@ TENSOR_BAR = 192
 TENSOR_OFF = 193
 TENSOR_OPPONENT = 3
 TENSOR_DICE = 198
-
-ROLLS = [(die1, die2) for die1 in range(1, 7) for die2 in range(1, die1 + 1)]  # the 21 distinct rolls
 
 Key = bytes  # a resulting board: the bytes of its int8 (2, 25) array
 Moves = list[list[int]]  # our single moves of one play, (from, to) pairs
