@@ -8,8 +8,8 @@ and ``variation_san(moves)``, an engine with ``new_game()``, ``analyse(position,
 ``plies_to_result``, and a ``WinCurve``.
 
 Storage convention (as for Parquet later): scores and winning chances from the first player's side (White),
-``loss`` and ``mark`` from the mover's side. Positions are analysed from the last to the first, so that the
-engine's table carries what it learnt about the end of the game back to its start.
+``loss``, ``mark`` and plies to a forced result from the mover's side. Positions are analysed from the last
+to the first, so that the engine's table carries what it learnt about the end of the game back to its start.
 """
 
 from __future__ import annotations
@@ -22,7 +22,17 @@ from typing import Any, Protocol
 from .winchance import WinCurve
 
 MARKS = ("?!", "?", "??")  # inaccuracy, mistake, blunder
-LOSS_CAP = 20.0  # a move's loss counts at most this much in the mean loss (forced results are far above)
+LOSS_CAP = 20.0  # the most one move can lose, in the game's unit: a move's loss and so a player's mean loss
+
+
+class EngineScore(Protocol):
+    """An engine's score from the mover's side: ``float()`` in the game's unit, and the plies to a forced
+    result (positive when the mover wins), None without one."""
+
+    @property
+    def plies_to_result(self) -> int | None: ...
+
+    def __float__(self) -> float: ...
 
 
 class ReplayedGame(Protocol):
@@ -55,7 +65,12 @@ class ReviewSettings:
 
 @dataclass(frozen=True)
 class PlyReview:
-    """One decision of a game, analysed. ``side`` 0 is White. Scores in the game's unit (kumalak)."""
+    """One decision of a game, analysed. ``side`` 0 is White. Scores in the game's unit (kumalak).
+
+    ``loss`` is in the game's unit too (see ``move_loss``); ``plies_to_result_best`` and
+    ``plies_to_result_played`` are the plies to a forced result after the best and the played move, from the
+    mover's side (positive: the mover wins), None without one.
+    """
 
     ply: int
     side: int
@@ -67,6 +82,8 @@ class PlyReview:
     score_best: float
     score_played: float
     loss: float
+    plies_to_result_best: int | None
+    plies_to_result_played: int | None
     win_chance_before: float
     win_chance_after: float
     mark: str | None
@@ -121,6 +138,24 @@ def move_accuracy(chances_before: float, chances_after: float) -> float:
     return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
 
 
+def move_loss(best: EngineScore, played: EngineScore) -> float:
+    """What the played move gives away against the best one, from the mover's side, in the game's unit:
+    from 0 to ``LOSS_CAP``, and so averaged as it is stored.
+
+    A forced result is no amount of kumalak: throwing a forced win away or walking into a forced loss loses
+    the cap; between two forced results of the same sign nothing is lost (how much sooner or later the
+    result comes is told by the plies, not the loss).
+    """
+    best_plies, played_plies = best.plies_to_result, played.plies_to_result
+    if best_plies is None and played_plies is None:
+        return min(max(0.0, float(best) - float(played)), LOSS_CAP)
+    if best_plies is not None and played_plies is not None and (best_plies > 0) == (played_plies > 0):
+        return 0.0
+    throws_a_win_away = best_plies is not None and best_plies > 0
+    walks_into_a_loss = played_plies is not None and played_plies < 0
+    return LOSS_CAP if throws_a_win_away or walks_into_a_loss else 0.0
+
+
 def _pov(value: float, side: int) -> float:
     """A mover's-side value seen from the first player's side."""
     return value if side == 0 else -value
@@ -142,7 +177,6 @@ def review_game(game: ReplayedGame, engine: Any, curve: WinCurve, settings: Revi
         progress = position.progress()
         before = curve.chances(float(best_score), progress, best_score.plies_to_result)
         after = curve.chances(float(played_score), progress, played_score.plies_to_result)
-        loss = max(0.0, float(best_score) - float(played_score))
         rows.append(
             PlyReview(
                 ply=ply,
@@ -154,7 +188,9 @@ def review_game(game: ReplayedGame, engine: Any, curve: WinCurve, settings: Revi
                 pv=position.variation_san(info.pv),
                 score_best=_pov(float(best_score), side),
                 score_played=_pov(float(played_score), side),
-                loss=loss,
+                loss=move_loss(best_score, played_score),
+                plies_to_result_best=best_score.plies_to_result,
+                plies_to_result_played=played_score.plies_to_result,
                 win_chance_before=_pov(before, side),
                 win_chance_after=_pov(after, side),
                 mark=None if forced else settings.mark(before - after),
@@ -170,7 +206,8 @@ def review_game(game: ReplayedGame, engine: Any, curve: WinCurve, settings: Revi
 
 
 def player_stats(rows: Sequence[PlyReview]) -> tuple[PlayerStats, PlayerStats]:
-    """Per-side counts of marks, mean loss and mean accuracy over the moves that were not forced."""
+    """Per-side counts of marks, mean loss and mean accuracy over the moves that were not forced (the mean
+    loss is the plain mean of those moves' ``loss``)."""
     stats = (PlayerStats(), PlayerStats())
     losses: tuple[list[float], list[float]] = ([], [])
     accuracies: tuple[list[float], list[float]] = ([], [])
@@ -183,7 +220,7 @@ def player_stats(rows: Sequence[PlyReview]) -> tuple[PlayerStats, PlayerStats]:
         player.inaccuracies += row.mark == "?!"
         player.mistakes += row.mark == "?"
         player.blunders += row.mark == "??"
-        losses[row.side].append(min(row.loss, LOSS_CAP))
+        losses[row.side].append(row.loss)
         before, after = _pov(row.win_chance_before, row.side), _pov(row.win_chance_after, row.side)
         accuracies[row.side].append(move_accuracy(before, after))
     for side in (0, 1):

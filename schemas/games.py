@@ -2,7 +2,8 @@
 
 ``status`` is ``ok`` (analysed), ``invalid`` (the record breaks the rules or cannot be read; ``error`` says
 where) or ``failed`` (the analysis itself failed; ``error`` says why). Per side: counts of each mark,
-accuracy (0 to 100) and mean loss in the game's unit.
+accuracy (0 to 100) and mean loss in the game's unit: the mean of the ``moves`` table's ``loss`` over the
+side's moves not ``forced``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,14 @@
 """The ``moves`` table: one row per analysed ply of a game.
 
-Scores and winning chances are stored from White's (the first player's) side; ``loss`` and ``mark`` from
-the mover's side. Scores are in the game's unit (kumalak for Togyz Kumalak); a forced result is stored as
-``+-(1000 - plies)``. Winning chances are in [-1, 1].
+Scores and winning chances are stored from White's (the first player's) side; ``loss``, ``mark`` and the
+plies to a forced result from the mover's side. Scores are in the game's unit (kumalak for Togyz Kumalak); a
+forced result is its own value, the plies to it in ``plies_to_result_best`` / ``plies_to_result_played``
+(its score stays ``+-(1000 - plies)``, so that scores sort). ``loss`` is in the game's unit, at most
+``analysis.review.LOSS_CAP`` (20 kumalak): the games table's mean loss is the mean of ``loss`` over the
+moves not ``forced``. Winning chances are in [-1, 1].
+
+Version 2 added the two plies columns and capped ``loss`` (version 1 stored forced results in it as up to
+2,000 kumalak).
 """
 
 from __future__ import annotations
@@ -11,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import astuple, fields
 
 import pyarrow as pa
-from taldau.analysis.review import PlyReview
+from taldau.analysis.review import LOSS_CAP, PlyReview
 
-MOVES_SCHEMA_VERSION = "1"
+MOVES_SCHEMA_VERSION = "2"
 
 
 def _field(name: str, kind: pa.DataType, doc: str, nullable: bool = False) -> pa.Field:
@@ -32,7 +38,19 @@ MOVES_SCHEMA = pa.schema(
         _field("pv", pa.string(), "engine's principal variation, record notation"),
         _field("score_best", pa.float64(), "score of the best move, White's side"),
         _field("score_played", pa.float64(), "score of the move played, White's side"),
-        _field("loss", pa.float64(), "score lost by the move played, mover's side, >= 0"),
+        _field("loss", pa.float64(), f"score lost by the move played, mover's side, 0 to {LOSS_CAP:g}"),
+        _field(
+            "plies_to_result_best",
+            pa.int16(),
+            "plies to a forced result after the best move, mover's side (> 0 a win), else null",
+            nullable=True,
+        ),
+        _field(
+            "plies_to_result_played",
+            pa.int16(),
+            "plies to a forced result after the move played, mover's side (> 0 a win), else null",
+            nullable=True,
+        ),
         _field("win_chance_before", pa.float64(), "winning chances with the best move, White's side"),
         _field("win_chance_after", pa.float64(), "winning chances after the move played, White's side"),
         _field("mark", pa.string(), "?! inaccuracy, ? mistake, ?? blunder", nullable=True),

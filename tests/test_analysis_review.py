@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from helpers import make_position
+from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 from taldau.analysis.identity import game_id
-from taldau.analysis.review import ReviewSettings, move_accuracy, review_game, review_headers
+from taldau.analysis.review import LOSS_CAP, ReviewSettings, move_accuracy, review_game, review_headers
 from taldau.analysis.winchance import WinCurve, fit_win_curve
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
@@ -45,7 +49,8 @@ def test_a_planted_blunder_is_marked(engine: Engine) -> None:
     assert (blunder.move, blunder.best_move, blunder.mark) == ("89", "91(82)", "??")
     assert blunder.score_best == 999.0 and blunder.score_played < 0  # win in 1 -> a lost position
     assert blunder.win_chance_before == 1.0 and blunder.win_chance_after == -1.0
-    assert blunder.loss == pytest.approx(999.0 - blunder.score_played)
+    assert blunder.loss == LOSS_CAP  # kumalak, never the 1993 between "win in 1" and "loss in 6"
+    assert (blunder.plies_to_result_best, blunder.plies_to_result_played) == (1, -6)
     assert reply.move == reply.best_move and reply.mark is None and reply.loss == 0
     assert reply.score_played == reply.score_best  # the played move is the best: the same evaluation
     white, black = review.players
@@ -60,6 +65,53 @@ def test_forced_moves_are_flagged_not_marked(engine: Engine) -> None:
     first, second = review_game(game, engine, load_win_curve(), ReviewSettings(LIMIT)).plies
     assert first.forced and first.mark is None and first.score_best == -998.0
     assert not second.forced and second.score_best == -999.0  # White's side: Black wins in 1
+    assert second.plies_to_result_best == second.plies_to_result_played == 1  # the mover's side: Black's
+    assert first.plies_to_result_best == first.plies_to_result_played == -2
+
+
+def test_a_thrown_away_forced_win_loses_the_cap_and_keeps_its_plies(engine: Engine) -> None:
+    # White wins at once with 91(82) and in 3 with 12; 69 leaves about +34 kumalak and no forced result.
+    start = make_position([2, 0, 4, 0, 0, 4, 5, 0, 2], [3, 6, 4, 6, 2, 4, 2, 5, 3], white_kazan=78)
+    reviewed = {
+        pit: review_game(record(start, [pit]), engine, load_win_curve(), ReviewSettings(LIMIT)).plies[0]
+        for pit in (9, 1, 6)
+    }
+    assert {pit: (row.best_move, row.move) for pit, row in reviewed.items()} == {
+        9: ("91(82)", "91(82)"),
+        1: ("91(82)", "12"),
+        6: ("91(82)", "69"),
+    }
+    thrown = reviewed[6]
+    assert thrown.loss == LOSS_CAP == 20.0 and thrown.mark == "?!"  # chances 1 -> about 0.9
+    assert (thrown.plies_to_result_best, thrown.plies_to_result_played) == (1, None)
+    assert 20 < thrown.score_played < 50  # the move played has a score in kumalak, and no forced result
+    slower = reviewed[1]  # still a forced win, two plies later: no kumalak lost, the plies tell the rest
+    assert slower.loss == 0.0 and slower.mark is None
+    assert (slower.plies_to_result_best, slower.plies_to_result_played) == (1, 3)
+    best = reviewed[9]
+    assert best.loss == 0.0 and (best.plies_to_result_best, best.plies_to_result_played) == (1, 1)
+    table = moves_table("thrown", [thrown, slower]).to_pydict()
+    assert table["loss"] == [20.0, 0.0]
+    assert (table["plies_to_result_best"], table["plies_to_result_played"]) == ([1, 1], [None, 3])
+
+
+def test_the_moves_mean_loss_is_the_games_mean_loss(togyz_examples: Path) -> None:
+    # Real games at depth 3: the second and fourth end in forced results (losses of 970 kumalak before the
+    # cap), the third has losses above the cap without one.
+    settings = BatchSettings(depth=3)
+    tasks = list(plan([togyz_examples / "playok-2024-2025-sample.pgn"], settings))
+    capped = forced_results = 0
+    for task in (tasks[1], tasks[2], tasks[3], tasks[5]):
+        assert isinstance(task, GameTask)
+        moves, row = analyse_task(task, settings)
+        means = dict(
+            duckdb.sql("select side, avg(loss) from moves where not forced group by side").fetchall()
+        )
+        assert means == {0: pytest.approx(row["white_mean_loss"]), 1: pytest.approx(row["black_mean_loss"])}
+        assert pc.min(moves["loss"]).as_py() >= 0.0 and pc.max(moves["loss"]).as_py() <= LOSS_CAP
+        capped += pc.sum(pc.equal(moves["loss"], LOSS_CAP)).as_py() or 0
+        forced_results += moves["plies_to_result_best"].null_count < moves.num_rows
+    assert capped >= 4 and forced_results == 2
 
 
 def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
@@ -141,6 +193,25 @@ def test_rows_as_arrow_and_parquet(tmp_path: Path, togyz_examples: Path, engine:
     back = pq.read_table(tmp_path / "moves.parquet", schema=MOVES_SCHEMA)
     assert back.to_pylist() == table.to_pylist()
     assert back.column("key").to_pylist()[0] == game.positions[0].key
+
+
+def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path) -> None:
+    # Version 1 had no plies columns; the schema grows by nullable columns, so old files still read.
+    version_1 = pa.schema([field for field in MOVES_SCHEMA if not field.name.startswith("plies_to_result")])
+    strings = {
+        "game_id": "g",
+        "fen": "",
+        "move": "",
+        "best_move": "",
+        "pv": "",
+        "mark": None,
+        "forced": False,
+    }
+    row = dict.fromkeys(version_1.names, 0) | strings
+    pq.write_table(pa.Table.from_pylist([row], version_1), tmp_path / "v1.parquet")
+    (back,) = pq.read_table(tmp_path / "v1.parquet", schema=MOVES_SCHEMA).to_pylist()
+    assert back["plies_to_result_best"] is None and back["plies_to_result_played"] is None
+    assert MOVES_SCHEMA_VERSION == "2"
 
 
 def test_game_id_depends_on_content_only() -> None:
