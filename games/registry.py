@@ -106,6 +106,7 @@ def _backgammon() -> GameKind:
                 "players": list(match.players),
                 "match_length": match.length,
                 "score": list(game.start.score),
+                "score_after": list(game.score_after),
                 "winner": None if winner is None else winner + 1,
                 "winner_name": None if winner is None else match.players[winner],
                 "points": points,

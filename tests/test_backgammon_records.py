@@ -19,6 +19,7 @@ from taldau.games.backgammon.writer import format_segment, write_jellyfish
 
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
 GNUBG = GNUBG_FIXTURES
+ODD_RECORDS = Path(__file__).resolve().parent / "data" / "backgammon" / "odd-records"
 GAME_LINE = re.compile(r"^\s*Game\s+(\d+)\s*$", re.MULTILINE)
 
 
@@ -176,13 +177,59 @@ def test_galaxy_drop_and_win_on_one_line(bglab: Path) -> None:
     assert (game.winner, game.points, game.result_line) == (1, 2, 43)
 
 
-def test_studio_unknown_play_is_a_roll_left_unplayed(bglab: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "line", "column"),
+    [("galaxy-result-on-the-last-line.txt", 53, 59), ("galaxy-result-after-the-number-again.txt", 54, 12)],
+    ids=["on the line of the last roll", "on a line of its own"],
+)
+def test_galaxy_result_row_after_the_move_number_again(
+    bglab: Path, name: str, line: int, column: int
+) -> None:
+    """Galaxy's result row (``Losses 2 point``, ``Wins 2 point and the match``) written after the move number
+    again reads as a row of its own: the same match as the original file, whose row has its own line."""
+    match = read_file(ODD_RECORDS / name)
+    original = read_file(bglab / "lasse" / "match2586956.txt")
+    assert all_errors([match]) == []
+    assert [game_summary(game) for game in match.games] == [game_summary(game) for game in original.games]
+    game = match.games[1]
+    assert [(a.player, a.dice, a.line) for a in game.actions[-2:]] == [(0, (4, 3), 53), (1, (6, 6), 53)]
+    assert (game.winner, game.points, game.match_won, game.result_line) == (1, 2, True, line)
+    assert [str(w) for w in game.warnings] == [
+        f"line {line}, column {column}: move 20: non-standard 'Losses 2 point' ignored"
+    ]
+
+
+def test_a_move_number_inside_a_line_starts_a_row_of_its_own() -> None:
+    """Each row of a line is read on its own, its cells placed by columns counted from the row's own
+    number: ``Drops``, alone in its row, stands in the right column of that row."""
+    text = (
+        " 3 point match\n\n Game 1\n alice : 0                       bob : 0\n"
+        "  1) 43: 13/9 13/10              64: 8/2 6/2  2) 53: 10/5 8/5                43: 13/9 13/10\n"
+        "  3)  Doubles => 2  3)                          Drops\n"
+        "      Wins 1 point\n"
+    )
+    [match] = read_jellyfish(text, "rows")
+    assert all_errors([match]) == []
+    game = match.games[0]
+    assert [(a.player, a.kind, a.number, a.line) for a in game.actions] == [
+        (0, ActionKind.ROLL, 1, 5),
+        (1, ActionKind.ROLL, 1, 5),
+        (0, ActionKind.ROLL, 2, 5),
+        (1, ActionKind.ROLL, 2, 5),
+        (0, ActionKind.DOUBLE, 3, 6),
+        (1, ActionKind.DROP, 3, 6),  # a lone cell in the right column of its row
+    ]
+    assert (game.winner, game.points, game.result_line) == (0, 1, 7)
+
+
+def test_studio_unknown_play_is_a_roll_marked_unrecorded(bglab: Path) -> None:
+    """Studio's ``61: ????``: the dice are known, the play is not (the replay warns and stops there)."""
     match = read_file(bglab / "lasse" / "solnze - Lasse 3pt Backgammon Studio 2024_05_11 19_56_16.txt")
     game = match.games[1]
     roll = game.actions[-1]
     assert (roll.player, roll.dice, roll.segments, roll.line, roll.text) == (1, (6, 1), (), 73, "61: ????")
-    assert [w.line for w in game.warnings] == [73] and "????" in game.warnings[0].message
-    assert (game.winner, game.points) == (0, 1)
+    assert roll.unrecorded and not any(action.unrecorded for action in game.actions[:-1])
+    assert game.warnings == [] and (game.winner, game.points) == (0, 1)
 
 
 def test_a_game_with_no_action(bglab: Path) -> None:

@@ -16,17 +16,19 @@ What the producers write differently (all read here):
 - BackgammonGalaxy: gnubg's layout, ``25/20`` and ``0``, no ``*``, ``Cannot Move`` or a bare ``63:`` for a
   roll that cannot be played, a non-standard ``Losses N point`` cell (ignored, with a warning), a
   match-winning game's points capped at what the winner needed, a forfeit written as a game without
-  actions;
+  actions, and at times the row of a game's result after the move number again, on the line of the last
+  roll (``20) ... 66: 3/0 3/0 2/0 2/0 20)  Losses 2 point  Wins 2 point``) or on a line of its own
+  (``20)  20)  Losses 2 point  Wins 2 point``): read as a row of its own;
 - Backgammon Studio: wider columns (numbers ``  10)`` push the line one column right), ``bar/20``,
   ``6/off``, ``13/7*/5``, ``24/22(2)``, ``8/4*(2)``, ``Wins`` on a numbered line, an empty numbered line at
-  the end of a game, ``61: ????`` for dice rolled before a resignation (read as a roll left unplayed, with
-  a warning).
+  the end of a game, ``61: ????`` for a roll whose play it could not record, mostly dice rolled before a
+  resignation (read as a roll marked ``unrecorded``: the replay stops there).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from taldau.games.records import RecordError, append_error
 
@@ -39,6 +41,7 @@ MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNOREC
 GAME = re.compile(r"^\s*Game\s+(?P<index>\d+)\s*$", re.IGNORECASE)
 SCORE = re.compile(r"^\s*(?P<left>.*?)\s*:\s*(?P<s0>\d+)\s+(?P<right>.*?)\s*:\s*(?P<s1>\d+)\s*$")
 NUMBERED = re.compile(r"^\s*(?P<number>\d+)\)")
+MOVE_NUMBER = re.compile(r"^(?P<number>\d+)\)$")  # a move number standing as a token of its own
 DICE = re.compile(r"^(?P<d1>\d)(?P<d2>\d):$")
 TOKEN = re.compile(r"\S+")
 SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d+)\))?$")
@@ -118,30 +121,49 @@ class Cell:
     columns: tuple[int, ...]
 
 
-def split_cells(line: str, start: int) -> tuple[list[Cell], list[tuple[int, str]]]:
-    """The cells of ``line`` from column ``start`` on, and the tokens that stand before any cell."""
-    cells: list[Cell] = []
-    stray: list[tuple[int, str]] = []
+@dataclass
+class Row:
+    """One numbered row of a line: its move number, its cells and the tokens that stand before any cell.
+    ``shift`` is how many columns right of the line's own number the row's number stands: a line holds one
+    row (shift 0), but BackgammonGalaxy sometimes writes the row of a game's result on the line of its last
+    roll, after the move number again (``20) 43: 13/9 9/6     66: 3/0 3/0 2/0 2/0 20)  Losses 2 point
+    Wins 2 point and the match``), and that row's cells are placed in columns from its own number."""
+
+    move: int
+    shift: int = 0
+    cells: list[Cell] = field(default_factory=list)
+    stray: list[tuple[int, str]] = field(default_factory=list)
+
+
+def split_rows(line: str, start: int, move: int, origin: int | None) -> list[Row]:
+    """The rows of ``line`` from column ``start`` on: the first one numbered ``move``, then one for each move
+    number token (``20)``) met on the line when the line itself is numbered, its number at column
+    ``origin`` (None for an unnumbered line, whose tokens all belong to one row)."""
+    rows = [Row(move)]
     current: list[re.Match[str]] = []
 
     def close() -> None:
         if current:
             words = tuple(token[0] for token in current)
             columns = tuple(token.start() for token in current)
-            cells.append(Cell(current[0].start(), current[-1].end(), words, columns))
+            rows[-1].cells.append(Cell(current[0].start(), current[-1].end(), words, columns))
             current.clear()
 
     for token in TOKEN.finditer(line, start):
         word = token[0]
-        if DICE.match(word) or word.lower() in CELL_WORDS:
+        number = MOVE_NUMBER.match(word)
+        if number is not None and origin is not None:
+            close()
+            rows.append(Row(int(number["number"]), token.start() - origin))
+        elif DICE.match(word) or word.lower() in CELL_WORDS:
             close()
             current.append(token)
         elif current:
             current.append(token)
         else:
-            stray.append((token.start(), word))
+            rows[-1].stray.append((token.start(), word))
     close()
-    return cells, stray
+    return rows
 
 
 @dataclass(frozen=True)
@@ -247,38 +269,51 @@ class JellyfishReader:
     def read_cells(self, number: int, line: str) -> None:
         """Reads a numbered line, or an unnumbered one holding cells (``Wins 1 point`` on its own line)."""
         numbered = NUMBERED.match(line)
-        spot = Spot(number, int(numbered["number"]) if numbered else 0)
-        cells, stray = split_cells(line, numbered.end() if numbered else 0)
-        if not cells and not stray:
+        if numbered is not None:
+            rows = split_rows(line, numbered.end(), int(numbered["number"]), numbered.start("number"))
+        else:
+            rows = split_rows(line, 0, 0, None)
+        written = [row for row in rows if row.cells or row.stray]
+        if not written:
             return
-        state = self.state
-        if state is None:
-            column = cells[0].column if cells else stray[0][0]
+        if self.state is None:
+            first = written[0]
+            column = first.cells[0].column if first.cells else first.stray[0][0]
             append_error(
                 self.open_match().errors,
                 number,
                 column + 1,
-                f"{spot.where}text outside any game: {line.strip()!r}",
+                f"{Spot(number, first.move).where}text outside any game: {line.strip()!r}",
             )
             return
+        for row in written:
+            self.read_row(Spot(number, row.move), line, row)
+
+    def read_row(self, spot: Spot, line: str, row: Row) -> None:
+        """Reads the cells of one row of a line: up to two, the left one player 0's."""
+        assert self.state is not None
+        state = self.state
         game = state.game
+        cells, stray = row.cells, row.stray
         if stray:
             text = " ".join(word for _, word in stray)
-            game.add_error(number, stray[0][0] + 1, f"{spot.where}unreadable {text!r}")
+            game.add_error(spot.line, stray[0][0] + 1, f"{spot.where}unreadable {text!r}")
         if len(cells) > 2:
             extra = " ".join(" ".join(cell.words) for cell in cells[2:])
             game.add_error(
-                number, cells[2].column + 1, f"{spot.where}more than two cells on one line: {extra!r} ignored"
+                spot.line,
+                cells[2].column + 1,
+                f"{spot.where}more than two cells on one line: {extra!r} ignored",
             )
             cells = cells[:2]
-        if len(cells) == 2 and state.side(cells[0].column) == 1:
+        if len(cells) == 2 and state.side(cells[0].column - row.shift) == 1:
             game.add_error(
-                number,
+                spot.line,
                 cells[0].column + 1,
                 f"{spot.where}the left cell {' '.join(cells[0].words)!r} stands in the right column",
             )
         for position, cell in enumerate(cells):
-            player = position if len(cells) == 2 else state.side(cell.column)
+            player = position if len(cells) == 2 else state.side(cell.column - row.shift)
             self.read_cell(spot, line[cell.column : cell.end], cell, player, lone=len(cells) == 1)
 
     def read_cell(self, spot: Spot, text: str, cell: Cell, player: int, lone: bool) -> None:
@@ -319,20 +354,18 @@ class JellyfishReader:
             return None
         rest = cell.words[1:]
         segments: list[Segment] = []
-        if " ".join(rest).lower() in NO_PLAY:
+        unrecorded = rest == (UNKNOWN_PLAY,)
+        if unrecorded or " ".join(rest).lower() in NO_PLAY:
             pass
-        elif rest == (UNKNOWN_PLAY,):
-            message = (
-                f"{spot.where}{cell.words[0]} {UNKNOWN_PLAY}: no play written, read as a roll left unplayed"
-            )
-            game.warnings.append(RecordError(spot.line, column, message))
         else:
             for word, at in zip(rest, cell.columns[1:], strict=True):
                 try:
                     segments.append(parse_segment(word))
                 except SegmentError as error:
                     game.add_error(spot.line, at + 1, f"{spot.where}{error}")
-        return Action(player, ActionKind.ROLL, spot.line, column, spot.move, dice, tuple(segments), 0, text)
+        return Action(
+            player, ActionKind.ROLL, spot.line, column, spot.move, dice, tuple(segments), 0, text, unrecorded
+        )
 
     def read_cube(self, spot: Spot, cell: Cell, text: str, player: int) -> Action | None:
         """A cube cell: ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``."""

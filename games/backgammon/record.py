@@ -49,7 +49,8 @@ class ActionKind(Enum):
 @dataclass(frozen=True)
 class Action:
     """One thing a player did, where it is written. ``value`` is the cube value offered for DOUBLE and
-    BEAVER, the points per cube for RESIGN, else 0. ``number`` is the record's move number (0 if none)."""
+    BEAVER, the points per cube for RESIGN, else 0. ``number`` is the record's move number (0 if none).
+    ``unrecorded`` marks a roll whose play the record does not know (Backgammon Studio's ``61: ????``)."""
 
     player: int
     kind: ActionKind
@@ -60,6 +61,7 @@ class Action:
     segments: tuple[Segment, ...] = ()
     value: int = 0
     text: str = ""
+    unrecorded: bool = False
 
 
 @dataclass

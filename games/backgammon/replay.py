@@ -5,6 +5,15 @@ A problem becomes a ``RecordError`` of its game (line and column in the file, th
 message). An illegal play or cube action stops that game's replay; a wrong claim about a legal one (a hit
 marked where none happened, a wrong cube value) does not, so every disagreement shows. The next game goes
 on from the score the record announces.
+
+A written result that the replay does not take as it stands is a warning, not an error: the game's plays
+are all legal and worth analysing. As GNU Backgammon does when it imports such a record, a game played to
+its end counts what the board gives (a gammon written ``Wins 1 point`` counts 2), a resignation written for
+points no resignation is worth counts the resignation of ``points / cube`` rounded up, held to 1..3 times
+the cube (``Wins 4016 point`` at cube 4: a backgammon, 12), and the next game starts from the score its
+record announces: the match score carries on with the written result when the next game's score line
+says so, else with the replay's. Backgammon Studio's ``61: ????``, a roll whose play it could not record,
+ends the game's replay there, with a warning; the game keeps its plays up to it.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from math import ceil
 
 import numpy as np
 from taldau.games.records import RecordError, append_error
@@ -61,6 +71,7 @@ class Game:
     errors: list[RecordError] = field(default_factory=list)
     warnings: list[RecordError] = field(default_factory=list)
     end: MatchState | None = None
+    carried: tuple[int, int] | None = None  # (winner, points) the match score carries on with
 
     @property
     def cube(self) -> int:
@@ -75,6 +86,14 @@ class Game:
     def plies(self) -> int:
         """Rolls played (dances included)."""
         return sum(1 for step in self.steps if step.action.kind is ActionKind.ROLL)
+
+    @property
+    def score_after(self) -> tuple[int, int]:
+        """The match score after this game as the replay carries it on (the next game starts from the
+        score its own record announces, which may differ)."""
+        if self.carried is None:
+            return self.start.score
+        return self.start.next_game(*self.carried).score
 
     @property
     def source(self) -> str:
@@ -104,7 +123,7 @@ def replay_match(match: MatchRecord) -> list[Game]:
     """Replay every game of a match, carrying the score from game to game."""
     state = MatchState(rules_of(match))
     games: list[Game] = []
-    for record in match.games:
+    for number, record in enumerate(match.games):
         mismatch = None
         if record.score is not None and record.score != state.score:
             if games:
@@ -123,18 +142,13 @@ def replay_match(match: MatchRecord) -> list[Game]:
                 0,
                 f"game {record.index} after the end of the match (won at {state.score[0]}-{state.score[1]})",
             )
-        game = replay_game(match, record, state)
+        following = match.games[number + 1] if number + 1 < len(match.games) else None
+        game = replay_game(match, record, state, following)
         if mismatch is not None:
             game.errors.insert(0, mismatch)
         games.append(game)
-        if game.winner is not None and game.valid:
-            state = state.next_game(game.winner, game.points)
-        elif record.winner is not None and record.points is not None:
-            # a game the replay could not finish, or whose written result is wrong: the record's result
-            # carries the score, so that one broken game does not make the games after it look wrong too
-            state = state.next_game(record.winner, record.points)
-        elif game.winner is not None:
-            state = state.next_game(game.winner, game.points)
+        if game.carried is not None:
+            state = state.next_game(*game.carried)
         # else: no result anywhere, the next game starts from the same score
         if record.match_won and not state.over:
             game.add_error(
@@ -154,14 +168,17 @@ def _recorded_from(state: MatchState, score: tuple[int, int]) -> MatchState:
     return replace(state, score=score, crawford_game=crawford)
 
 
-def replay_game(match: MatchRecord, record: GameRecord, start: MatchState) -> Game:
-    """Replay one game from the match state ``start``."""
+def replay_game(
+    match: MatchRecord, record: GameRecord, start: MatchState, following: GameRecord | None = None
+) -> Game:
+    """Replay one game from the match state ``start``; ``following`` is the next game's record, whose
+    announced score tells which result the match went on with when this game's written one is wrong."""
     game = Game(match, record, start, errors=list(record.errors), warnings=list(record.warnings))
     state = start
     position: Position | None = None
     stopped = bool(record.errors)
     last = record.actions[-1] if record.actions else None
-    for action in record.actions:
+    for number, action in enumerate(record.actions):
         if stopped:
             break
         where = f"move {action.number}: " if action.number else ""
@@ -177,6 +194,15 @@ def replay_game(match: MatchRecord, record: GameRecord, start: MatchState) -> Ga
             position = Position.start(action.player)
         step_position, step_state = position, state
         try:
+            if action.unrecorded:
+                refused = _roll_refused(action, position, state)
+                if refused is not None:
+                    game.add_error(action.line, action.column, f"{where}{refused}")
+                    stopped = True
+                    continue
+                game.steps.append(Step(action, step_position, step_state))
+                game.warnings.append(_unrecorded(action, len(record.actions) - number - 1, where))
+                break
             if action is last and _rolled_then_resigned(action, position, record):
                 game.warnings.append(
                     RecordError(
@@ -208,8 +234,68 @@ def replay_game(match: MatchRecord, record: GameRecord, start: MatchState) -> Ga
             stopped = True
     game.position = position
     game.end = state
-    _check_result(game, record, state, stopped)
+    claim = _check_result(game, record, state, stopped)
+    game.carried = _carried(game, record, claim, following)
     return game
+
+
+def _unrecorded(action: Action, later: int, where: str) -> RecordError:
+    """The warning for a roll whose play the record does not know, where the replay stops with ``later``
+    actions of the game left."""
+    assert action.dice is not None
+    rolled = f"{action.dice[0]}{action.dice[1]}"
+    if later:
+        plural = "s" if later > 1 else ""
+        stop = f"the replay of this game stops here ({later} later action{plural} not replayed)"
+    else:
+        stop = "the last action of the game"
+    return RecordError(
+        action.line, action.column, f"{where}{rolled}: ????: the play was not recorded, {stop}"
+    )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A written result the replay does not take as it stands: its line and what is wrong with it."""
+
+    line: int
+    message: str
+
+
+def _carried(
+    game: Game, record: GameRecord, claim: Claim | None, following: GameRecord | None
+) -> tuple[int, int] | None:
+    """The result (winner, points) the match score carries on with after ``game``, None for none.
+
+    A valid game carries its own result. Where the written result is wrong (``claim``), the replay's result
+    carries on unless the next game's score line is the one the written result gives; either way a warning
+    says which. A game the replay could not finish carries the record's result, so that one broken game does
+    not make the games after it look wrong too."""
+    if claim is not None:
+        assert game.winner is not None and record.winner is not None
+        written = record.winner, record.points or 0
+        ours = game.winner, game.points
+        after_written = game.start.next_game(*written).score
+        carried, why = ours, ""
+        if following is not None and following.score == after_written != game.start.next_game(*ours).score:
+            carried, why = written, f" as written, as game {following.index}'s score line says"
+        score = game.start.next_game(*carried).score
+        game.warnings.append(
+            RecordError(
+                claim.line,
+                0,
+                f"{claim.message}; the match score carries on from {score[0]}-{score[1]}, with player "
+                f"{carried[0] + 1} winning {carried[1]}{why}",
+            )
+        )
+        return carried
+    if game.winner is not None and game.valid:
+        return game.winner, game.points
+    if record.winner is not None and record.points is not None:
+        return record.winner, record.points
+    if game.winner is not None:
+        return game.winner, game.points
+    return None
 
 
 def _rolled_then_resigned(action: Action, position: Position, record: GameRecord) -> bool:
@@ -220,18 +306,21 @@ def _rolled_then_resigned(action: Action, position: Position, record: GameRecord
     return action.player == position.turn and bool(position.plays(action.dice)[0].moves)
 
 
+def _roll_refused(action: Action, position: Position, state: MatchState) -> str | None:
+    """Why a roll cannot come now (another player's turn, a cube offer waiting), None when it can."""
+    if action.player != position.turn:
+        return f"player {action.player + 1} rolls, but it is player {position.turn + 1}'s turn"
+    if state.offered_by is not None:
+        return "a roll while the cube offer waits for an answer"
+    return None
+
+
 def _roll(game: Game, action: Action, position: Position, state: MatchState, where: str) -> Play | None:
     """The legal play an action's segments describe, or None (with an error) when there is none."""
     line, column = action.line, action.column
-    if action.player != position.turn:
-        game.add_error(
-            line,
-            column,
-            f"{where}player {action.player + 1} rolls, but it is player {position.turn + 1}'s turn",
-        )
-        return None
-    if state.offered_by is not None:
-        game.add_error(line, column, f"{where}a roll while the cube offer waits for an answer")
+    refused = _roll_refused(action, position, state)
+    if refused is not None:
+        game.add_error(line, column, f"{where}{refused}")
         return None
     assert action.dice is not None
     dice = action.dice
@@ -354,15 +443,17 @@ def _as_written(state: MatchState, winner: int, points: int) -> set[int]:
     return figures
 
 
-def _check_result(game: Game, record: GameRecord, state: MatchState, stopped: bool) -> None:
-    """Compare how the game ended by the rules with the result the record writes."""
+def _check_result(game: Game, record: GameRecord, state: MatchState, stopped: bool) -> Claim | None:
+    """Compare how the game ended by the rules with the result the record writes; a game the replay did
+    not see end takes the written result as a resignation. Returns the written result when the replay
+    does not take it as it stands (the game then holds the result read instead)."""
     line = record.result_line or record.line
     if stopped:
-        return
+        return None
     if record.winner is None:
         if game.termination is not Termination.UNFINISHED:
             game.warnings.append(RecordError(line, 0, f"game {record.index} ends with no result written"))
-        return
+        return None
     claimed = record.points or 0
     said = f"player {record.winner + 1} wins {claimed}"
     if game.termination is Termination.UNFINISHED:
@@ -379,22 +470,27 @@ def _check_result(game: Game, record: GameRecord, state: MatchState, stopped: bo
             )
             game.termination = Termination.FORFEITED
             game.winner, game.points = record.winner, claimed
-            return
-        values = [v for v in GameValue if claimed in _as_written(state, record.winner, state.points(v))]
-        if not values:
-            game.add_error(
-                line, 0, f"{said}: a resignation at cube {state.cube} is worth 1, 2 or 3 times the cube"
-            )
-            return
+            return None
         game.termination = Termination.RESIGNED
-        game.winner, game.points, game.value = record.winner, claimed, values[0]
-        return
+        values = [v for v in GameValue if claimed in _as_written(state, record.winner, state.points(v))]
+        if values:
+            game.winner, game.points, game.value = record.winner, claimed, values[0]
+            return None
+        # as gnubg reads it: the resignation of claimed / cube rounded up, held to 1..3
+        value = GameValue(min(3, max(1, ceil(claimed / state.cube))))
+        game.winner, game.points, game.value = record.winner, state.points(value), value
+        return Claim(
+            line,
+            f"{said}: a resignation at cube {state.cube} is worth 1, 2 or 3 times the cube; read as a "
+            f"{value.name.lower()} resigned, worth {game.points}",
+        )
     assert game.winner is not None
     if record.winner != game.winner or claimed not in _as_written(state, game.winner, game.points):
         how = game.termination.value
-        game.add_error(
-            line, 0, f"{said}, but the game ended {how} with player {game.winner + 1} winning {game.points}"
+        return Claim(
+            line, f"{said}, but the game ended {how} with player {game.winner + 1} winning {game.points}"
         )
+    return None
 
 
 def read_games(data: bytes, source: str) -> Iterator[Game]:

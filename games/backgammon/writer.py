@@ -25,10 +25,12 @@ def format_segment(segment: Segment) -> str:
 
 
 def format_action(action: Action) -> str:
-    """The cell of one action: ``43: 13/9 13/10``, `` Doubles => 2``, `` Takes``... ("" for the kinds that
-    Jellyfish text has no words for: resignations)."""
+    """The cell of one action: ``43: 13/9 13/10``, ``61: ????`` (a play not recorded), `` Doubles => 2``,
+    `` Takes``... ("" for the kinds that Jellyfish text has no words for: resignations)."""
     if action.kind is ActionKind.ROLL:
         dice = f"{action.dice[0]}{action.dice[1]}:" if action.dice else "00:"
+        if action.unrecorded:
+            return f"{dice} ????"
         return " ".join([dice, *(format_segment(segment) for segment in action.segments)])
     if action.kind is ActionKind.DOUBLE:
         return f" Doubles => {action.value}"
