@@ -1,18 +1,28 @@
 # taldau: one image for the CLI and the Celery workers.
-FROM python:3.11-slim
+# The base image is pinned to an exact Python release (change it on purpose, with constraints.txt).
+FROM python:3.11.14-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
-    NUMBA_CACHE_DIR=/tmp/numba-cache
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    NUMBA_CACHE_DIR=/opt/taldau/numba-cache
 
 WORKDIR /opt/taldau
+
+# Dependencies first, exactly as pinned in constraints.txt: this layer is rebuilt only when they change.
+COPY constraints.txt ./
+RUN pip install -r constraints.txt
+
 COPY pyproject.toml README.md ./
 COPY games games
 COPY analysis analysis
 COPY schemas schemas
 COPY workers workers
 COPY cli cli
-RUN pip install . && useradd --create-home taldau && mkdir /results && chown taldau /results
+# --no-deps and --no-build-isolation: nothing beyond constraints.txt is installed; pip check proves it is enough.
+RUN pip install --no-deps --no-build-isolation . && pip check \
+    && useradd --create-home taldau && mkdir /results "$NUMBA_CACHE_DIR" \
+    && chown taldau /results "$NUMBA_CACHE_DIR"
 USER taldau
 
 # Compile the kernels once at build time so that workers start fast.

@@ -34,6 +34,11 @@ GAMES = ("togyz",)
 BENCH_GAMES = ("togyz", "backgammon")
 
 
+def _count(number: int, noun: str, plural: str = "") -> str:
+    """``1 game``, ``2 games``: ``plural`` for a noun that does not just take an s (``ply``, ``plies``)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def _limit(
     depth: int | None, nodes: int | None, movetime: float | None, default: Limit | None = None
 ) -> Limit:
@@ -104,7 +109,8 @@ def validate(paths: tuple[str, ...], as_json: bool) -> None:
         click.echo(json.dumps({"summary": summary.to_json(), "games": games}, ensure_ascii=False))
     else:
         click.echo(
-            f"{summary.games} games, {summary.valid} valid, {summary.invalid} invalid, {summary.plies} plies"
+            f"{_count(summary.games, 'game')}, {summary.valid} valid, {summary.invalid} invalid, "
+            f"{_count(summary.plies, 'ply', 'plies')}"
         )
     sys.exit(0 if summary.invalid == 0 else 1)
 
@@ -204,7 +210,8 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
         click.echo(json.dumps(payload))
     else:
         click.echo(
-            f"depth {depth}: {result.nodes} nodes in {result.seconds:.3f} s, {result.nps:,.0f} nodes/s"
+            f"depth {depth}: {_count(result.nodes, 'node')} in {result.seconds:.3f} s, "
+            f"{result.nps:,.0f} nodes/s"
         )
 
 
@@ -472,7 +479,7 @@ def _progress_printer():
             last[0] = now
             rate = state.plies / max(now - state.started, 1e-9)
             click.echo(
-                f"{state.done}/{state.total} games, {rate:,.1f} plies/s, {state.failed} failed, "
+                f"{state.done}/{_count(state.total, 'game')}, {rate:,.1f} plies/s, {state.failed} failed, "
                 f"{state.invalid} invalid, {state.resumed} resumed",
                 err=True,
             )
@@ -543,12 +550,12 @@ def analyze(
         click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))
     else:
         click.echo(
-            f"{counts['games']} games: {counts['ok']} analysed, {counts['invalid']} invalid, "
-            f"{counts['failed']} failed, {counts['plies']} plies -> {out}"
+            f"{_count(counts['games'], 'game')}: {counts['ok']} analysed, {counts['invalid']} invalid, "
+            f"{counts['failed']} failed, {_count(counts['plies'], 'ply', 'plies')} -> {out}"
         )
     skipped = Counter((item["source"], item["reason"]) for item in manifest["skipped"])
     for (source, reason), count in skipped.items():
-        click.echo(f"{source}: {count} game{'s' if count > 1 else ''} skipped: {reason}", err=True)
+        click.echo(f"{source}: {_count(count, 'game')} skipped: {reason}", err=True)
     for failure in manifest["failures"]:
         click.echo(
             f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True
@@ -601,7 +608,8 @@ def status(broker: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report))
         return
-    click.echo(f"broker {broker}: {report['queued']} games queued, {len(report['workers'])} workers alive")
+    queued, alive = _count(report["queued"], "game"), _count(len(report["workers"]), "worker")
+    click.echo(f"broker {broker}: {queued} queued, {alive} alive")
     for name in report["workers"]:
         click.echo(f"  worker {name}")
     for job in report["running"]:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from taldau.cli.main import main
 
 BAD_GAME = '[Event "bad"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) 86(10) *\n'
+ONE_PLY_GAME = '[Event "one"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) *\n'
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -58,6 +59,17 @@ def test_validate_reports_bad_games_and_keeps_going(tmp_path: Path, togyz_exampl
             "pit 6, but the last stone falls in White's pit 7",
         }
     ]
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    (tmp_path / "one.pgn").write_text(ONE_PLY_GAME)
+    code, output = run("validate", str(tmp_path / "one.pgn"))
+    assert code == 0 and output == "1 game, 1 valid, 0 invalid, 1 ply\n"
+    out = tmp_path / "out"
+    code, output = run("analyze", str(tmp_path / "one.pgn"), "--out", str(out), "--depth", "1", "--jobs", "1")
+    assert code == 0
+    assert f"1 game: 1 analysed, 0 invalid, 0 failed, 1 ply -> {out}\n" in output
+    assert "0/1 game, " in output and "1/1 game, " in output
 
 
 def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> None:

@@ -19,7 +19,7 @@ bearing off. Everything here is ``njit(cache=True)``; with ``NUMBA_DISABLE_JIT=1
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from taldau.games.jit import njit
 from taldau.games.zobrist import splitmix64_words
 
 OPPONENT = 0

@@ -19,7 +19,7 @@ Everything here is ``njit(cache=True)``; with ``NUMBA_DISABLE_JIT=1`` it runs as
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from taldau.games.jit import njit
 from taldau.games.zobrist import splitmix64_words
 
 PITS = 9

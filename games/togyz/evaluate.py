@@ -21,7 +21,7 @@ import json
 from importlib import resources
 
 import numpy as np
-from numba import njit
+from taldau.games.jit import njit
 
 from .board import CELLS, KAZAN, PITS, SIDE, STONES, TUZDYK
 

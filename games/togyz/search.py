@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from taldau.games.jit import njit
 
 from .board import (
     KAZAN,

@@ -1,0 +1,87 @@
+"""The numba decorator of every compiled kernel, with numba's cache kept out of the installed package.
+
+numba's ``cache=True`` writes its files beside the source when it can, which for an installed taldau is
+inside ``site-packages/taldau/games/*/__pycache__``; an editable install of the same package made later
+is then hidden by those leftover folders. Every kernel module takes ``njit`` from here, never from numba,
+so that the cache directory is chosen once, before numba is imported and before any kernel is compiled:
+
+1. ``NUMBA_CACHE_DIR`` when it is set and writable (numba's own setting, used as it is);
+2. ``$XDG_CACHE_HOME/taldau/numba/<digest>``, or ``~/.cache/taldau/numba/<digest>`` without
+   ``XDG_CACHE_HOME``, where the digest is that of the package's sources: numba checks only the file a
+   kernel is written in, not the kernels it calls from other files, so code compiled from other sources
+   is never read back;
+3. no cache at all when neither is writable (a read-only install run without a writable home): every
+   process then compiles the kernels it uses again, which is slower but correct.
+
+The choice is handed to numba through ``NUMBA_CACHE_DIR``, the variable numba documents: numba reads it at
+import and again when its configuration reloads, and the worker processes started from here inherit it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def source_digest(package: Path = PACKAGE_DIR) -> str:
+    """A short digest of every Python source under ``package``: it changes whenever any kernel does."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def is_writable(directory: Path) -> bool:
+    """Whether ``directory`` exists or can be made, and a file can be created in it (numba's own test)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
+
+
+def user_cache_root(environ: Mapping[str, str]) -> Path | None:
+    """The per-user cache folder of the XDG rules (``XDG_CACHE_HOME``, else ``~/.cache``), if one is known."""
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg)
+    home = environ.get("HOME") or os.path.expanduser("~")
+    if not home or home.startswith("~"):
+        return None
+    return Path(home) / ".cache"
+
+
+def choose_cache_dir(environ: Mapping[str, str]) -> Path | None:
+    """Where numba caches the compiled kernels, in the order of the module docstring; None for no cache."""
+    candidates = []
+    if environ.get("NUMBA_CACHE_DIR"):
+        candidates.append(Path(environ["NUMBA_CACHE_DIR"]))
+    root = user_cache_root(environ)
+    if root is not None:
+        candidates.append(root / "taldau" / "numba" / source_digest())
+    return next((path for path in candidates if is_writable(path)), None)
+
+
+CACHE_DIR = choose_cache_dir(os.environ)
+if CACHE_DIR is not None:
+    os.environ["NUMBA_CACHE_DIR"] = str(CACHE_DIR)
+
+import numba  # noqa: E402  (after NUMBA_CACHE_DIR is set, which numba reads at import)
+
+# numba may have been imported before this module; its configuration then rereads the environment here.
+numba.config.reload_config()
+
+
+def njit(**options: Any) -> Any:
+    """``numba.njit(**options)``: ``cache=True`` caches in ``CACHE_DIR``, or not at all when that is None."""
+    if CACHE_DIR is None:
+        options["cache"] = False
+    return numba.njit(**options)
