@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from taldau.games.records import ReadLimits
 from taldau.games.registry import analyser, game_kind
 from taldau.schemas import GAMES_SCHEMA_VERSION, HEADER_COLUMNS, MOVES_SCHEMA_VERSION, moves_table
 
@@ -111,12 +112,13 @@ class Skipped:
 
 
 def plan(
-    paths: Iterable[str | Path], settings: BatchSettings
+    paths: Iterable[str | Path], settings: BatchSettings, limits: ReadLimits | None = None
 ) -> Iterator[GameTask | Skipped | dict[str, Any]]:
     """A task per valid game under ``paths``, a finished ``invalid`` row per bad game or unreadable file,
-    and a ``Skipped`` note per game of another kind than ``settings.game``."""
+    and a ``Skipped`` note per game of another kind than ``settings.game``. Records are read within
+    ``limits`` (the defaults if None), one game at a time."""
     write_record = analyser(settings.game).write_record
-    for item in archive_games(paths):
+    for item in archive_games(paths, limits or ReadLimits()):
         if isinstance(item, Unreadable):
             identity = hashlib.sha256(f"unreadable {item.source}".encode()).hexdigest()[:16]
             yield {
