@@ -544,6 +544,7 @@ def analyze(
     finally:
         stop()
     counts = manifest["counts"]
+    nothing = counts["games"] == 0  # no game of this kind at all (valid, invalid or analysed before)
     if as_json:
         click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))
     else:
@@ -558,7 +559,9 @@ def analyze(
         click.echo(
             f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True
         )
-    sys.exit(0 if counts["invalid"] == 0 and counts["failed"] == 0 else 1)
+    if nothing:
+        click.echo(f"error: no {game} game to analyse under {' '.join(paths)}", err=True)
+    sys.exit(0 if counts["invalid"] == 0 and counts["failed"] == 0 and not nothing else 1)
 
 
 @main.command()

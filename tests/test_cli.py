@@ -247,3 +247,39 @@ def test_validate_reads_gz_files_and_utf16(tmp_path: Path, togyz_examples: Path)
     assert (code, output) == (0, "5 games, 5 valid, 0 invalid, 399 plies\n")
     plain = run("validate", str(togyz_examples / "compact.txt"), str(togyz_examples / "app-export.pgn"))
     assert plain == (code, output)
+
+
+def test_validate_and_analyze_say_when_there_is_no_game(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "empty.zip", "w") as archive:
+        archive.writestr("notes.png", b"\x89PNG")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "empty.zip")])
+    assert result.exit_code == 1
+    assert result.stdout == f"{tmp_path}/empty.zip: no game record file in this archive\n" + (
+        "1 games, 0 valid, 1 invalid, 0 plies\n"
+    )
+    assert result.stderr == f"error: no game found under {tmp_path}/empty.zip\n"
+
+    (tmp_path / "matches").mkdir()
+    shutil.copy(EXAMPLES / "backgammon" / "galaxy-6800849.txt", tmp_path / "matches" / "match.mat")
+    result = CliRunner().invoke(
+        main, ["analyze", str(tmp_path / "matches"), "--out", str(tmp_path / "out"), "--jobs", "1"]
+    )
+    assert result.exit_code == 1
+    assert "match.mat: 4 games skipped: a backgammon game; this run analyses togyz" in result.stderr
+    assert result.stderr.endswith(f"error: no togyz game to analyse under {tmp_path}/matches\n")
+
+
+def test_analyze_counts_an_invalid_backgammon_match_as_invalid(tmp_path: Path, togyz_examples: Path) -> None:
+    match = (EXAMPLES / "backgammon" / "galaxy-6800849.txt").read_text()
+    (tmp_path / "bad.mat").write_text(match.replace("13/9 13/10", "13/9 13/x", 1))
+    shutil.copy(togyz_examples / "compact.txt", tmp_path / "compact.txt")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["analyze", str(tmp_path), "--out", str(out), "--depth", "1", "--json"])
+    assert result.exit_code == 1
+    counts = json.loads(result.stdout)
+    assert (counts["games"], counts["ok"], counts["invalid"]) == (4, 3, 1)
+    assert "bad.mat: 3 games skipped: a backgammon game; this run analyses togyz" in result.stderr
+    bad = f"{tmp_path}/bad.mat, game 1: invalid: line 18, column 15: move 1: bad segment '13/x'"
+    assert bad in result.stderr
+    validate = CliRunner().invoke(main, ["validate", str(tmp_path / "bad.mat")])
+    assert validate.exit_code == 1 and "1 invalid" in validate.stdout
