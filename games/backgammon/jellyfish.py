@@ -26,7 +26,7 @@ What the producers write differently (all read here):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from taldau.games.records import Line, ReadLimits, RecordError, append_error, excerpt, text_lines
@@ -191,8 +191,9 @@ class JellyfishReader:
         """The match being read."""
         return self.matches[-1] if self.matches else None
 
-    def read(self, lines: Iterable[Line]) -> list[MatchRecord]:
-        """All matches of the lines (at least one, holding an error when they have none)."""
+    def read(self, lines: Iterable[Line]) -> Iterator[MatchRecord]:
+        """All matches of the lines (at least one, holding an error when they have none), each yielded as
+        soon as the next one begins."""
         for line in lines:
             if line.refused is not None:
                 self.refuse(line.number, line.refused)
@@ -203,13 +204,14 @@ class JellyfishReader:
                 self.refuse(line.number, f"a token longer than the limit of {limit} characters: not read")
             else:
                 self.read_line(line.number, line.text)
+            while len(self.matches) > 1:  # a match has begun: the one before it is complete
+                yield self.finish(self.matches.pop(0), self.score_names.pop(0))
         if not self.matches:
             empty = MatchRecord(self.source, FORMAT)
             empty.errors.append(RecordError(0, 0, "no backgammon match found in Jellyfish text"))
-            return [empty]
-        for match, names in zip(self.matches, self.score_names, strict=True):
-            self.finish(match, names)
-        return self.matches
+            yield empty
+        else:
+            yield self.finish(self.matches.pop(), self.score_names.pop())
 
     def refuse(self, number: int, message: str) -> None:
         """A line that is not read: an error of the game it falls in (of the match before any game)."""
@@ -420,7 +422,7 @@ class JellyfishReader:
         elif action.kind is ActionKind.DROP:
             state.over = True
 
-    def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> None:
+    def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> MatchRecord:
         """Sets the players from the headers or else the first score line; reports a match with no game."""
         if "Player 1" in match.headers or "Player 2" in match.headers:
             match.players = (
@@ -431,9 +433,10 @@ class JellyfishReader:
             match.players = names
         if not match.games:
             append_error(match.errors, 0, 0, "no game in this match")
+        return match
 
 
 def read_jellyfish(text: str, source: str, limits: ReadLimits | None = None) -> list[MatchRecord]:
     """The matches of a Jellyfish match text (normally one; at least one, with an error when the text holds
     none)."""
-    return JellyfishReader(source, limits or ReadLimits()).read(text_lines(text))
+    return list(JellyfishReader(source, limits or ReadLimits()).read(text_lines(text)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from taldau.games.records import Line, ReadLimits, RecordError, RecordFile, UnreadableFile, text_lines
 
@@ -65,21 +65,24 @@ def detect_lines(lines: Iterable[Line]) -> str | None:
 
 def read_match_records(data: bytes, source: str, limits: ReadLimits | None = None) -> list[MatchRecord]:
     """The matches of a record file's bytes (see ``read_matches``)."""
-    return read_matches(RecordFile.of_bytes(data, source, limits or ReadLimits()))
+    return list(read_matches(RecordFile.of_bytes(data, source, limits or ReadLimits())))
 
 
-def read_matches(file: RecordFile) -> list[MatchRecord]:
-    """The matches of a record file, read line by line; undecodable or unrecognised data gives one match
-    with an error at line 0."""
+def read_matches(file: RecordFile) -> Iterator[MatchRecord]:
+    """The matches of a record file, read line by line (a Jellyfish file one match at a time);
+    undecodable or unrecognised data gives one match with an error at line 0, and so does a file that
+    cannot be read on."""
     try:
         kind = detect_lines(file.lines())
         if kind == "sgf":
-            return read_sgf_lines(file.lines(), file.name, file.limits)
-        if kind == "jellyfish":
-            return JellyfishReader(file.name, file.limits).read(file.lines())
+            yield from read_sgf_lines(file.lines(), file.name, file.limits)
+        elif kind == "jellyfish":
+            yield from JellyfishReader(file.name, file.limits).read(file.lines())
+        else:
+            message = "not a backgammon record (neither Jellyfish match text nor gnubg SGF)"
+            yield _unreadable(file.name, message)
     except UnreadableFile as error:
-        return [_unreadable(file.name, str(error))]
-    return [_unreadable(file.name, "not a backgammon record (neither Jellyfish match text nor gnubg SGF)")]
+        yield _unreadable(file.name, str(error))
 
 
 def _unreadable(source: str, message: str) -> MatchRecord:
