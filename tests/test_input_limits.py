@@ -146,6 +146,16 @@ def test_a_backgammon_game_longer_than_the_limit_is_cut_there(data: bytes, game:
     assert all(not g.valid for g in cut if len(g.record.actions) >= 5)
 
 
+def test_an_overlong_sgf_line_costs_only_the_game_whose_tree_holds_it() -> None:
+    lines = SGF.decode().splitlines()
+    second = [number for number, line in enumerate(lines) if line.startswith("(;")][1] + 2  # 1-based
+    lines.insert(second, ";C[" + "x" * 5_000 + "]")  # a comment in game 2's tree
+    games = list(read_backgammon("\n".join(lines).encode(), "long.sgf", ReadLimits(max_line_bytes=1_000)))
+    assert [g.index for g in games if not g.valid] == [2]
+    assert [(e.line, e.column) for e in games[1].errors] == [(second + 1, 1)]
+    assert games[1].errors[0].message.startswith("line of 5,004 bytes, longer than the limit of 1,000 bytes")
+
+
 # Archives: bombs, limits, paths, .gz, UTF-16
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import Line, ReadLimits, RecordError, append_error, excerpt
+from taldau.games.records import MAX_ERRORS_PER_GAME, Line, ReadLimits, RecordError, append_error, excerpt
 
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 
@@ -100,9 +101,20 @@ def parse_sgf(text: str, limits: ReadLimits | None = None) -> SgfSyntax:
     """The game trees of an SGF collection, following the first variation at every branch. A tree keeps at
     most twice ``limits.max_plies`` nodes; a property value longer than ``limits.max_token_chars`` is refused.
     """
-    limits = limits or ReadLimits()
-    max_nodes = 2 * limits.max_plies
     result = SgfSyntax()
+    result.trees.extend(iter_trees(text, limits or ReadLimits(), result.problems))
+    return result
+
+
+def iter_trees(text: str, limits: ReadLimits, problems: list[tuple[int, str]]) -> Iterator[Tree]:
+    """The game trees of ``parse_sgf``, each yielded when it closes; syntax problems go to ``problems`` (at
+    most one more than a game lists)."""
+    max_nodes = 2 * limits.max_plies
+
+    def problem(offset: int, message: str) -> None:
+        if len(problems) <= MAX_ERRORS_PER_GAME:
+            problems.append((offset, message))
+
     length = len(text)
     on_main: list[bool] = []  # per open parenthesis: whether it lies on the main line
     child_taken: list[bool] = []  # per open parenthesis: whether its main variation has been entered
@@ -125,18 +137,18 @@ def parse_sgf(text: str, limits: ReadLimits | None = None) -> SgfSyntax:
             index += 1
         elif char == ")":
             if not on_main:
-                result.problems.append((index, "')' with no game tree open"))
+                problem(index, "')' with no game tree open")
             else:
                 on_main.pop()
                 child_taken.pop()
                 if not on_main and tree is not None:
-                    result.trees.append(tree)
+                    yield tree
                     tree = None
             node = None
             index += 1
         elif char == ";":
             if not on_main:
-                result.problems.append((index, "a node outside any game tree"))
+                problem(index, "a node outside any game tree")
                 node = []
             else:
                 node = []
@@ -159,27 +171,26 @@ def parse_sgf(text: str, limits: ReadLimits | None = None) -> SgfSyntax:
                     break
                 value, index, closed = _value(text, index + 1, limits.max_token_chars)
                 if not closed:
-                    result.problems.append((start, f"property {name} has an unterminated value"))
+                    problem(start, f"property {name} has an unterminated value")
                     break
                 if value is None:
                     limit = f"the limit of {limits.max_token_chars:,} characters"
-                    result.problems.append((start, f"property {name} has a value longer than {limit}"))
+                    problem(start, f"property {name} has a value longer than {limit}")
                     continue
                 values.append(value)
             if not values:
-                result.problems.append((start, f"property {excerpt(name or text[start:index])} has no value"))
+                problem(start, f"property {excerpt(name or text[start:index])} has no value")
             elif node is None:
-                result.problems.append((start, f"property {name} outside a node"))
+                problem(start, f"property {name} outside a node")
             else:
                 node.append(Property(name, tuple(values), start, index))
         else:
-            result.problems.append((index, f"unexpected {char!r}"))
+            problem(index, f"unexpected {char!r}")
             index += 1
     if on_main:
-        result.problems.append((length, "the game tree is not closed (missing ')')"))
+        problem(length, "the game tree is not closed (missing ')')")
         if tree is not None:
-            result.trees.append(tree)
-    return result
+            yield tree
 
 
 _VALUE = re.compile(r"(?:[^\\\]]|\\.)*", re.DOTALL)  # up to the closing ], escapes included
@@ -219,39 +230,56 @@ class SgfReader:
         self.source = source
         self.limits = limits
         self.line_starts = [0] + [match.end() for match in re.finditer(r"\n", text)]
-        self.matches: list[MatchRecord] = []
-        self.games: list[tuple[int, GameRecord]] = []  # each game with the offset where its tree opens
 
     def where(self, offset: int) -> tuple[int, int]:
         """The 1-based line and column of an offset."""
         line = bisect.bisect_right(self.line_starts, offset)
         return line, offset - self.line_starts[line - 1] + 1
 
-    def read(self, refused: Iterable[Line] = ()) -> list[MatchRecord]:
-        """All matches of the text (at least one, holding an error when the text has none). Each ``refused``
-        line (read as empty) is an error of the game whose tree it falls in."""
-        syntax = parse_sgf(self.text, self.limits)
+    def read(self, refused: Iterable[Line] = ()) -> Iterator[MatchRecord]:
+        """All matches of the text (at least one, holding an error when the text has none), each yielded
+        as soon as the next one begins. Each ``refused`` line (read as empty) is an error of the game whose
+        tree it falls in (of the first match when it comes before any tree)."""
+        problems: list[tuple[int, str]] = []
+        pending = deque(sorted(refused))  # refused lines not placed yet
+        match: MatchRecord | None = None
+        game: GameRecord | None = None  # the game of the last tree read
         last_index = -1
-        for tree in syntax.trees:
+        for tree in iter_trees(self.text, self.limits, problems):
+            before = self.refused_before(pending, tree.offset)
+            if game is not None:
+                for number, reason in before:
+                    game.add_error(number, 1, reason)
             info = self.root_info(tree)
             game_index = info.get("game", last_index + 1)
-            if not self.matches or game_index <= last_index:
-                self.matches.append(MatchRecord(self.source, FORMAT))
+            if match is None or game_index <= last_index:
+                if match is not None:
+                    yield match
+                match = MatchRecord(self.source, FORMAT)
+            if game is None:
+                for number, reason in before:
+                    append_error(match.errors, number, 1, reason)
             last_index = game_index
-            self.read_tree(self.matches[-1], tree)
-        if not self.matches:
-            self.matches.append(MatchRecord(self.source, FORMAT))
-            if not syntax.problems:
-                self.matches[0].errors.append(RecordError(0, 0, "no game tree in this SGF"))
-        for offset, message in syntax.problems:
+            game = self.read_tree(match, tree)
+        rest = self.refused_before(pending, len(self.text) + 1)
+        if match is None:
+            match = MatchRecord(self.source, FORMAT)
+            if not problems and not rest:
+                match.errors.append(RecordError(0, 0, "no game tree in this SGF"))
+        for offset, message in problems:
             line, column = self.where(offset)
-            append_error(self.matches[-1].errors, line, column, f"SGF syntax: {message}")
-        starts = [offset for offset, _ in self.games]
-        for line in refused:
-            found = bisect.bisect_right(starts, self.line_starts[line.number - 1]) - 1
-            errors = self.matches[0].errors if found < 0 else self.games[found][1].errors
-            append_error(errors, line.number, 1, str(line.refused))
-        return self.matches
+            append_error(match.errors, line, column, f"SGF syntax: {message}")
+        for number, reason in rest:
+            append_error(match.errors if game is None else game.errors, number, 1, reason)
+        yield match
+
+    def refused_before(self, pending: deque[Line], offset: int) -> list[tuple[int, str]]:
+        """The refused lines (number, reason) that start before ``offset``, taken from ``pending``."""
+        taken: list[tuple[int, str]] = []
+        while pending and self.line_starts[pending[0].number - 1] < offset:
+            line = pending.popleft()
+            taken.append((line.number, str(line.refused)))
+        return taken
 
     def root_info(self, tree: Tree) -> dict[str, int]:
         """The numbers of a tree's ``MI`` property (``length``, ``game``, ``ws``, ``bs``...)."""
@@ -264,13 +292,12 @@ class SgfReader:
                         info[key.strip()] = int(number)
         return info
 
-    def read_tree(self, match: MatchRecord, tree: Tree) -> None:
+    def read_tree(self, match: MatchRecord, tree: Tree) -> GameRecord:
         """Reads one game tree into a game of ``match``."""
         info = self.root_info(tree)
         line, _ = self.where(tree.offset)
         game = GameRecord(index=info.get("game", len(match.games)) + 1, line=line)
         match.games.append(game)
-        self.games.append((tree.offset, game))
         if "ws" in info and "bs" in info:
             game.score = (info["ws"], info["bs"])
         self.read_root(match, game, tree.nodes[0] if tree.nodes else [], info)
@@ -302,6 +329,7 @@ class SgfReader:
             game.add_error(*cut_at, self.limits.game_cut)
         if game.winner is not None and match.length and game.score is not None and game.points is not None:
             game.match_won = game.score[game.winner] + game.points >= match.length
+        return game
 
     def read_root(
         self, match: MatchRecord, game: GameRecord, root: list[Property], info: dict[str, int]
@@ -398,12 +426,13 @@ def _plays(action: Action, unplayed: Action) -> bool:
 def read_sgf(text: str, source: str, limits: ReadLimits | None = None) -> list[MatchRecord]:
     """The matches of a gnubg SGF text (normally one; at least one, with an error when the text holds
     none)."""
-    return SgfReader(text, source, limits or ReadLimits()).read()
+    return list(SgfReader(text, source, limits or ReadLimits()).read())
 
 
-def read_sgf_lines(lines: Iterable[Line], source: str, limits: ReadLimits) -> list[MatchRecord]:
-    """The matches of a gnubg SGF file's lines; a refused line (too long) reads as empty and is an error of
-    the game it falls in. SGF is a tree, not a list of lines: the text is read whole."""
+def read_sgf_lines(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[MatchRecord]:
+    """The matches of a gnubg SGF file's lines, one at a time; a refused line (too long) reads as empty and
+    is an error of the game it falls in. SGF is a tree, not a list of lines: the text is held whole, its
+    game trees are read one at a time."""
     texts: list[str] = []
     refused: list[Line] = []
     for line in lines:
