@@ -160,17 +160,24 @@ def _chunks(stream: BinaryIO) -> Iterator[bytes]:
     """The bytes of ``stream`` as UTF-8 or 8-bit text: a UTF-8 BOM dropped, UTF-16 (with a BOM) re-encoded
     as UTF-8; raises UnreadableFile when it starts like a binary file."""
     head = _read_at_least(stream, BINARY_SNIFF_BYTES)
-    rest = iter(lambda: stream.read(CHUNK_BYTES), b"")
+    rest: Iterator[bytes] = iter(lambda: stream.read(CHUNK_BYTES), b"")
     if head.startswith(_UTF16_BOMS):
         decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
         head = decoder.decode(head).encode("utf-8", errors="replace")
-        rest = (decoder.decode(chunk).encode("utf-8", errors="replace") for chunk in rest)
+        rest = _transcoded(rest, decoder)
     elif head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8) :]
     if b"\x00" in head[:BINARY_SNIFF_BYTES]:
         raise UnreadableFile("binary data (NUL bytes), not a text game record")
     yield head
     yield from rest
+
+
+def _transcoded(chunks: Iterator[bytes], decoder: codecs.IncrementalDecoder) -> Iterator[bytes]:
+    """Chunks decoded by ``decoder`` and encoded as UTF-8, with whatever the decoder holds at the end."""
+    for chunk in chunks:
+        yield decoder.decode(chunk).encode("utf-8", errors="replace")
+    yield decoder.decode(b"", final=True).encode("utf-8", errors="replace")
 
 
 def _decode(data: bytes) -> str:
@@ -184,20 +191,35 @@ def _decode(data: bytes) -> str:
 def _lines(stream: BinaryIO, max_bytes: int) -> Iterator[Line]:
     """The decoded lines of ``stream``; a line over ``max_bytes`` is refused (its start kept for messages),
     as is a line holding NUL bytes."""
-    for number, (data, length) in enumerate(_split(_chunks(stream), max_bytes), start=1):
-        if length is not None:
-            start = data.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
-            reason = f"line of {length:,} bytes, longer than the limit of {max_bytes:,} bytes: {start!r}..."
-            yield Line(number, "", reason)
-        elif b"\x00" in data:
-            yield Line(number, "", f"NUL bytes (binary data) in the line: {excerpt(_decode(data))}")
-        else:
-            yield Line(number, _decode(data))
+    number = 0
+    for item in _split(_chunks(stream), max_bytes):
+        if isinstance(item, tuple):
+            start, length = item
+            number += 1
+            text = start.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
+            limit = f"longer than the limit of {max_bytes:,} bytes"
+            yield Line(number, "", f"line of {length:,} bytes, {limit}: {text!r}...")
+            continue
+        try:  # the common case: a block of lines in UTF-8, decoded at once
+            texts = None if b"\x00" in item else _BREAK_TEXT.split(item.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts = None
+        if texts is not None:
+            for text in texts:
+                number += 1
+                yield Line(number, text)
+            continue
+        for data in _BREAK.split(item):
+            number += 1
+            if b"\x00" in data:
+                yield Line(number, "", f"NUL bytes (binary data) in the line: {excerpt(_decode(data))}")
+            else:
+                yield Line(number, _decode(data))
 
 
-def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[bytes, int | None]]:
-    """Lines (without breaks) of a stream of chunks: ``(line, None)``, or ``(start, length)`` for a line
-    longer than ``max_bytes``, whose rest is skipped without being kept."""
+def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[bytes | tuple[bytes, int]]:
+    """The lines of a stream of chunks: blocks of whole lines, none longer than ``max_bytes`` (joined by their
+    line breaks), and ``(start, length)`` for each line longer than that, whose rest is skipped unkept."""
     rest = b""  # the unfinished last line so far, never longer than max_bytes
     skipped: int | None = None  # the length so far of an over-long line being skipped
     head = b""  # the start of that line
@@ -207,7 +229,14 @@ def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[bytes, int
             chunk = chunk[1:]
         data = rest + chunk
         after_cr = data.endswith(b"\r")
-        pieces = _BREAK.split(data[:-1] if after_cr else data)
+        body = data[:-1] if after_cr else data
+        if skipped is None and len(body) <= max_bytes:  # the common case: no line here can be too long
+            cut = len(body) if after_cr else max(body.rfind(b"\n"), body.rfind(b"\r"))
+            if cut >= 0:  # the whole lines, without the break after the last of them
+                yield body[: cut - 1 if body[cut - 1 : cut + 1] == b"\r\n" else cut]
+            rest = body[cut + 1 :]
+            continue
+        pieces = _BREAK.split(body)
         rest = b"" if after_cr else pieces.pop()  # without a final break, the last piece goes on
         for piece in pieces:
             if skipped is not None:
@@ -216,7 +245,7 @@ def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[bytes, int
             elif len(piece) > max_bytes:
                 yield piece[: EXCERPT_CHARS * 4], len(piece)  # enough bytes for EXCERPT_CHARS characters
             else:
-                yield piece, None
+                yield piece
         if skipped is not None:
             skipped += len(rest)
             rest = b""
@@ -225,4 +254,4 @@ def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[bytes, int
     if skipped is not None:
         yield head, skipped
     elif rest:
-        yield rest, None
+        yield rest

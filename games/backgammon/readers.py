@@ -18,7 +18,7 @@ _MATCH_LINE = re.compile(r"^\s*\d+\s+points?\s+match\b", re.IGNORECASE | re.MULT
 _GAME_LINE = re.compile(r"^\s*Game\s+\d+\s*$", re.IGNORECASE | re.MULTILINE)
 _MOVE_LINE = re.compile(r"^\s*\d+\)\s+(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Wins\b)", re.MULTILINE)
 _NUMBERED_LINE = re.compile(r"^\s*\d+\)", re.MULTILINE)
-_BLOCK_LINES = 256  # lines looked at together (the patterns run over a block, not line by line)
+_BLOCK_LINES = (16, 256)  # lines looked at together: a first block (the signs are near the top), then more
 
 
 def detect_format(text: str) -> str | None:
@@ -42,7 +42,7 @@ def detect_lines(lines: Iterable[Line]) -> str | None:
             if head == "(":
                 head += rest.lstrip()[:1]
         block.append(line.text)
-        if len(block) < _BLOCK_LINES:
+        if len(block) < _BLOCK_LINES[line.number > _BLOCK_LINES[0]]:
             continue
         text = "\n".join(block)
         block.clear()
