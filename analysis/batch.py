@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.games.registry import analyser, game_kind
+from taldau.games.records import ReadLimits
+from taldau.games.registry import GameFacts, analyser, game_kind
 from taldau.schemas import GAMES_SCHEMA_VERSION, HEADER_COLUMNS, MOVES_SCHEMA_VERSION, moves_table
 
 from .identity import game_id
@@ -101,9 +102,32 @@ def identity_of(game: Any, settings: BatchSettings) -> str:
     return game_id(settings.game, game.record.headers, game.positions[0].fen(), game.moves)
 
 
+def _other_kind_row(kind: str, facts: GameFacts, settings: BatchSettings) -> dict[str, Any]:
+    """The finished ``invalid`` row of a bad game of another kind than the run's (a backgammon match in a
+    Togyz run, say): its id comes from where it lies, as it has no engine to replay it for one."""
+    identity = hashlib.sha256(f"invalid {kind} {facts.source} {facts.index}".encode()).hexdigest()[:16]
+    row: dict[str, Any] = {
+        "game_id": identity,
+        "game": kind,
+        "source": facts.source,
+        "index": facts.index,
+        "format": facts.format,
+        "headers": dict(facts.headers),
+        "result": facts.result,
+        "termination": facts.termination,
+        "plies": facts.plies,
+        "status": "invalid",
+        "error": "; ".join(str(error) for error in facts.errors),
+        "settings": settings.key,
+    }
+    for header, column in HEADER_COLUMNS.items():
+        row[column] = facts.headers.get(header)
+    return row
+
+
 @dataclass(frozen=True)
 class Skipped:
-    """A game under the paths that this run does not analyse (a game of another kind)."""
+    """A valid game under the paths that this run does not analyse (a game of another kind)."""
 
     source: str
     index: int
@@ -111,12 +135,13 @@ class Skipped:
 
 
 def plan(
-    paths: Iterable[str | Path], settings: BatchSettings
+    paths: Iterable[str | Path], settings: BatchSettings, limits: ReadLimits | None = None
 ) -> Iterator[GameTask | Skipped | dict[str, Any]]:
-    """A task per valid game under ``paths``, a finished ``invalid`` row per bad game or unreadable file,
-    and a ``Skipped`` note per game of another kind than ``settings.game``."""
+    """A task per valid game under ``paths``, a finished ``invalid`` row per bad game (of any kind) or
+    unreadable file, and a ``Skipped`` note per valid game of another kind than ``settings.game``. Records
+    are read within ``limits`` (the defaults if None), one game at a time."""
     write_record = analyser(settings.game).write_record
-    for item in archive_games(paths):
+    for item in archive_games(paths, limits or ReadLimits()):
         if isinstance(item, Unreadable):
             identity = hashlib.sha256(f"unreadable {item.source}".encode()).hexdigest()[:16]
             yield {
@@ -133,6 +158,9 @@ def plan(
         kind, game = item
         if kind.name != settings.game:
             facts = kind.facts(game)
+            if facts.errors:
+                yield _other_kind_row(kind.name, facts, settings)
+                continue
             yield Skipped(facts.source, facts.index, f"a {kind.name} game; this run analyses {settings.game}")
             continue
         identity = identity_of(game, settings)

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taldau.games.archive import iter_sources
-from taldau.games.records import RecordError
+from taldau.games.archive import Refused, iter_sources
+from taldau.games.records import ReadLimits, RecordError, UnreadableFile
 from taldau.games.registry import GameFacts, GameKind, detect_game
 
 
@@ -68,15 +68,18 @@ class GameCheck:
 
 @dataclass
 class Summary:
-    """Counts over all checked games."""
+    """Counts over all checked games; ``unread`` counts the index-0 entries among them (files, archives or
+    directories with no readable game)."""
 
     games: int = 0
     valid: int = 0
     invalid: int = 0
     plies: int = 0
+    unread: int = 0
 
     def add(self, check: GameCheck) -> None:
         self.games += 1
+        self.unread += check.index == 0
         self.plies += check.plies
         if check.valid:
             self.valid += 1
@@ -87,24 +90,33 @@ class Summary:
         return {"games": self.games, "valid": self.valid, "invalid": self.invalid, "plies": self.plies}
 
 
-def archive_games(paths: Iterable[str | Path]) -> Iterator[tuple[GameKind, Any] | Unreadable]:
-    """Every game under ``paths`` (files, directories, .zip, .tar.gz) read and replayed, in order, with
-    the kind of game it is; a source that cannot be read comes as ``Unreadable``."""
-    for source in iter_sources(paths):
-        if source.error is not None:
-            yield Unreadable(source.name, source.error)
+def archive_games(
+    paths: Iterable[str | Path], limits: ReadLimits
+) -> Iterator[tuple[GameKind, Any] | Unreadable]:
+    """Every game under ``paths`` (files, directories, archives, ``.gz`` files) read and replayed one at a
+    time, in order, with the kind of game it is, within ``limits``; a source that is not read (refused, or
+    failing to be read) comes as ``Unreadable``."""
+    for source in iter_sources(paths, limits):
+        if isinstance(source, Refused):
+            yield Unreadable(source.name, source.reason)
             continue
-        kind = detect_game(source.data)
-        for game in kind.read_games(source.data, source.name):
-            yield kind, game
+        try:
+            kind = detect_game(source)
+            for game in kind.read_file(source):
+                yield kind, game
+        except UnreadableFile as error:  # the readers report what they can; this is what they cannot
+            yield Unreadable(source.name, str(error))
 
 
 def valid_games(
-    paths: Iterable[str | Path], skipped: Callable[[str], None], game: str = "togyz"
+    paths: Iterable[str | Path],
+    skipped: Callable[[str], None],
+    game: str = "togyz",
+    limits: ReadLimits | None = None,
 ) -> Iterator[Any]:
     """The valid games of kind ``game`` under ``paths``; every unreadable source, invalid game or game of
     another kind is told to ``skipped``."""
-    for item in archive_games(paths):
+    for item in archive_games(paths, limits or ReadLimits()):
         if isinstance(item, Unreadable):
             skipped(f"{item.source}: {item.reason}")
             continue
@@ -118,9 +130,10 @@ def valid_games(
             yield replayed
 
 
-def check_paths(paths: Iterable[str | Path]) -> Iterator[GameCheck]:
-    """Read and replay every game under ``paths`` (files, directories, .zip, .tar.gz), one check each."""
-    for item in archive_games(paths):
+def check_paths(paths: Iterable[str | Path], limits: ReadLimits) -> Iterator[GameCheck]:
+    """Read and replay every game under ``paths`` (files, directories, archives, ``.gz`` files), one check
+    each, within ``limits``."""
+    for item in archive_games(paths, limits):
         if isinstance(item, Unreadable):
             error = RecordError(0, 0, item.reason)
             facts = GameFacts(item.source, 0, "unknown", 0, None, "unfinished", (error,))

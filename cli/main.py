@@ -20,6 +20,7 @@ from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
 from taldau.games.backgammon.position_text import PositionSetup, read_position
+from taldau.games.records import ReadLimits
 from taldau.games.registry import analyser
 from taldau.games.togyz import START_FEN, FenError, Position, perft, write_scoresheet
 from taldau.games.togyz.bench import run_bench
@@ -76,7 +77,7 @@ def _engine_settings(spec: str) -> EngineSettings:
 
 def _games(paths: tuple[str, ...]):
     """The valid games under ``paths``; the others are reported on stderr."""
-    return valid_games(paths, lambda message: click.echo(message, err=True))
+    return valid_games(paths, lambda message: click.echo(message, err=True), limits=ReadLimits())
 
 
 def _position(fen: str) -> Position:
@@ -96,23 +97,27 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def validate(paths: tuple[str, ...], as_json: bool) -> None:
-    """Read and replay every game under PATHS (files, directories, .zip, .tar.gz) and report bad ones."""
+    """Read and replay every game under PATHS (files, directories, .zip, tar, .gz) and report bad ones."""
     summary = Summary()
-    games = []
-    for check in check_paths(paths):
+    if as_json:  # one game at a time: the report of a huge archive is never held whole
+        click.echo('{"games": [', nl=False)
+    for check in check_paths(paths, ReadLimits()):
         summary.add(check)
         if as_json:
-            games.append(check.to_json())
+            separator = "\n" if summary.games == 1 else ",\n"
+            click.echo(separator + json.dumps(check.to_json(), ensure_ascii=False), nl=False)
         elif not check.valid:
             click.echo(describe(check))
     if as_json:
-        click.echo(json.dumps({"summary": summary.to_json(), "games": games}, ensure_ascii=False))
+        click.echo(f'\n], "summary": {json.dumps(summary.to_json())}}}')
     else:
         click.echo(
             f"{_count(summary.games, 'game')}, {summary.valid} valid, {summary.invalid} invalid, "
             f"{_count(summary.plies, 'ply', 'plies')}"
         )
-    sys.exit(0 if summary.invalid == 0 else 1)
+    if summary.games == summary.unread:
+        click.echo(f"error: no game found under {' '.join(paths)}", err=True)
+    sys.exit(0 if summary.invalid == 0 and summary.games > summary.unread else 1)
 
 
 def _backgammon_position(text: str) -> PositionSetup:
@@ -546,6 +551,7 @@ def analyze(
     finally:
         stop()
     counts = manifest["counts"]
+    nothing = counts["games"] == 0  # no game of this kind at all (valid, invalid or analysed before)
     if as_json:
         click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))
     else:
@@ -560,7 +566,9 @@ def analyze(
         click.echo(
             f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True
         )
-    sys.exit(0 if counts["invalid"] == 0 and counts["failed"] == 0 else 1)
+    if nothing:
+        click.echo(f"error: no {game} game to analyse under {' '.join(paths)}", err=True)
+    sys.exit(0 if counts["invalid"] == 0 and counts["failed"] == 0 and not nothing else 1)
 
 
 @main.command()

@@ -1,89 +1,306 @@
-"""Archives of game records: files, directories, ``.zip`` and ``.tar.gz`` files, read as named byte blobs.
+"""Archives of game records: files, directories, ``.zip``, tar (``.tar``, ``.tar.gz``, ``.tgz``, bzip2 and xz
+too) and single compressed files (``games.pgn.gz``), walked as named record files whose bytes are streamed.
 
-Game-agnostic: it yields the bytes of every record file with a name that says where it came from
-(``archive.zip:2024/round1.pgn``); a file that cannot be read becomes a ``Source`` with an ``error`` instead
-of stopping the walk.
+Game-agnostic: it yields every record file with a name that says where it came from
+(``archive.zip:2024/round1.pgn``) and a way to open its bytes; nothing is extracted to disk and nothing is
+read whole into memory. What cannot or may not be read becomes a ``Refused`` with its name and the reason,
+and the walk goes on: a broken archive, a member larger than ``ReadLimits.max_member_bytes`` or compressed
+more than ``max_ratio`` to 1 (a zip bomb), a member whose path climbs out of the archive (``../x.pgn``,
+``/x.pgn``), a link, an archive inside an archive, an archive or directory with no record file at all.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
+import lzma
 import tarfile
+import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import IO, BinaryIO
 
-# Files taken from directories and archives; a path named explicitly is always read.
+from taldau.games.records import MIB, ReadLimits, RecordFile, UnreadableFile
+
+# Files taken from directories and archives, also when compressed (``.pgn.gz``); a path named explicitly is
+# always read.
 RECORD_SUFFIXES = frozenset({".pgn", ".txt", ".tsv", ".csv", ".mat", ".sgf", ".tk", ".tkz"})
-ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+COMPRESSED_SUFFIX = ".gz"
+SPOOL_BYTES = 8 * MIB  # a tar member is copied aside to be read more than once: in memory up to this size
+_Stream = IO[bytes] | io.BufferedIOBase | io.RawIOBase
+_BROKEN = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, tarfile.TarError, RuntimeError)
 
 
 @dataclass(frozen=True)
-class Source:
-    """One record file: a display name, its bytes, or the reason it could not be read."""
+class Refused:
+    """A file, archive member, archive or directory that is not read, and why."""
 
     name: str
-    data: bytes = b""
-    error: str | None = None
+    reason: str
 
 
 def _is_archive(name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
+def _is_compressed(name: str) -> bool:
+    """A single compressed record file such as ``games.pgn.gz`` (not a compressed tar)."""
+    return name.lower().endswith(COMPRESSED_SUFFIX) and not _is_archive(name)
+
+
 def _is_record(name: str) -> bool:
-    path = PurePosixPath(name)
-    hidden = any(part.startswith(".") or part == "__MACOSX" for part in path.parts)
+    path = PurePosixPath(name.replace("\\", "/"))
+    if _is_compressed(name):
+        path = path.with_suffix("")
+    hidden = any(part.startswith(".") or part == "__MACOSX" for part in path.parts if part not in ("..", "/"))
     return not hidden and (path.suffix.lower() in RECORD_SUFFIXES or _is_archive(name))
 
 
-def _zip_sources(path: Path, name: str) -> Iterator[Source]:
+def _climbs_out(name: str) -> bool:
+    """Whether a member's path is absolute or climbs out of the archive (``../x.pgn``)."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    return path.is_absolute() or ".." in path.parts or (len(name) > 1 and name[1] == ":")
+
+
+class _Counting(io.RawIOBase):
+    """A stream that counts the bytes read from it (the compressed side of a decompression)."""
+
+    def __init__(self, inner: _Stream) -> None:
+        super().__init__()
+        self.inner = inner
+        self.consumed = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.inner.read(len(buffer))
+        self.consumed += len(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+class _Bounded(io.RawIOBase):
+    """The bytes of ``inner`` (a member or a decompressed stream), refused with UnreadableFile once more than
+    ``max_bytes`` came out (None: no such limit) or, past the grace, more than ``max_ratio`` times the
+    ``compressed`` bytes it came from; errors of a broken stream become UnreadableFile too."""
+
+    def __init__(
+        self, inner: _Stream, compressed: Callable[[], int], limits: ReadLimits, max_bytes: int | None
+    ) -> None:
+        super().__init__()
+        self.inner = inner
+        self.compressed = compressed
+        self.limits = limits
+        self.max_bytes = max_bytes
+        self.produced = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        try:
+            data = self.inner.read(len(buffer))
+        except _BROKEN as error:
+            raise UnreadableFile(f"cannot read: {error}") from error
+        self.produced += len(data)
+        self.check()
+        buffer[: len(data)] = data
+        return len(data)
+
+    def check(self) -> None:
+        """Raise UnreadableFile when the bytes so far pass a limit."""
+        limits = self.limits
+        if self.max_bytes is not None and self.produced > self.max_bytes:
+            raise UnreadableFile(f"refused: larger than the limit of {self.max_bytes:,} bytes uncompressed")
+        compressed = max(self.compressed(), 1)
+        if self.produced > limits.ratio_grace_bytes and self.produced > limits.max_ratio * compressed:
+            raise UnreadableFile(
+                f"refused: compressed more than the limit of {limits.max_ratio}:1 ({self.produced:,} bytes "
+                f"from {compressed:,}; a zip bomb?)"
+            )
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+def _decompressing(raw: _Stream, limits: ReadLimits, max_bytes: int | None) -> BinaryIO:
+    """The decompressed bytes of a gzip, bzip2 or xz stream (told by its first bytes), within the limits;
+    any other stream as it is."""
+    counting = _Counting(raw)
+    buffered = io.BufferedReader(counting)
+    magic = buffered.peek(6)[:6]
+    inner: _Stream
+    if magic.startswith(b"\x1f\x8b"):
+        inner = gzip.GzipFile(fileobj=buffered, mode="rb")
+    elif magic.startswith(b"BZh"):
+        inner = bz2.BZ2File(buffered)
+    elif magic.startswith(b"\xfd7zXZ\x00"):
+        inner = lzma.LZMAFile(buffered)  # noqa: SIM115 (closed with the stream returned)
+    else:
+        inner = buffered
+    return io.BufferedReader(_Bounded(inner, lambda: counting.consumed, limits, max_bytes))
+
+
+def _record_file(name: str, opener: Callable[[], BinaryIO], limits: ReadLimits) -> RecordFile:
+    """A record file opened by ``opener``; a compressed one (``.pgn.gz``) is decompressed as it is read,
+    within the member limits."""
+    if not _is_compressed(name):
+        return RecordFile(name, opener, limits)
+    return RecordFile(name, lambda: _decompressing(opener(), limits, limits.max_member_bytes), limits)
+
+
+def _member_refusal(member_name: str, is_file: bool) -> str | None:
+    """Why an archive member with a record's name is not read, if it is not."""
+    if _climbs_out(member_name):
+        return "its path is absolute or climbs out of the archive: refused, not read"
+    if not is_file:
+        return "a link or special file, not a record file: not read"
+    if _is_archive(member_name):
+        return "an archive inside an archive: not read (unpack it first)"
+    return None
+
+
+def _zip_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFile | Refused]:
     with zipfile.ZipFile(path) as archive:
+        found = False
         for member in sorted(archive.infolist(), key=lambda info: info.filename):
             if member.is_dir() or not _is_record(member.filename):
                 continue
+            found = True
             member_name = f"{name}:{member.filename}"
-            try:
-                yield Source(member_name, archive.read(member))
-            except (zipfile.BadZipFile, OSError, RuntimeError) as error:
-                yield Source(member_name, error=f"cannot read archive member: {error}")
-
-
-def _tar_sources(path: Path, name: str) -> Iterator[Source]:
-    with tarfile.open(path) as archive:
-        members = sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name)
-        for member in members:
-            if not _is_record(member.name):
+            refusal = _member_refusal(member.filename, True)
+            if refusal is None and member.file_size > limits.max_member_bytes:
+                refusal = (
+                    f"refused: {member.file_size:,} bytes uncompressed, "
+                    f"larger than the limit of {limits.max_member_bytes:,}"
+                )
+            ratio = member.file_size / max(member.compress_size, 1)
+            if refusal is None and member.file_size > limits.ratio_grace_bytes and ratio > limits.max_ratio:
+                refusal = (
+                    f"refused: compressed {ratio:,.0f}:1 ({member.file_size:,} bytes from "
+                    f"{member.compress_size:,}), more than the limit of {limits.max_ratio}:1 (a zip bomb?)"
+                )
+            if refusal is not None:
+                yield Refused(member_name, refusal)
                 continue
-            member_name = f"{name}:{member.name}"
-            try:
-                stream = archive.extractfile(member)
-                yield Source(member_name, stream.read() if stream is not None else b"")
-            except (tarfile.TarError, OSError) as error:
-                yield Source(member_name, error=f"cannot read archive member: {error}")
+
+            def open_member(member: zipfile.ZipInfo = member) -> BinaryIO:
+                try:
+                    stream = archive.open(member)
+                except ValueError as error:  # the walk has moved on and closed the archive
+                    raise UnreadableFile(f"archive member opened too late: {error}") from error
+                except _BROKEN as error:
+                    raise UnreadableFile(f"cannot read archive member: {error}") from error
+                size = member.compress_size
+                return io.BufferedReader(_Bounded(stream, lambda: size, limits, limits.max_member_bytes))
+
+            yield _record_file(member_name, open_member, limits)
+        if not found:
+            yield Refused(name, "no game record file in this archive")
 
 
-def _file_sources(path: Path) -> Iterator[Source]:
+class _Spooled(io.RawIOBase):
+    """A fresh read of a spooled copy, which closing leaves open for the next read."""
+
+    def __init__(self, spool: _Stream) -> None:
+        super().__init__()
+        self.spool = spool
+        spool.seek(0)
+
+    def close(self) -> None:
+        super().close()  # the spool stays open
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.spool.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _spooled(spool: _Stream) -> BinaryIO:
+    if spool.closed:
+        raise UnreadableFile("archive member opened too late: the walk has moved on")
+    return io.BufferedReader(_Spooled(spool))
+
+
+def _tar_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFile | Refused]:
+    """The record members of a tar, in archive order: read as one stream (decompressed within the ratio
+    limit), each record member copied aside so that it can be read more than once. A limit passed stops
+    the archive there (the rest of the stream would have to be decompressed to reach the next member)."""
+    with path.open("rb") as raw, _decompressing(raw, limits, None) as stream:
+        found = False
+        reading = name  # what the stream is read for: a member being copied, else the archive
+        try:
+            with tarfile.open(fileobj=stream, mode="r|") as archive:
+                for member in archive:
+                    if member.isdir() or not _is_record(member.name):
+                        continue
+                    found = True
+                    member_name = f"{name}:{member.name}"
+                    refusal = _member_refusal(member.name, member.isfile())
+                    if refusal is None and member.size > limits.max_member_bytes:
+                        refusal = (
+                            f"refused: {member.size:,} bytes, larger than the limit of "
+                            f"{limits.max_member_bytes:,}"
+                        )
+                    if refusal is not None:
+                        yield Refused(member_name, refusal)
+                        continue
+                    with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
+                        reading = member_name
+                        content = archive.extractfile(member)
+                        assert content is not None  # a regular file
+                        while chunk := content.read(1 * MIB):
+                            spool.write(chunk)
+                        reading = name
+                        yield _record_file(member_name, partial(_spooled, spool), limits)
+        except UnreadableFile as error:
+            yield Refused(reading, f"{error}; the rest of the archive is not read")
+            return
+        if not found:
+            yield Refused(name, "no game record file in this archive")
+
+
+def _file_sources(path: Path, limits: ReadLimits) -> Iterator[RecordFile | Refused]:
     name = str(path)
+    if not _is_archive(name):
+        yield _record_file(name, lambda: path.open("rb"), limits)
+        return
+    opener = _zip_sources if name.lower().endswith(".zip") else _tar_sources
     try:
-        if _is_archive(name):
-            opener = _zip_sources if name.lower().endswith(".zip") else _tar_sources
-            yield from opener(path, name)
-        else:
-            yield Source(name, path.read_bytes())
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as error:
-        yield Source(name, error=f"cannot read {'archive' if _is_archive(name) else 'file'}: {error}")
+        yield from opener(path, name, limits)
+    except _BROKEN as error:
+        yield Refused(name, f"cannot read archive: {error}")
 
 
-def iter_sources(paths: Iterable[str | Path]) -> Iterator[Source]:
-    """Every record file under ``paths``, in a stable order (directories walked sorted)."""
+def iter_sources(paths: Iterable[str | Path], limits: ReadLimits) -> Iterator[RecordFile | Refused]:
+    """Every record file under ``paths``, in a stable order (directories walked sorted, zip members sorted,
+    tar members in archive order), each to be read before the walk moves on; what is not read is Refused."""
     for given in paths:
         path = Path(given)
         if path.is_dir():
+            found = False
             for child in sorted(path.rglob("*")):
                 if child.is_file() and _is_record(str(child.relative_to(path))):
-                    yield from _file_sources(child)
+                    found = True
+                    yield from _file_sources(child, limits)
+            if not found:
+                yield Refused(str(path), "no game record file in this directory")
         elif path.exists():
-            yield from _file_sources(path)
+            yield from _file_sources(path, limits)
         else:
-            yield Source(str(path), error="no such file or directory")
+            yield Refused(str(path), "no such file or directory")

@@ -1,20 +1,82 @@
-"""What every game's record readers share: the error type that points into a record, a capped error list,
-and the decoding of record files to text."""
+"""What every game's record readers share: the limits of a read, the error type that points into a record, a
+capped error list, and record files read as decoded lines.
+
+A record file is read line by line, never whole: bytes are decoded per line (UTF-8, else Windows-1251; a
+UTF-8 BOM is dropped and UTF-16 with a BOM is decoded), and a line longer than the limit is skipped through
+without being kept, so that reading costs memory for one line and one game, not for the file.
+"""
 
 from __future__ import annotations
 
+import codecs
+import io
+import re
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import BinaryIO, NamedTuple
 
 MAX_ERRORS_PER_GAME = 10
+EXCERPT_CHARS = 40  # how much of a token or line an error message quotes
+MAX_MESSAGE_CHARS = 300  # an error message longer than this is shortened, whatever it quotes
+KIB = 1024
+MIB = 1024 * KIB
+CHUNK_BYTES = 64 * KIB  # how much of a file is read at a time
+BINARY_SNIFF_BYTES = 8000  # a NUL byte this early makes a file binary (as git decides)
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """How much a read of records may take; what lies past a limit is refused with a positioned error.
+
+    ``max_plies``: the longest game read, in plies (backgammon: actions); a longer game is cut there, an error
+    in that game. ``max_line_bytes``: the longest line; a longer one is skipped, an error in the game it falls
+    in. ``max_token_chars``: the longest token (a move or other word, a comment, an SGF property value).
+    ``max_member_bytes``: the largest archive member or decompressed ``.gz`` file. ``max_ratio``: the highest
+    compression ratio (bytes out per byte in) of an archive member, a ``.gz`` file or a compressed tar,
+    checked once more than ``ratio_grace_bytes`` came out.
+    """
+
+    max_plies: int = 10_000
+    max_line_bytes: int = 1 * MIB
+    max_token_chars: int = 10_000
+    max_member_bytes: int = 256 * MIB
+    max_ratio: int = 100
+    ratio_grace_bytes: int = 1 * MIB
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"ReadLimits.{name} must be a positive integer, not {value!r}")
+
+    @property
+    def game_cut(self) -> str:
+        """The error of a game cut at ``max_plies``."""
+        return f"more than {self.max_plies:,} plies in one game (the limit): the rest of the game is not read"
+
+
+def excerpt(text: str) -> str:
+    """``text`` quoted for a message: whole when short, else its start and its length."""
+    if len(text) <= EXCERPT_CHARS:
+        return repr(text)
+    return f"{text[:EXCERPT_CHARS]!r}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
 class RecordError:
-    """A problem in a record, at a 1-based line and column of its source (0 when not tied to one)."""
+    """A problem in a record, at a 1-based line and column of its source (0 when not tied to one).
+
+    A message longer than MAX_MESSAGE_CHARS is shortened, so that no record can make a report huge."""
 
     line: int
     column: int
     message: str
+
+    def __post_init__(self) -> None:
+        if len(self.message) > MAX_MESSAGE_CHARS:
+            half = MAX_MESSAGE_CHARS // 2
+            shortened = f"{self.message[:half]} [...] {self.message[-half:]}"
+            object.__setattr__(self, "message", shortened)
 
     def __str__(self) -> str:
         return f"line {self.line}, column {self.column}: {self.message}"
@@ -28,11 +90,168 @@ def append_error(errors: list[RecordError], line: int, column: int, message: str
         errors.append(RecordError(line, column, "further errors in this game are not listed"))
 
 
-def decode_record(data: bytes) -> str:
-    """Text of a record file: UTF-8 (BOM allowed), else Windows-1251; raises ValueError for binary data."""
-    if b"\x00" in data:
-        raise ValueError("binary data (NUL bytes), not a text game record")
+class UnreadableFile(Exception):
+    """A record file that cannot be read (on): not text, an I/O error, a broken or refused archive member."""
+
+
+class Line(NamedTuple):
+    """One line of a record file, without its line break. ``refused`` says why a line was not read (too long,
+    NUL bytes), quoting its start; its ``text`` is then empty."""
+
+    number: int
+    text: str
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordFile:
+    """A record file: its display name, how to open its bytes, and the limits its reading keeps to.
+
+    ``lines`` reads it from the start each time it is called, so a reader may look at a file before reading
+    it. Opening must give a fresh stream each time."""
+
+    name: str
+    open: Callable[[], BinaryIO]
+    limits: ReadLimits
+
+    @classmethod
+    def of_bytes(cls, data: bytes, name: str, limits: ReadLimits) -> RecordFile:
+        """A record file held in memory."""
+        return cls(name, lambda: io.BytesIO(data), limits)
+
+    def lines(self) -> Iterator[Line]:
+        """The lines of the file, decoded; raises UnreadableFile for a file that is not text (a NUL byte in
+        its first BINARY_SNIFF_BYTES) or that cannot be read on."""
+        try:
+            with self.open() as stream:
+                yield from _lines(stream, self.limits.max_line_bytes)
+        except (OSError, EOFError, zlib.error) as error:
+            raise UnreadableFile(f"cannot read: {error}") from error
+
+
+def text_lines(text: str) -> Iterator[Line]:
+    """The lines of a text already in memory (line breaks as in files: ``\\n``, ``\\r\\n``, ``\\r``)."""
+    lines = _BREAK_TEXT.split(text)
+    if not lines[-1]:
+        lines.pop()  # the text ends with a line break, or is empty
+    for number, line in enumerate(lines, start=1):
+        yield Line(number, line)
+
+
+_BREAK = re.compile(rb"\r\n|\r|\n")
+_BREAK_TEXT = re.compile(r"\r\n|\r|\n")
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _read_at_least(stream: BinaryIO, size: int) -> bytes:
+    """At least ``size`` bytes of ``stream`` (fewer only at its end); streams may return short reads."""
+    parts: list[bytes] = []
+    total = 0
+    while total < size:
+        chunk = stream.read(max(size - total, CHUNK_BYTES))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return b"".join(parts)
+
+
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """The bytes of ``stream`` as UTF-8 or 8-bit text: a UTF-8 BOM dropped, UTF-16 (with a BOM) re-encoded
+    as UTF-8; raises UnreadableFile when it starts like a binary file."""
+    head = _read_at_least(stream, BINARY_SNIFF_BYTES)
+    rest: Iterator[bytes] = iter(lambda: stream.read(CHUNK_BYTES), b"")
+    if head.startswith(_UTF16_BOMS):
+        decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        head = decoder.decode(head).encode("utf-8", errors="replace")
+        rest = _transcoded(rest, decoder)
+    elif head.startswith(codecs.BOM_UTF8):
+        head = head[len(codecs.BOM_UTF8) :]
+    if b"\x00" in head[:BINARY_SNIFF_BYTES]:
+        raise UnreadableFile("binary data (NUL bytes), not a text game record")
+    yield head
+    yield from rest
+
+
+def _transcoded(chunks: Iterator[bytes], decoder: codecs.IncrementalDecoder) -> Iterator[bytes]:
+    """Chunks decoded by ``decoder`` and encoded as UTF-8, with whatever the decoder holds at the end."""
+    for chunk in chunks:
+        yield decoder.decode(chunk).encode("utf-8", errors="replace")
+    yield decoder.decode(b"", final=True).encode("utf-8", errors="replace")
+
+
+def _decode(data: bytes) -> str:
+    """A line's text: UTF-8, else Windows-1251 (the code page of older Kazakh and Russian records)."""
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1251", errors="replace")
+
+
+def _lines(stream: BinaryIO, max_bytes: int) -> Iterator[Line]:
+    """The decoded lines of ``stream``; a line over ``max_bytes`` is refused (its start kept for messages),
+    as is a line holding NUL bytes."""
+    number = 0
+    for item in _split(_chunks(stream), max_bytes):
+        if isinstance(item, tuple):
+            start, length = item
+            number += 1
+            text = start.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
+            limit = f"longer than the limit of {max_bytes:,} bytes"
+            yield Line(number, "", f"line of {length:,} bytes, {limit}: {text!r}...")
+            continue
+        try:  # the common case: a block of lines in UTF-8, decoded at once
+            texts = None if b"\x00" in item else _BREAK_TEXT.split(item.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts = None
+        if texts is not None:
+            for text in texts:
+                number += 1
+                yield Line(number, text)
+            continue
+        for data in _BREAK.split(item):
+            number += 1
+            if b"\x00" in data:
+                yield Line(number, "", f"NUL bytes (binary data) in the line: {excerpt(_decode(data))}")
+            else:
+                yield Line(number, _decode(data))
+
+
+def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[bytes | tuple[bytes, int]]:
+    """The lines of a stream of chunks: blocks of whole lines, none longer than ``max_bytes`` (joined by their
+    line breaks), and ``(start, length)`` for each line longer than that, whose rest is skipped unkept."""
+    rest = b""  # the unfinished last line so far, never longer than max_bytes
+    skipped: int | None = None  # the length so far of an over-long line being skipped
+    head = b""  # the start of that line
+    after_cr = False  # the last chunk ended with \r: a \n starting this one belongs to it
+    for chunk in chunks:
+        if after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        data = rest + chunk
+        after_cr = data.endswith(b"\r")
+        body = data[:-1] if after_cr else data
+        if skipped is None and len(body) <= max_bytes:  # the common case: no line here can be too long
+            cut = len(body) if after_cr else max(body.rfind(b"\n"), body.rfind(b"\r"))
+            if cut >= 0:  # the whole lines, without the break after the last of them
+                yield body[: cut - 1 if body[cut - 1 : cut + 1] == b"\r\n" else cut]
+            rest = body[cut + 1 :]
+            continue
+        pieces = _BREAK.split(body)
+        rest = b"" if after_cr else pieces.pop()  # without a final break, the last piece goes on
+        for piece in pieces:
+            if skipped is not None:
+                yield head, skipped + len(piece)
+                skipped = None
+            elif len(piece) > max_bytes:
+                yield piece[: EXCERPT_CHARS * 4], len(piece)  # enough bytes for EXCERPT_CHARS characters
+            else:
+                yield piece
+        if skipped is not None:
+            skipped += len(rest)
+            rest = b""
+        elif len(rest) > max_bytes:
+            head, skipped, rest = rest[: EXCERPT_CHARS * 4], len(rest), b""
+    if skipped is not None:
+        yield head, skipped
+    elif rest:
+        yield rest

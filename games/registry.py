@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from taldau.games.records import RecordError
+from taldau.games.records import RecordError, RecordFile
 
 
 @dataclass(frozen=True)
@@ -41,18 +41,20 @@ class Analyser:
 
 @dataclass(frozen=True)
 class GameKind:
-    """A game as the rest of taldau sees it: recognising and reading its records, the facts of a
-    replayed game, and its ``analyser`` once the game has an engine (None before)."""
+    """A game as the rest of taldau sees it: recognising and reading its record files (``read_file``, one
+    game at a time; ``read_games`` for a record in memory), the facts of a replayed game, and its
+    ``analyser`` once the game has an engine (None before)."""
 
     name: str
-    recognises: Callable[[bytes], bool]
+    recognises: Callable[[RecordFile], bool]
+    read_file: Callable[[RecordFile], Iterator[Any]]
     read_games: Callable[[bytes, str], Iterator[Any]]
     facts: Callable[[Any], GameFacts]
     analyser: Analyser | None = None
 
 
 def _togyz() -> GameKind:
-    from taldau.games.togyz import Game, read_games, write_playok
+    from taldau.games.togyz import Game, read_games, replay_file, write_playok
     from taldau.games.togyz.chances import load_win_curve
     from taldau.games.togyz.engine import Engine, Limit, default_limit, engine_version
 
@@ -77,7 +79,8 @@ def _togyz() -> GameKind:
 
     return GameKind(
         "togyz",
-        recognises=lambda data: True,
+        recognises=lambda file: True,
+        read_file=replay_file,
         read_games=read_games,
         facts=facts,
         analyser=Analyser(write_playok, Engine, limit, load_win_curve, engine_version),
@@ -85,7 +88,7 @@ def _togyz() -> GameKind:
 
 
 def _backgammon() -> GameKind:
-    from taldau.games.backgammon import Game, read_games, recognises
+    from taldau.games.backgammon import Game, read_games, recognises, replay_file
 
     def facts(game: Game) -> GameFacts:
         match = game.match
@@ -118,7 +121,9 @@ def _backgammon() -> GameKind:
             },
         )
 
-    return GameKind("backgammon", recognises=recognises, read_games=read_games, facts=facts)
+    return GameKind(
+        "backgammon", recognises=recognises, read_file=replay_file, read_games=read_games, facts=facts
+    )
 
 
 # In the order records are recognised: the last one takes whatever the others do not claim.
@@ -142,10 +147,10 @@ def analyser(name: str) -> Analyser:
     return kind.analyser
 
 
-def detect_game(data: bytes) -> GameKind:
+def detect_game(file: RecordFile) -> GameKind:
     """The game a record file holds, by its content."""
     for name in KINDS:
         kind = game_kind(name)
-        if kind.recognises(data):
+        if kind.recognises(file):
             return kind
     raise AssertionError("the last game kind recognises every record")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from taldau.cli.main import main
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 BAD_GAME = '[Event "bad"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) 86(10) *\n'
 ONE_PLY_GAME = '[Event "one"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) *\n'
 
@@ -212,3 +214,84 @@ def test_match_tune_and_fit_curve(tmp_path: Path, togyz_examples: Path) -> None:
     assert code == 0
     curve = json.loads(output)
     assert curve["scale"] > 0 and curve["samples"] > 50
+
+
+def test_validate_reports_an_overlong_line_in_a_short_message(tmp_path: Path, togyz_examples: Path) -> None:
+    sample = (togyz_examples / "playok-2024-2025-sample.pgn").read_bytes()
+    (tmp_path / "long.pgn").write_bytes(sample + b"\n1. " + b"7" * 3_000_000 + b"\n")
+    code, output = run("validate", "--json", str(tmp_path / "long.pgn"))
+    assert code == 1 and len(output) < 10_000
+    report = json.loads(output)
+    assert report["summary"] == {"games": 8, "valid": 7, "invalid": 1, "plies": 581}
+    [error] = report["games"][-1]["errors"]
+    assert (error["line"], error["column"]) == (sample.count(b"\n") + 2, 1)
+    assert error["message"].startswith("line of 3,000,003 bytes, longer than the limit of 1,048,576 bytes")
+
+
+def test_validate_refuses_bombs_and_paths_out_of_the_archive(tmp_path: Path, togyz_examples: Path) -> None:
+    sample = (togyz_examples / "compact.txt").read_bytes()
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("bomb.pgn", "w", force_zip64=True) as member:
+            for _ in range(16):
+                member.write(bytes(1 << 20))  # 16 MiB of zeros, 16 KB compressed
+        archive.writestr("good.txt", sample)
+    with tarfile.open(tmp_path / "paths.tar.gz", "w:gz") as archive:
+        for name in ("../up.pgn", "/abs.pgn", "in.txt"):
+            info = tarfile.TarInfo(name)
+            info.size = len(sample)
+            archive.addfile(info, io.BytesIO(sample))
+    code, output = run("validate", str(tmp_path / "bomb.zip"), str(tmp_path / "paths.tar.gz"))
+    assert code == 1
+    lines = [line.removeprefix(f"{tmp_path}/") for line in output.splitlines()]
+    assert lines[0].startswith("bomb.zip:bomb.pgn: refused: compressed 1,0")
+    assert lines[1:] == [
+        "paths.tar.gz:../up.pgn: its path is absolute or climbs out of the archive: refused, not read",
+        "paths.tar.gz:/abs.pgn: its path is absolute or climbs out of the archive: refused, not read",
+        "9 games, 6 valid, 3 invalid, 446 plies",
+    ]
+
+
+def test_validate_reads_gz_files_and_utf16(tmp_path: Path, togyz_examples: Path) -> None:
+    (tmp_path / "games.txt.gz").write_bytes(gzip.compress((togyz_examples / "compact.txt").read_bytes()))
+    text = (togyz_examples / "app-export.pgn").read_text(encoding="utf-8-sig")
+    (tmp_path / "app-utf16.pgn").write_bytes(text.encode("utf-16"))
+    code, output = run("validate", str(tmp_path))
+    assert (code, output) == (0, "5 games, 5 valid, 0 invalid, 399 plies\n")
+    plain = run("validate", str(togyz_examples / "compact.txt"), str(togyz_examples / "app-export.pgn"))
+    assert plain == (code, output)
+
+
+def test_validate_and_analyze_say_when_there_is_no_game(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "empty.zip", "w") as archive:
+        archive.writestr("notes.png", b"\x89PNG")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "empty.zip")])
+    assert result.exit_code == 1
+    assert result.stdout == f"{tmp_path}/empty.zip: no game record file in this archive\n" + (
+        "1 game, 0 valid, 1 invalid, 0 plies\n"
+    )
+    assert result.stderr == f"error: no game found under {tmp_path}/empty.zip\n"
+
+    (tmp_path / "matches").mkdir()
+    shutil.copy(EXAMPLES / "backgammon" / "galaxy-6800849.txt", tmp_path / "matches" / "match.mat")
+    result = CliRunner().invoke(
+        main, ["analyze", str(tmp_path / "matches"), "--out", str(tmp_path / "out"), "--jobs", "1"]
+    )
+    assert result.exit_code == 1
+    assert "match.mat: 4 games skipped: a backgammon game; this run analyses togyz" in result.stderr
+    assert result.stderr.endswith(f"error: no togyz game to analyse under {tmp_path}/matches\n")
+
+
+def test_analyze_counts_an_invalid_backgammon_match_as_invalid(tmp_path: Path, togyz_examples: Path) -> None:
+    match = (EXAMPLES / "backgammon" / "galaxy-6800849.txt").read_text()
+    (tmp_path / "bad.mat").write_text(match.replace("13/9 13/10", "13/9 13/x", 1))
+    shutil.copy(togyz_examples / "compact.txt", tmp_path / "compact.txt")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["analyze", str(tmp_path), "--out", str(out), "--depth", "1", "--json"])
+    assert result.exit_code == 1
+    counts = json.loads(result.stdout)
+    assert (counts["games"], counts["ok"], counts["invalid"]) == (4, 3, 1)
+    assert "bad.mat: 3 games skipped: a backgammon game; this run analyses togyz" in result.stderr
+    bad = f"{tmp_path}/bad.mat, game 1: invalid: line 18, column 15: move 1: bad segment '13/x'"
+    assert bad in result.stderr
+    validate = CliRunner().invoke(main, ["validate", str(tmp_path / "bad.mat")])
+    assert validate.exit_code == 1 and "1 invalid" in validate.stdout

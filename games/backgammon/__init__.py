@@ -7,22 +7,22 @@ checker that can be hit; *play*, all the checker moves of one roll; *cube*, the 
 the match game played without the cube.
 """
 
-from taldau.games.records import decode_record
+from taldau.games.records import RecordFile, UnreadableFile
 
 from .cube import CubeError, MatchState, Rules
 from .position import ROLLS, Dice, GameValue, Outcome, Play, Position, parse_dice
-from .readers import FORMATS, detect_format, read_match_records
+from .readers import FORMATS, detect_format, detect_lines, read_match_records, read_matches
 from .record import Action, ActionKind, GameRecord, MatchRecord, Segment
-from .replay import Game, Termination, read_games, replay_match
+from .replay import Game, Termination, read_games, replay_file, replay_match
 
 
-def recognises(data: bytes) -> bool:
-    """Whether a record file holds backgammon (a Jellyfish match file or gnubg SGF)."""
+def recognises(file: RecordFile) -> bool:
+    """Whether a record file holds backgammon (a Jellyfish match file or gnubg SGF), reading no further than
+    it needs to tell; a file that cannot be read is not recognised."""
     try:
-        text = decode_record(data)
-    except ValueError:
+        return detect_lines(file.lines()) is not None
+    except UnreadableFile:
         return False
-    return detect_format(text) is not None
 
 
 __all__ = [
@@ -47,6 +47,8 @@ __all__ = [
     "parse_dice",
     "read_games",
     "read_match_records",
+    "read_matches",
     "recognises",
+    "replay_file",
     "replay_match",
 ]

@@ -28,9 +28,10 @@ What the producers write differently (all read here):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import RecordError, append_error
+from taldau.games.records import Line, ReadLimits, RecordError, append_error, excerpt, text_lines
 
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 
@@ -188,6 +189,7 @@ class GameState:
     expected: int | None = None  # the player whose action comes next, None when either may act
     doubled_by: int | None = None  # the player whose double waits for an answer
     over: bool = False
+    cut: bool = False  # the game reached the limit of actions: the rest of it is not kept
 
     def side(self, column: int) -> int:
         """The player whose column ``column`` (0-based) falls in."""
@@ -195,11 +197,12 @@ class GameState:
 
 
 class JellyfishReader:
-    """Reads one text into matches; each problem becomes a ``RecordError`` and reading goes on."""
+    """Reads one text, line by line, into matches; each problem becomes a ``RecordError`` and reading goes on.
+    A game keeps at most ``limits.max_plies`` actions; a line refused as too long is an error of its game."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, source: str, limits: ReadLimits) -> None:
         self.source = source
-        self.lines = text.splitlines()
+        self.limits = limits
         self.matches: list[MatchRecord] = []
         self.score_names: list[tuple[str, str] | None] = []  # per match: the names of its first score line
         self.length_seen = False
@@ -210,17 +213,34 @@ class JellyfishReader:
         """The match being read."""
         return self.matches[-1] if self.matches else None
 
-    def read(self) -> list[MatchRecord]:
-        """All matches of the text (at least one, holding an error when the text has none)."""
-        for number, line in enumerate(self.lines, start=1):
-            self.read_line(number, line)
+    def read(self, lines: Iterable[Line]) -> Iterator[MatchRecord]:
+        """All matches of the lines (at least one, holding an error when they have none), each yielded as
+        soon as the next one begins."""
+        for line in lines:
+            if line.refused is not None:
+                self.refuse(line.number, line.refused)
+            elif len(line.text) > self.limits.max_token_chars and any(
+                len(word) > self.limits.max_token_chars for word in line.text.split()
+            ):
+                limit = f"{self.limits.max_token_chars:,}"
+                self.refuse(line.number, f"a token longer than the limit of {limit} characters: not read")
+            else:
+                self.read_line(line.number, line.text)
+            while len(self.matches) > 1:  # a match has begun: the one before it is complete
+                yield self.finish(self.matches.pop(0), self.score_names.pop(0))
         if not self.matches:
             empty = MatchRecord(self.source, FORMAT)
             empty.errors.append(RecordError(0, 0, "no backgammon match found in Jellyfish text"))
-            return [empty]
-        for match, names in zip(self.matches, self.score_names, strict=True):
-            self.finish(match, names)
-        return self.matches
+            yield empty
+        else:
+            yield self.finish(self.matches.pop(), self.score_names.pop())
+
+    def refuse(self, number: int, message: str) -> None:
+        """A line that is not read: an error of the game it falls in (of the match before any game)."""
+        if self.state is not None:
+            self.state.game.add_error(number, 1, message)
+        else:
+            append_error(self.open_match().errors, number, 1, message)
 
     def open_match(self, new: bool = False) -> MatchRecord:
         """The match being read, or a new one when ``new`` or when there is none yet."""
@@ -283,7 +303,7 @@ class JellyfishReader:
                 self.open_match().errors,
                 number,
                 column + 1,
-                f"{Spot(number, first.move).where}text outside any game: {line.strip()!r}",
+                f"{Spot(number, first.move).where}text outside any game: {excerpt(line.strip())}",
             )
             return
         for row in written:
@@ -297,7 +317,7 @@ class JellyfishReader:
         cells, stray = row.cells, row.stray
         if stray:
             text = " ".join(word for _, word in stray)
-            game.add_error(spot.line, stray[0][0] + 1, f"{spot.where}unreadable {text!r}")
+            game.add_error(spot.line, stray[0][0] + 1, f"{spot.where}unreadable {excerpt(text)}")
         if len(cells) > 2:
             extra = " ".join(" ".join(cell.words) for cell in cells[2:])
             game.add_error(
@@ -338,7 +358,12 @@ class JellyfishReader:
             action = self.read_roll(spot, cell, text, player)
         else:
             action = self.read_cube(spot, cell, text, player)
-        if action is not None:
+        if action is not None and len(state.game.actions) >= self.limits.max_plies:
+            if not state.cut:
+                state.cut = True
+                message = f"{spot.where}{self.limits.game_cut}"
+                state.game.add_error(spot.line, cell.column + 1, message)
+        elif action is not None:
             self.check_cube(spot, action)
             state.game.actions.append(action)
         state.expected = 1 - player
@@ -430,7 +455,7 @@ class JellyfishReader:
         elif action.kind is ActionKind.DROP:
             state.over = True
 
-    def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> None:
+    def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> MatchRecord:
         """Sets the players from the headers or else the first score line; reports a match with no game."""
         if "Player 1" in match.headers or "Player 2" in match.headers:
             match.players = (
@@ -441,9 +466,10 @@ class JellyfishReader:
             match.players = names
         if not match.games:
             append_error(match.errors, 0, 0, "no game in this match")
+        return match
 
 
-def read_jellyfish(text: str, source: str) -> list[MatchRecord]:
+def read_jellyfish(text: str, source: str, limits: ReadLimits | None = None) -> list[MatchRecord]:
     """The matches of a Jellyfish match text (normally one; at least one, with an error when the text holds
     none)."""
-    return JellyfishReader(text, source).read()
+    return list(JellyfishReader(source, limits or ReadLimits()).read(text_lines(text)))

@@ -24,12 +24,12 @@ from enum import Enum
 from math import ceil
 
 import numpy as np
-from taldau.games.records import RecordError, append_error
+from taldau.games.records import ReadLimits, RecordError, RecordFile, append_error
 
 from . import board as core
 from .cube import CubeError, MatchState, Rules
 from .position import GameValue, Play, Position, point_name
-from .readers import read_match_records
+from .readers import read_matches
 from .record import Action, ActionKind, GameRecord, MatchRecord, Segment
 
 
@@ -493,9 +493,14 @@ def _check_result(game: Game, record: GameRecord, state: MatchState, stopped: bo
     return None
 
 
-def read_games(data: bytes, source: str) -> Iterator[Game]:
+def read_games(data: bytes, source: str, limits: ReadLimits | None = None) -> Iterator[Game]:
+    """Every game of every match in a record file's bytes, read and replayed, in order."""
+    yield from replay_file(RecordFile.of_bytes(data, source, limits or ReadLimits()))
+
+
+def replay_file(file: RecordFile) -> Iterator[Game]:
     """Every game of every match in a record file, read and replayed, in order."""
-    for match in read_match_records(data, source):
+    for match in read_matches(file):
         if not match.games:
             empty = GameRecord(index=0, line=0, errors=list(match.errors) or [RecordError(0, 0, "no game")])
             yield Game(match, empty, MatchState(rules_of(match)), errors=list(empty.errors))

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import RecordError, append_error
+from taldau.games.records import MAX_ERRORS_PER_GAME, Line, ReadLimits, RecordError, append_error, excerpt
 
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 
@@ -84,6 +86,7 @@ class Tree:
 
     offset: int
     nodes: list[list[Property]] = field(default_factory=list)
+    cut: bool = False  # it had more nodes than the limit: the rest of its main line is not kept
 
 
 @dataclass
@@ -94,9 +97,24 @@ class SgfSyntax:
     problems: list[tuple[int, str]] = field(default_factory=list)
 
 
-def parse_sgf(text: str) -> SgfSyntax:
-    """The game trees of an SGF collection, following the first variation at every branch."""
+def parse_sgf(text: str, limits: ReadLimits | None = None) -> SgfSyntax:
+    """The game trees of an SGF collection, following the first variation at every branch. A tree keeps at
+    most twice ``limits.max_plies`` nodes; a property value longer than ``limits.max_token_chars`` is refused.
+    """
     result = SgfSyntax()
+    result.trees.extend(iter_trees(text, limits or ReadLimits(), result.problems))
+    return result
+
+
+def iter_trees(text: str, limits: ReadLimits, problems: list[tuple[int, str]]) -> Iterator[Tree]:
+    """The game trees of ``parse_sgf``, each yielded when it closes; syntax problems go to ``problems`` (at
+    most one more than a game lists)."""
+    max_nodes = 2 * limits.max_plies
+
+    def problem(offset: int, message: str) -> None:
+        if len(problems) <= MAX_ERRORS_PER_GAME:
+            problems.append((offset, message))
+
     length = len(text)
     on_main: list[bool] = []  # per open parenthesis: whether it lies on the main line
     child_taken: list[bool] = []  # per open parenthesis: whether its main variation has been entered
@@ -119,23 +137,26 @@ def parse_sgf(text: str) -> SgfSyntax:
             index += 1
         elif char == ")":
             if not on_main:
-                result.problems.append((index, "')' with no game tree open"))
+                problem(index, "')' with no game tree open")
             else:
                 on_main.pop()
                 child_taken.pop()
                 if not on_main and tree is not None:
-                    result.trees.append(tree)
+                    yield tree
                     tree = None
             node = None
             index += 1
         elif char == ";":
             if not on_main:
-                result.problems.append((index, "a node outside any game tree"))
+                problem(index, "a node outside any game tree")
                 node = []
             else:
                 node = []
                 if on_main[-1] and tree is not None and not child_taken[-1]:
-                    tree.nodes.append(node)
+                    if len(tree.nodes) < max_nodes:
+                        tree.nodes.append(node)
+                    else:
+                        tree.cut = True
             index += 1
         elif char.isalpha():
             start = index
@@ -148,47 +169,46 @@ def parse_sgf(text: str) -> SgfSyntax:
                     index += 1
                 if index >= length or text[index] != "[":
                     break
-                value, index, closed = _value(text, index + 1)
+                value, index, closed = _value(text, index + 1, limits.max_token_chars)
                 if not closed:
-                    result.problems.append((start, f"property {name} has an unterminated value"))
+                    problem(start, f"property {name} has an unterminated value")
                     break
+                if value is None:
+                    limit = f"the limit of {limits.max_token_chars:,} characters"
+                    problem(start, f"property {name} has a value longer than {limit}")
+                    continue
                 values.append(value)
             if not values:
-                result.problems.append((start, f"property {name or text[start:index]!r} has no value"))
+                problem(start, f"property {excerpt(name or text[start:index])} has no value")
             elif node is None:
-                result.problems.append((start, f"property {name} outside a node"))
+                problem(start, f"property {name} outside a node")
             else:
                 node.append(Property(name, tuple(values), start, index))
         else:
-            result.problems.append((index, f"unexpected {char!r}"))
+            problem(index, f"unexpected {char!r}")
             index += 1
     if on_main:
-        result.problems.append((length, "the game tree is not closed (missing ')')"))
+        problem(length, "the game tree is not closed (missing ')')")
         if tree is not None:
-            result.trees.append(tree)
-    return result
+            yield tree
 
 
-def _value(text: str, index: int) -> tuple[str, int, bool]:
-    """A property value starting after its ``[``: the unescaped text, the index after ``]``, whether it was
-    closed."""
-    parts: list[str] = []
-    length = len(text)
-    while index < length:
-        char = text[index]
-        if char == "\\" and index + 1 < length:
-            following = text[index + 1]
-            if following == "\n":
-                index += 2
-                continue
-            parts.append(following)
-            index += 2
-        elif char == "]":
-            return "".join(parts), index + 1, True
-        else:
-            parts.append(char)
-            index += 1
-    return "".join(parts), length, False
+_VALUE = re.compile(r"(?:[^\\\]]|\\.)*", re.DOTALL)  # up to the closing ], escapes included
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _value(text: str, index: int, max_chars: int) -> tuple[str | None, int, bool]:
+    """A property value starting after its ``[``: the unescaped text (None when longer than ``max_chars``),
+    the index after ``]``, whether it was closed."""
+    match = _VALUE.match(text, index)
+    assert match is not None  # the pattern matches the empty string
+    end = match.end()
+    closed = end < len(text) and text[end] == "]"
+    after = end + 1 if closed else len(text)
+    if end - index > 2 * max_chars:  # an escape is two characters: the value is too long for sure
+        return None, after, closed
+    value = _ESCAPE.sub(lambda escape: "" if escape[1] == "\n" else escape[1], match.group())
+    return (None if len(value) > max_chars else value), after, closed
 
 
 def _point(letter: str, player: int) -> int:
@@ -202,38 +222,64 @@ def _point(letter: str, player: int) -> int:
 
 
 class SgfReader:
-    """Turns the game trees of one text into matches; each problem becomes a ``RecordError``."""
+    """Turns the game trees of one text into matches; each problem becomes a ``RecordError``. A game keeps at
+    most ``limits.max_plies`` actions."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, limits: ReadLimits) -> None:
         self.text = text
         self.source = source
+        self.limits = limits
         self.line_starts = [0] + [match.end() for match in re.finditer(r"\n", text)]
-        self.matches: list[MatchRecord] = []
 
     def where(self, offset: int) -> tuple[int, int]:
         """The 1-based line and column of an offset."""
         line = bisect.bisect_right(self.line_starts, offset)
         return line, offset - self.line_starts[line - 1] + 1
 
-    def read(self) -> list[MatchRecord]:
-        """All matches of the text (at least one, holding an error when the text has none)."""
-        syntax = parse_sgf(self.text)
+    def read(self, refused: Iterable[Line] = ()) -> Iterator[MatchRecord]:
+        """All matches of the text (at least one, holding an error when the text has none), each yielded
+        as soon as the next one begins. Each ``refused`` line (read as empty) is an error of the game whose
+        tree it falls in (of the first match when it comes before any tree)."""
+        problems: list[tuple[int, str]] = []
+        pending = deque(sorted(refused))  # refused lines not placed yet
+        match: MatchRecord | None = None
+        game: GameRecord | None = None  # the game of the last tree read
         last_index = -1
-        for tree in syntax.trees:
+        for tree in iter_trees(self.text, self.limits, problems):
+            before = self.refused_before(pending, tree.offset)
+            if game is not None:
+                for number, reason in before:
+                    game.add_error(number, 1, reason)
             info = self.root_info(tree)
             game_index = info.get("game", last_index + 1)
-            if not self.matches or game_index <= last_index:
-                self.matches.append(MatchRecord(self.source, FORMAT))
+            if match is None or game_index <= last_index:
+                if match is not None:
+                    yield match
+                match = MatchRecord(self.source, FORMAT)
+            if game is None:
+                for number, reason in before:
+                    append_error(match.errors, number, 1, reason)
             last_index = game_index
-            self.read_tree(self.matches[-1], tree)
-        if not self.matches:
-            self.matches.append(MatchRecord(self.source, FORMAT))
-            if not syntax.problems:
-                self.matches[0].errors.append(RecordError(0, 0, "no game tree in this SGF"))
-        for offset, message in syntax.problems:
+            game = self.read_tree(match, tree)
+        rest = self.refused_before(pending, len(self.text) + 1)
+        if match is None:
+            match = MatchRecord(self.source, FORMAT)
+            if not problems and not rest:
+                match.errors.append(RecordError(0, 0, "no game tree in this SGF"))
+        for offset, message in problems:
             line, column = self.where(offset)
-            append_error(self.matches[-1].errors, line, column, f"SGF syntax: {message}")
-        return self.matches
+            append_error(match.errors, line, column, f"SGF syntax: {message}")
+        for number, reason in rest:
+            append_error(match.errors if game is None else game.errors, number, 1, reason)
+        yield match
+
+    def refused_before(self, pending: deque[Line], offset: int) -> list[tuple[int, str]]:
+        """The refused lines (number, reason) that start before ``offset``, taken from ``pending``."""
+        taken: list[tuple[int, str]] = []
+        while pending and self.line_starts[pending[0].number - 1] < offset:
+            line = pending.popleft()
+            taken.append((line.number, str(line.refused)))
+        return taken
 
     def root_info(self, tree: Tree) -> dict[str, int]:
         """The numbers of a tree's ``MI`` property (``length``, ``game``, ``ws``, ``bs``...)."""
@@ -246,7 +292,7 @@ class SgfReader:
                         info[key.strip()] = int(number)
         return info
 
-    def read_tree(self, match: MatchRecord, tree: Tree) -> None:
+    def read_tree(self, match: MatchRecord, tree: Tree) -> GameRecord:
         """Reads one game tree into a game of ``match``."""
         info = self.root_info(tree)
         line, _ = self.where(tree.offset)
@@ -258,7 +304,11 @@ class SgfReader:
         cube = Cube()
         unplayed: Action | None = None  # dice rolled in a PL[..]DI[..] node, not played (yet)
         count = 0
+        cut_at = (line, 1) if tree.cut else None  # where the game was cut at the limit of actions
         for node in tree.nodes:
+            if len(game.actions) >= self.limits.max_plies:
+                cut_at = self.where(node[0].offset) if node else (line, 1)
+                break
             names = {prop.name: prop for prop in node}
             if "DI" in names and "PL" in names:
                 unplayed = self.set_dice(game, names["PL"], names["DI"])
@@ -275,8 +325,11 @@ class SgfReader:
                 game.actions.append(action)
         if unplayed is not None:
             game.actions.append(unplayed)
+        if cut_at is not None:
+            game.add_error(*cut_at, self.limits.game_cut)
         if game.winner is not None and match.length and game.score is not None and game.points is not None:
             game.match_won = game.score[game.winner] + game.points >= match.length
+        return game
 
     def read_root(
         self, match: MatchRecord, game: GameRecord, root: list[Property], info: dict[str, int]
@@ -346,17 +399,18 @@ class SgfReader:
         cube.offered_by = None
         roll = ROLL.match(value)
         if roll is None:
-            game.add_error(line, column, f"{where}{text!r} is neither a roll nor a cube action")
+            game.add_error(line, column, f"{where}{excerpt(text)} is neither a roll nor a cube action")
             return None
         letters = roll["moves"]
         if len(letters) % 2 or len(letters) > 8:
-            game.add_error(line, column, f"{where}{text!r}: the moves are not from/to letter pairs")
+            game.add_error(line, column, f"{where}{excerpt(text)}: the moves are not from/to letter pairs")
             return None
         segments: list[Segment] = []
         for pair in range(0, len(letters), 2):
             start, end = letters[pair], letters[pair + 1]
             if start == "z" or end == "y":
-                game.add_error(line, column, f"{where}{text!r}: {start}{end} moves from off or to the bar")
+                message = f"{where}{excerpt(text)}: {start}{end} moves from off or to the bar"
+                game.add_error(line, column, message)
                 return None
             segments.append(Segment(_point(start, player), _point(end, player)))
         dice = (int(roll["d1"]), int(roll["d2"]))
@@ -369,7 +423,20 @@ def _plays(action: Action, unplayed: Action) -> bool:
     return action.kind is ActionKind.ROLL and action.player == unplayed.player and same_dice
 
 
-def read_sgf(text: str, source: str) -> list[MatchRecord]:
+def read_sgf(text: str, source: str, limits: ReadLimits | None = None) -> list[MatchRecord]:
     """The matches of a gnubg SGF text (normally one; at least one, with an error when the text holds
     none)."""
-    return SgfReader(text, source).read()
+    return list(SgfReader(text, source, limits or ReadLimits()).read())
+
+
+def read_sgf_lines(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[MatchRecord]:
+    """The matches of a gnubg SGF file's lines, one at a time; a refused line (too long) reads as empty and
+    is an error of the game it falls in. SGF is a tree, not a list of lines: the text is held whole, its
+    game trees are read one at a time."""
+    texts: list[str] = []
+    refused: list[Line] = []
+    for line in lines:
+        if line.refused is not None:
+            refused.append(line)
+        texts.append("" if line.refused is not None else line.text)
+    return SgfReader("\n".join(texts), source, limits).read(refused)

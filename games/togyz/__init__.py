@@ -9,8 +9,8 @@ from .fen import START_FEN, FenError
 from .notation import MoveText
 from .perft import PerftResult, perft
 from .position import Outcome, Position, Side, Sowing, Termination
-from .records import FORMATS, GameRecord, RecordError, read_records
-from .replay import Game, read_games, replay
+from .records import FORMATS, GameRecord, RecordError, read_file, read_records
+from .replay import Game, read_games, replay, replay_file
 from .writers import write_playok, write_scoresheet
 
 __all__ = [
@@ -28,9 +28,11 @@ __all__ = [
     "Sowing",
     "Termination",
     "perft",
+    "read_file",
     "read_games",
     "read_records",
     "replay",
+    "replay_file",
     "write_playok",
     "write_scoresheet",
 ]

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from taldau.games.records import excerpt
+
 GLYPHS = ("!!", "??", "?!", "!?", "!", "?")  # longest first, as the suffix pattern tries them
 TUZDYK_MARKS = "xXх"  # Latin x, X and Cyrillic х
 CAPTURE, QUIET = ":", "-"
@@ -87,17 +89,18 @@ def parse_move(text: str, line: int, column: int) -> MoveText:
     """Parse one move token of any format; raises NotationError saying what is wrong."""
     core = _MOVE.match(text)
     if core is None:
-        raise NotationError(f"{text!r} is not a move (expected origin and destination pits, like 76)")
+        raise NotationError(f"{excerpt(text)} is not a move (expected origin and destination pits, like 76)")
     separator = core.group("separator")
     pit_stones, landed = core.group("pit_stones"), core.group("landed")
     if (pit_stones is None) != (landed is None):
-        raise NotationError(f"{text!r} mixes the short and the full scoresheet forms")
+        raise NotationError(f"{excerpt(text)} mixes the short and the full scoresheet forms")
     if pit_stones is not None and separator is None:
-        raise NotationError(f"{text!r}: the full scoresheet form needs ':' or '-' between its two halves")
+        halves = "the full scoresheet form needs ':' or '-' between its two halves"
+        raise NotationError(f"{excerpt(text)}: {halves}")
     suffix = text[core.end() :]
     fields = parse_suffixes(suffix)
     if fields is None:
-        raise NotationError(f"{text!r} has an unreadable suffix {suffix!r}")
+        raise NotationError(f"{excerpt(text)} has an unreadable suffix {excerpt(suffix)}")
     return MoveText(
         pit=int(core.group("pit")),
         destination=int(core.group("destination")),

@@ -15,16 +15,26 @@ Formats (see the project's togyz.md), detected automatically per file:
 
 Readers only split text into ``GameRecord``s and parse tokens; ``replay`` checks the moves against the
 rules. A problem is attached to its game as a ``RecordError`` and reading goes on with the next game.
+A file is read line by line and each game is yielded as soon as it is read, so memory holds one line and one
+game, whatever the file's size; ``ReadLimits`` bounds both (see ``games.records``).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import RecordError, append_error, decode_record
+from taldau.games.records import (
+    Line,
+    ReadLimits,
+    RecordError,
+    RecordFile,
+    UnreadableFile,
+    append_error,
+    excerpt,
+    text_lines,
+)
 
 from .notation import TUZDYK_MARKS, MoveText, NotationError, add_suffix, parse_move
 
@@ -83,85 +93,141 @@ class GameRecord:
         append_error(self.errors, line, column, message)
 
 
-def read_records(data: bytes, source: str) -> Iterator[GameRecord]:
-    """Every game record in one file's bytes; a file with no readable game yields one index-0 record."""
+def read_records(data: bytes, source: str, limits: ReadLimits | None = None) -> Iterator[GameRecord]:
+    """Every game record in one file's bytes (see ``read_file``), within ``limits`` (the defaults if None)."""
+    yield from read_file(RecordFile.of_bytes(data, source, limits or ReadLimits()))
+
+
+def read_file(file: RecordFile) -> Iterator[GameRecord]:
+    """Every game record of a record file, in the format detected for it, read line by line and yielded one
+    game at a time. A file with no readable game yields one index-0 record; a file that cannot be read on
+    (changed under the reader, say) ends with one."""
     try:
-        text = decode_record(data)
-    except ValueError as error:
-        record = GameRecord(source, 0, "unknown", 1)
-        record.add_error(1, 1, str(error))
-        yield record
+        form, has_text = _scan(file.lines())
+    except UnreadableFile as error:
+        yield _file_record(file.name, str(error))
         return
     found = False
-    for record in read_text(text, source):
-        found = True
-        yield record
+    try:
+        for record in _read(form, file.lines(), file.name, file.limits):
+            found = True
+            yield record
+    except UnreadableFile as error:
+        yield _file_record(file.name, f"reading stopped: {error}")
+        return
     if not found:
-        record = GameRecord(source, 0, "unknown", 1)
-        record.add_error(1, 1, "empty file: no game record found" if not text.strip() else "no game found")
-        yield record
+        yield _file_record(file.name, "no game found" if has_text else "empty file: no game record found")
 
 
-def read_text(text: str, source: str) -> Iterator[GameRecord]:
+def read_text(text: str, source: str, limits: ReadLimits | None = None) -> Iterator[GameRecord]:
     """Every game record in ``text``, in the format detected for it."""
-    form = detect_format(text)
+    form, _ = _scan(text_lines(text))
+    yield from _read(form, text_lines(text), source, limits or ReadLimits())
+
+
+def _read(form: str, lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
     if form == "compact":
-        yield from _read_compact(text, source)
-    else:
-        yield from _read_movetext(text, source, form)
+        return _read_compact(lines, source, limits)
+    return _MovetextReader(source, form, limits).read(lines)
+
+
+def _file_record(source: str, message: str) -> GameRecord:
+    """The index-0 record standing for a file with no readable game."""
+    record = GameRecord(source, 0, "unknown", 1)
+    record.add_error(1, 1, message)
+    return record
 
 
 _COMPACT_LINE = re.compile(r"(?:(?P<white>\d+)\s*-\s*(?P<black>\d+)\s*,\s*)?(?P<plies>[1-9]+)")
-_BOOK_LINE = re.compile(r"^[ \t]*(?:\d+\.\t|Result[ \t]+\d)", re.MULTILINE)
+_BOOK_LINE = re.compile(r"[ \t]*(?:\d+\.\t|Result[ \t]+\d)")
 _SCORESHEET_MOVE = re.compile(r"(?<![\w/.])[1-9]\d*[:\-][1-9]\d*(?![\w/])")
 _EXPORT_LINE = re.compile(r"\d+\.\s*\S+(?:\s+\S+)?(?:\s+(?:1-0|0-1|1/2-1/2|\*))?")
-_HEADER_LINE = re.compile(r"^[ \t]*\[.*$", re.MULTILINE)
+_HEADER_LINE = re.compile(r"[ \t]*\[")
 
 
 def detect_format(text: str) -> str:
     """Which of FORMATS ``text`` is written in (``playok`` when nothing more specific fits)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if lines and all(_COMPACT_LINE.fullmatch(line) for line in lines):
-        return "compact"
-    if _BOOK_LINE.search(text):
-        return "book"
-    movetext = _HEADER_LINE.sub("", text)
-    if any(match.group() not in ("1-0", "0-1") for match in _SCORESHEET_MOVE.finditer(movetext)):
-        return "scoresheet"
-    movetext_lines = [line for line in lines if not line.startswith("[")]
-    if movetext_lines and all(_EXPORT_LINE.fullmatch(line) for line in movetext_lines):
-        return "export"
-    return "playok"
+    return _scan(text_lines(text))[0]
 
 
-def _read_compact(text: str, source: str) -> Iterator[GameRecord]:
+def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
+    """The format of a file's lines (see ``detect_format``) and whether it holds any text. Refused lines
+    (too long to read) count as text but say nothing about the format."""
+    compact = export = scoresheet = False
+    not_compact = not_export = has_text = False
+    for line in lines:
+        if line.refused is not None:
+            has_text = True
+            continue
+        stripped = line.text.strip()
+        if not stripped:
+            continue
+        has_text = True
+        if _BOOK_LINE.match(line.text):
+            return "book", True  # a book line is never compact, and book comes before the rest
+        if not_compact or _COMPACT_LINE.fullmatch(stripped) is None:
+            not_compact = True
+        else:
+            compact = True
+        if _HEADER_LINE.match(line.text):
+            continue
+        if not scoresheet and any(
+            match.group() not in ("1-0", "0-1") for match in _SCORESHEET_MOVE.finditer(line.text)
+        ):
+            scoresheet = True
+        if not not_export:
+            if _EXPORT_LINE.fullmatch(stripped) is None:
+                not_export = True
+            else:
+                export = True
+    if compact and not not_compact:
+        return "compact", has_text
+    if scoresheet:
+        return "scoresheet", has_text
+    if export and not not_export:
+        return "export", has_text
+    return "playok", has_text
+
+
+def _read_compact(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
     """Compact strings: each non-blank line one game, each digit the origin pit of one ply."""
     index = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _COMPACT_LINE.fullmatch(line.strip())
+    for line in lines:
+        if line.refused is not None:
+            index += 1
+            record = GameRecord(source, index, "compact", line.number)
+            record.add_error(line.number, 1, line.refused)
+            record.items.append(Unreadable(line.number, 1))
+            yield record
+            continue
+        match = _COMPACT_LINE.fullmatch(line.text.strip())
         if match is None:
             continue
         index += 1
-        offset = len(line) - len(line.lstrip()) + match.start("plies")
-        record = GameRecord(source, index, "compact", number)
+        offset = len(line.text) - len(line.text.lstrip()) + match.start("plies")
+        record = GameRecord(source, index, "compact", line.number)
         if match.group("white") is not None:
             record.final_score = (int(match.group("white")), int(match.group("black")))
-        for position, digit in enumerate(match.group("plies")):
+        plies = match.group("plies")
+        for position, digit in enumerate(plies[: limits.max_plies]):
             column = offset + position + 1
-            record.items.append(MoveText(int(digit), None, digit, number, column))
+            record.items.append(MoveText(int(digit), None, digit, line.number, column))
+        if len(plies) > limits.max_plies:
+            column = offset + limits.max_plies + 1
+            record.add_error(line.number, column, limits.game_cut)
+            record.items.append(Unreadable(line.number, column))
         yield record
 
 
 _TOKEN = re.compile(
     r"""
-    (?P<header>^[ \t]*\[[^\n]*)
-    |(?P<book_result>^[ \t]*Result[ \t][^\n]*)
+    (?P<header>^[ \t]*\[.*)
+    |(?P<book_result>^[ \t]*Result[ \t].*)
     |(?P<comment>\{[^}]*\}?)
-    |(?P<line_comment>;[^\n]*)
-    |(?P<space>\s+)
+    |(?P<line_comment>;.*)
     |(?P<word>[^\s{};]+)
     """,
-    re.VERBOSE | re.MULTILINE,
+    re.VERBOSE,
 )
 _HEADER = re.compile(r'\[\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\]|\\.)*)"\s*\]')
 _BOOK_RESULT = re.compile(
@@ -169,17 +235,6 @@ _BOOK_RESULT = re.compile(
 )
 _MOVE_NUMBER = re.compile(r"(?P<number>\d+)\.(?P<black>\.\.)?(?P<rest>.*)")
 _SUFFIX_STARTS = "(!?=" + TUZDYK_MARKS  # a word starting so is a detached suffix of the move before: (10), !
-
-
-class _Lines:
-    """Maps text offsets to 1-based (line, column)."""
-
-    def __init__(self, text: str) -> None:
-        self._starts = [0] + [match.end() for match in re.finditer("\n", text)]
-
-    def at(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
 
 
 def _book_result(text: str) -> str | None:
@@ -191,97 +246,227 @@ def _book_result(text: str) -> str | None:
     return {(1.0, 0.0): "1-0", (0.0, 1.0): "0-1", (0.5, 0.5): "1/2-1/2"}.get((white, black))
 
 
-def _read_movetext(text: str, source: str, form: str) -> Iterator[GameRecord]:
-    """PGN-like text (playok, export, book, scoresheet): headers, move numbers, moves, results, comments."""
-    lines = _Lines(text)
-    record: GameRecord | None = None
-    index = 0
-    in_movetext = False  # the current record has had movetext (valid or not) after its headers
+@dataclass
+class _Comment:
+    """A ``{`` comment still open at the end of a line: where it opened and its text so far."""
 
-    def new_record(line: int) -> GameRecord:
-        nonlocal index, in_movetext
-        index += 1
-        in_movetext = False
-        return GameRecord(source, index, form, line)
+    record: GameRecord | None
+    line: int
+    column: int
+    parts: list[str]
+    length: int
 
-    for match in _TOKEN.finditer(text):
+
+class _MovetextReader:
+    """PGN-like text (playok, export, book, scoresheet), line by line: headers, move numbers, moves, results
+    and comments, a record yielded as soon as the next one starts.
+
+    A game keeps at most ``max_plies`` moves, twice as many movetext items and as many headers and comments;
+    past that the rest of the game is only scanned for where the next game starts. A refused line (too long)
+    is an error of the game it falls in, which stops there."""
+
+    def __init__(self, source: str, form: str, limits: ReadLimits) -> None:
+        self.source = source
+        self.form = form
+        self.limits = limits
+        self.record: GameRecord | None = None
+        self.index = 0
+        self.in_movetext = False  # the current record has had movetext (valid or not) after its headers
+        self.plies = 0  # moves kept in the current record
+        self.cut = False  # the current record reached a limit: the rest of it is not kept
+        self.comment: _Comment | None = None
+        self.finished: list[GameRecord] = []
+
+    def read(self, lines: Iterable[Line]) -> Iterator[GameRecord]:
+        """The records of ``lines``, each yielded when the next one starts (the last at the end)."""
+        for line in lines:
+            self.read_line(line)
+            yield from self.finished
+            self.finished.clear()
+        if self.comment is not None:
+            self.close_comment(closed=False)
+        if self.record is not None:
+            yield self.record
+
+    def new_record(self, line: int) -> GameRecord:
+        """Finish the current record (if any) and start the next."""
+        if self.record is not None:
+            self.finished.append(self.record)
+        self.index += 1
+        self.in_movetext = False
+        self.plies = 0
+        self.cut = False
+        self.record = GameRecord(self.source, self.index, self.form, line)
+        return self.record
+
+    def read_line(self, line: Line) -> None:
+        """Read one line: the rest of an open comment first, then its tokens."""
+        if line.refused is not None:
+            self.refuse(line.number, line.refused)
+            return
+        text = line.text
+        start = 0
+        if self.comment is not None:
+            end = text.find("}")
+            self.add_to_comment(text if end < 0 else text[:end])
+            if end < 0:
+                return
+            self.close_comment(closed=True)
+            start = end + 1
+        for match in _TOKEN.finditer(text, start):  # white space lies between the tokens
+            if match.lastgroup != "line_comment":
+                self.read_token(match, line.number)
+
+    def refuse(self, number: int, reason: str) -> None:
+        """Line ``number`` was not read (too long, not text): an error in the game it falls in, which stops
+        there."""
+        if self.comment is not None:
+            self.close_comment(closed=False)
+        record = self.record
+        if record is None or record.result_at is not None:
+            record = self.new_record(number)
+        self.in_movetext = True  # as any unreadable movetext: headers after it start the next game
+        record.add_error(number, 1, reason)
+        self.keep(record, Unreadable(number, 1))
+
+    def keep(self, record: GameRecord, item: MoveText | MoveNumber | Unreadable) -> None:
+        """Add a movetext item to the record, unless it is past the game's limits (then say so once)."""
+        if self.cut:
+            return
+        if self.plies < self.limits.max_plies and len(record.items) < 2 * self.limits.max_plies:
+            if isinstance(item, MoveText):
+                self.plies += 1
+            record.items.append(item)
+            return
+        if isinstance(item, MoveText) and self.plies >= self.limits.max_plies:
+            message = self.limits.game_cut
+        elif len(record.items) >= 2 * self.limits.max_plies:
+            items = f"{2 * self.limits.max_plies:,}"
+            message = f"more than {items} movetext items in one game (the limit): the rest is not read"
+        else:
+            if isinstance(item, MoveText):
+                self.plies += 1
+            record.items.append(item)
+            return
+        self.cut = True
+        record.add_error(item.line, item.column, message)
+        record.items.append(Unreadable(item.line, item.column))
+
+    def add_to_comment(self, text: str) -> None:
+        comment = self.comment
+        assert comment is not None
+        if comment.length <= self.limits.max_token_chars:
+            comment.parts.append(text)
+        comment.length += len(text) + 1
+
+    def close_comment(self, closed: bool) -> None:
+        """Store the open comment in its record: it was closed by ``}``, or never was."""
+        comment = self.comment
+        assert comment is not None
+        self.comment = None
+        record = comment.record
+        if record is None:
+            return
+        if not closed:
+            record.add_error(comment.line, comment.column, "comment '{' is never closed")
+        if comment.length > self.limits.max_token_chars:
+            message = f"comment longer than the limit of {self.limits.max_token_chars:,} characters"
+            record.add_error(comment.line, comment.column, message)
+        elif not self.cut and len(record.comments) < self.limits.max_plies:
+            record.comments.append("\n".join(comment.parts).strip("{}").strip())
+
+    def read_token(self, match: re.Match[str], line: int) -> None:
+        """Read one token of a line (not a space or a ``;`` comment)."""
         kind = match.lastgroup
-        if kind in ("space", "line_comment"):
-            continue
-        line, column = lines.at(match.start())
-        value = match.group().strip()
-        column += len(match.group()) - len(match.group().lstrip())
+        value = match.group()
+        column = match.start() + 1
+        if kind != "word":  # headers and book results may start with blanks; only they and comments end so
+            column += len(value) - len(value.lstrip())
+            value = value.strip()
         if kind == "header":
-            if record is None or in_movetext:
-                if record is not None:
-                    yield record
-                record = new_record(line)
+            if self.record is None or self.in_movetext:
+                self.new_record(line)
+            record = self.record
+            assert record is not None
             header = _HEADER.fullmatch(value)
             if header is None:
                 reason = "header is not closed" if not value.endswith("]") else 'header is not [Name "value"]'
                 record.add_error(line, column, f"{reason}: {value[:60]!r}")
-            else:
+            elif not self.cut and len(record.headers) < self.limits.max_plies:
                 record.headers[header.group("name")] = header.group("value").replace('\\"', '"')
-            continue
+            return
 
         if kind == "comment":
-            if record is None:
-                continue
-            if not value.endswith("}"):
-                record.add_error(line, column, "comment '{' is never closed")
-            record.comments.append(value.strip("{}").strip())
-            continue
+            self.comment = _Comment(self.record, line, column, [], 0)
+            self.add_to_comment(value)
+            if value.endswith("}"):
+                self.close_comment(closed=True)
+            return
+
+        if len(value) > self.limits.max_token_chars:
+            if self.record is None or self.record.result_at is not None:
+                self.new_record(line)
+            assert self.record is not None
+            self.in_movetext = True
+            message = f"token longer than the limit of {self.limits.max_token_chars:,} characters"
+            self.record.add_error(line, column, f"{message}: {excerpt(value)}")
+            self.keep(self.record, Unreadable(line, column))
+            return
 
         # Everything else belongs to movetext: a result, a move number, a move or a detached suffix.
         number = _MOVE_NUMBER.fullmatch(value) if kind == "word" else None
+        record = self.record
         starts_game = (
             record is None
             or record.result_at is not None
             or (
                 number is not None
                 and int(number.group("number")) == 1
-                and record.moves
                 and not number.group("black")
+                and self.plies > 0
             )
         )
         if starts_game:
-            if record is not None:
-                yield record
-            record = new_record(line)
+            record = self.new_record(line)
         assert record is not None
-        in_movetext = True
+        self.in_movetext = True
 
         if kind == "book_result":
             result = _book_result(value)
             if result is None:
-                record.add_error(line, column, f"unreadable result line {value!r}")
-                record.items.append(Unreadable(line, column))
+                record.add_error(line, column, f"unreadable result line {excerpt(value)}")
+                self.keep(record, Unreadable(line, column))
             record.result, record.result_at = result, (line, column)
-            continue
+            return
         if value in RESULTS:
             record.result, record.result_at = RESULTS[value], (line, column)
-            continue
+            return
         if number is not None:
-            record.items.append(
-                MoveNumber(int(number.group("number")), bool(number.group("black")), line, column)
-            )
+            written = MoveNumber(int(number.group("number")), bool(number.group("black")), line, column)
+            self.keep(record, written)
             value = number.group("rest")
             column += number.start("rest")
             if not value:
-                continue
+                return
+        if self.cut:
+            return
         if value[0] in _SUFFIX_STARTS and record.items and isinstance(record.items[-1], MoveText):
             merged = add_suffix(record.items[-1], value)
             if merged is None:
-                record.add_error(line, column, f"{value!r} repeats a claim already made for the move before")
-                record.items.append(Unreadable(line, column))
+                message = f"{excerpt(value)} repeats a claim already made for the move before"
+                record.add_error(line, column, message)
+                self.keep(record, Unreadable(line, column))
             else:
                 record.items[-1] = merged
-            continue
+            return
         try:
-            record.items.append(parse_move(value, line, column))
+            move = parse_move(value, line, column)
         except NotationError as error:
             record.add_error(line, column, str(error))
-            record.items.append(Unreadable(line, column))
-
-    if record is not None:
-        yield record
+            self.keep(record, Unreadable(line, column))
+            return
+        if self.plies < self.limits.max_plies and len(record.items) < 2 * self.limits.max_plies:
+            self.plies += 1  # the common case of ``keep``, inline: most tokens are moves
+            record.items.append(move)
+        else:
+            self.keep(record, move)

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import RecordError, append_error
+from taldau.games.records import ReadLimits, RecordError, RecordFile, append_error
 
 from .fen import FenError
 from .notation import CAPTURE, QUIET, MoveText
 from .position import Outcome, Position, Side, Sowing, Termination
-from .records import GameRecord, MoveNumber, Unreadable, read_records
+from .records import GameRecord, MoveNumber, Unreadable, read_file
 
 
 @dataclass
@@ -193,7 +193,12 @@ def _describe(outcome: Outcome) -> str:
     return f"by {outcome.termination.value}, {outcome.result} ({white}-{black})"
 
 
-def read_games(data: bytes, source: str) -> Iterator[Game]:
-    """Read and replay every game of one record file (see ``records.read_records``)."""
-    for record in read_records(data, source):
+def read_games(data: bytes, source: str, limits: ReadLimits | None = None) -> Iterator[Game]:
+    """Read and replay every game of one record file's bytes (see ``records.read_records``)."""
+    yield from replay_file(RecordFile.of_bytes(data, source, limits or ReadLimits()))
+
+
+def replay_file(file: RecordFile) -> Iterator[Game]:
+    """Read and replay every game of a record file, one game at a time (see ``records.read_file``)."""
+    for record in read_file(file):
         yield replay(record)
