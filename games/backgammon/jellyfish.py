@@ -35,18 +35,19 @@ from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segme
 FORMAT = "jellyfish"
 
 HEADER = re.compile(r'^\s*;\s*\[\s*(?P<key>[^"\]]*?)\s*"(?P<value>.*)"\s*\]\s*$')
-MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)
-GAME = re.compile(r"^\s*Game\s+(?P<index>\d+)\s*$", re.IGNORECASE)
-SCORE = re.compile(r"^\s*(?P<left>.*?)\s*:\s*(?P<s0>\d+)\s+(?P<right>.*?)\s*:\s*(?P<s1>\d+)\s*$")
-NUMBERED = re.compile(r"^\s*(?P<number>\d+)\)")
+# Numbers have at most nine digits: no count in a match needs more, and Python refuses to read huge ones.
+MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d{1,9})\s+points?\s+match\b", re.IGNORECASE)
+GAME = re.compile(r"^\s*Game\s+(?P<index>\d{1,9})\s*$", re.IGNORECASE)
+SCORE = re.compile(r"^\s*(?P<left>.*?)\s*:\s*(?P<s0>\d{1,9})\s+(?P<right>.*?)\s*:\s*(?P<s1>\d{1,9})\s*$")
+NUMBERED = re.compile(r"^\s*(?P<number>\d{1,9})\)")
 DICE = re.compile(r"^(?P<d1>\d)(?P<d2>\d):$")
 TOKEN = re.compile(r"\S+")
-SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d+)\))?$")
+SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d{1,9})\))?$")
 PLACE = re.compile(r"^(?P<place>bar|off|\d{1,2})(?P<hit>\*?)$", re.IGNORECASE)
 WINS = re.compile(
-    r"^(?:Wins|Losses)\s+(?P<points>\d+)\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
+    r"^(?:Wins|Losses)\s+(?P<points>\d{1,9})\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
 )
-CUBE = re.compile(r"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>\d+)$", re.IGNORECASE)
+CUBE = re.compile(r"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>\d{1,9})$", re.IGNORECASE)
 
 # Words that open a cell (besides a dice token such as ``43:``).
 CELL_WORDS = {

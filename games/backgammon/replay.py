@@ -9,6 +9,7 @@ on from the score the record announces.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -96,7 +97,7 @@ def rules_of(match: MatchRecord) -> Rules:
         crawford=match.crawford,
         jacoby=match.jacoby,
         beavers=match.beavers,
-        cube_limit=int(limit) if limit.isdigit() else 0,
+        cube_limit=int(limit) if re.fullmatch(r"\d{1,9}", limit) else 0,
     )
 
 

@@ -26,7 +26,9 @@ FORMAT = "sgf"
 
 COLOURS = {"W": 0, "B": 1}
 ROLL = re.compile(r"^(?P<d1>[1-6])(?P<d2>[1-6])(?P<moves>[a-z]*)$")
-RESULT = re.compile(r"^(?P<colour>[WB])\+(?P<points>\d+)(?P<resigned>R?)$")
+# Numbers have at most nine digits: no count in a match needs more, and Python refuses to read huge ones.
+NUMBER = re.compile(r"\d{1,9}")
+RESULT = re.compile(r"^(?P<colour>[WB])\+(?P<points>\d{1,9})(?P<resigned>R?)$")
 HEADER_PROPERTIES = {"EV": "Event", "RO": "Round", "PC": "Site", "DT": "EventDate"}
 CUBE_WORDS = {
     "double": ActionKind.DOUBLE,
@@ -242,7 +244,7 @@ class SgfReader:
             if prop.name == "MI":
                 for value in prop.values:
                     key, _, number = value.partition(":")
-                    if number.strip().lstrip("-").isdigit():
+                    if NUMBER.fullmatch(number.strip()):
                         info[key.strip()] = int(number)
         return info
 
@@ -262,7 +264,7 @@ class SgfReader:
             names = {prop.name: prop for prop in node}
             if "DI" in names and "PL" in names:
                 unplayed = self.set_dice(game, names["PL"], names["DI"])
-            if "CV" in names and names["CV"].values[0].isdigit():
+            if "CV" in names and NUMBER.fullmatch(names["CV"].values[0]):
                 cube.value = int(names["CV"].values[0])
             for prop in (prop for prop in node if prop.name in COLOURS):
                 count += 1

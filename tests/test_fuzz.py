@@ -1,0 +1,255 @@
+"""The fuzz targets of tests/fuzz, without atheris: the stored corpus replayed through every target, and a few
+thousand seeded generated inputs (corpus entries with random edits, and texts built from each format's
+tokens) through hypothesis. The long coverage-guided runs are in BENCHMARKS.md ("Fuzzing")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fuzz.targets import TARGETS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from taldau.games.backgammon.jellyfish import read_jellyfish
+from taldau.games.backgammon.replay import rules_of
+from taldau.games.backgammon.sgf import read_sgf
+from taldau.games.togyz import read_games as read_togyz_games
+from taldau.games.togyz.fen import FenError, parse_fen
+
+CORPUS = Path(__file__).resolve().parent / "fuzz" / "corpus"
+EXAMPLES_PER_TARGET = 400
+
+# Pieces of each target's input language; generated inputs are random sequences of them and of stray text.
+TOKENS: dict[str, tuple[str, ...]] = {
+    "togyz_records": (
+        "1.",
+        "2.",
+        "12...",
+        "1-0",
+        "0-1",
+        "1/2-1/2",
+        "*",
+        "{zero}",
+        "{",
+        "}",
+        ";",
+        "\n",
+        " ",
+        "\t",
+        '[Event "x"]\n',
+        '[FEN "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"]\n',
+        "76",
+        "87(10)",
+        "22X",
+        "7:6",
+        "9-8",
+        "79:610",
+        "(10)",
+        "!",
+        "?!",
+        "=",
+        "х",
+        "Result 1 - 0",
+        "Result 0,5 - 0,5",
+        "1.\t76\t98\n",
+        "82-10, ",
+        "95857232999",
+        "99999999999",
+        "\ufeff",
+    ),
+    "togyz_fen": ("9S", "t", "1", "9", "0", ",", "/", " ", "S", "N", "162", "10S", "²", "99999999999"),
+    "backgammon_jellyfish": (
+        " 7 point match\n",
+        " 0 point match\n",
+        " Game 1\n",
+        " Game 2\n",
+        " a : 0",
+        "     b : 0\n",
+        "  1)",
+        " 31:",
+        " 64:",
+        " 8/5",
+        " 6/5",
+        " 24/18",
+        " 13/7*/5",
+        " 24/22(2)",
+        " bar/20",
+        " 6/off",
+        " 25/22",
+        " 6/0",
+        " Doubles => 2",
+        " Takes",
+        " Drops",
+        " Beavers => 4",
+        " Wins 1 point",
+        " Wins 2 points and the match",
+        " Losses 2 point",
+        " Cannot Move",
+        " ????",
+        "\n",
+        "      ",
+        '; [Player 1 "a"]\n',
+        '; [Crawford "Off"]\n',
+        '; [CubeLimit "8"]\n',
+        " 99999999999",
+    ),
+    "backgammon_sgf": (
+        "(;FF[4]GM[6]",
+        "MI[length:7][game:0][ws:0][bs:0]",
+        "MI[game:1]",
+        "PW[a]PB[b]",
+        "RU[Crawford]",
+        "RE[W+2]",
+        "RE[B+1R]",
+        ";B[31hegf]",
+        ";W[64xrrn]",
+        ";W[double]",
+        ";B[take]",
+        ";B[drop]",
+        ";W[beaver]",
+        ";PL[W]DI[62]",
+        "CV[2]",
+        "(",
+        ")",
+        ";",
+        "[",
+        "]",
+        "\\",
+        " ",
+        "\n",
+        "99999999999",
+    ),
+    "backgammon_ids": (
+        "4HPwATDgc/ABMA",
+        "cAngAAAAAAAE",
+        ":",
+        "XGID=",
+        "-b----E-C---eE---c-e----B-",
+        "0",
+        "1",
+        "-1",
+        "00",
+        "52",
+        "D",
+        "B",
+        "R",
+        "7",
+        "10",
+        "A",
+        "a",
+        "/",
+        "+",
+        " ",
+        "99999999999",
+    ),
+}
+TOKENS["detect"] = TOKENS["togyz_records"] + TOKENS["backgammon_jellyfish"] + TOKENS["backgammon_sgf"]
+TOKENS["archive"] = ("\x00", "\x01", "\x05", "PK\x03\x04", "ustar", "\x1f\x8b\x08", "a.pgn", "b/c.txt")
+
+
+def corpus(target: str) -> list[Path]:
+    """The stored inputs of one target."""
+    return sorted((CORPUS / target).iterdir())
+
+
+@st.composite
+def generated(draw: st.DrawFn, target: str) -> bytes:
+    """A stored input with a few random edits, or a random sequence of the target's tokens."""
+    if draw(st.booleans()):
+        data = bytearray(draw(st.sampled_from(corpus(target))).read_bytes())
+        for _ in range(draw(st.integers(1, 8))):
+            at = draw(st.integers(0, len(data)))
+            cut = draw(st.integers(0, 16))
+            data[at : at + cut] = draw(st.binary(max_size=16))
+        return bytes(data)
+    pieces = st.sampled_from(TOKENS[target]) | st.text(max_size=4)
+    return "".join(draw(st.lists(pieces, max_size=60))).encode("utf-8", errors="surrogatepass")
+
+
+def test_every_target_has_a_corpus_and_tokens() -> None:
+    assert sorted(TOKENS) == sorted(TARGETS)
+    assert all(corpus(target) for target in TARGETS)
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_stored_corpus(target: str) -> None:
+    for path in corpus(target):
+        TARGETS[target](path.read_bytes())
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_generated_inputs(target: str) -> None:
+    @settings(
+        max_examples=EXAMPLES_PER_TARGET,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(generated(target))
+    def check(data: bytes) -> None:
+        TARGETS[target](data)
+
+    check()
+
+
+# --- inputs that fuzzing found: each raised an exception the reader's contract does not allow -------------
+
+START_ROWS = "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S"
+HUGE = "9" * 5000  # past Python's 4300-digit limit for reading a number
+
+
+@pytest.mark.parametrize(
+    ("fen", "reason"),
+    [
+        (START_ROWS.replace("9S", "99999S", 1) + " 0 0 S 1", "'99999S' holds more than the 162 stones"),
+        (START_ROWS.replace("9S", "²S", 1) + " 0 0 S 1", "'²S' is not a pit"),
+        ("999999999,9S/" + START_ROWS.split("/")[1] + " 0 0 S 1", "describes 999999999 pits, not 9"),
+        (f"{START_ROWS} 99999 0 S 1", "White's kazan '99999' is not a number of stones"),
+        (f"{START_ROWS} 0 {HUGE} S 1", "Black's kazan '9999"),
+        (f"{START_ROWS} 0 0 S ²", "move number '²' must be a whole number"),
+    ],
+)
+def test_fen_counts_out_of_range_are_fen_errors(fen: str, reason: str) -> None:
+    with pytest.raises(FenError, match=reason):
+        parse_fen(fen)
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (f"1. 11({HUGE})", "has an unreadable suffix"),
+        ("1. 11(9999999999)", "'11(9999999999)' has an unreadable suffix '(9999999999)'"),
+        (f"1. 1{HUGE}:1{HUGE}", "the full scoresheet form needs ':' or '-'"),
+        (f"{HUGE}-1, 11", "the full scoresheet form needs ':' or '-'"),
+        (f'[FEN "{START_ROWS.replace("9S", "99999S", 1)} 0 0 S 1"]\n1. 11', "FEN header: Black's row"),
+    ],
+)
+def test_togyz_records_with_huge_numbers_report_errors(record: str, message: str) -> None:
+    games = list(read_togyz_games(record.encode(), "huge.txt"))
+    assert len(games) == 1
+    assert message in games[0].errors[0].message
+
+
+def test_jellyfish_numbers_too_long_are_record_errors() -> None:
+    text = f" 1 point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5\n      Wins {HUGE} points\n"
+    [match] = read_jellyfish(text, "huge.mat")
+    [error] = match.games[0].errors
+    assert (error.line, error.column) == (5, 7) and error.message.startswith("bad result 'Wins 9999")
+    [match] = read_jellyfish(f" {HUGE} point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5\n", "huge.mat")
+    assert match.length == 0 and match.errors[0].message.startswith(f"text outside any game: '{HUGE[:10]}")
+
+
+def test_sgf_numbers_that_are_not_counts_are_ignored() -> None:
+    text = f"(;FF[4]GM[6]MI[length:3][game:{HUGE}][ws:²][bs:1]CV[²];W[31hegf])"
+    [match] = read_sgf(text, "huge.sgf")
+    [game] = match.games
+    assert (match.length, game.index, game.score) == (3, 1, None)
+    [match] = read_sgf("(;FF[4]GM[6]MI[length:3][game:0][ws:-5][bs:1];W[31hegf])", "negative.sgf")
+    assert match.games[0].score is None
+
+
+def test_cube_limit_header_of_other_digits_is_no_limit() -> None:
+    text = ' ; [CubeLimit "²"]\n 0 point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5\n'
+    [match] = read_jellyfish(text, "limit.mat")
+    assert match.headers["CubeLimit"] == "²" and rules_of(match).cube_limit == 0
