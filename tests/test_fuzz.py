@@ -11,12 +11,16 @@ from fuzz.targets import TARGETS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from taldau.games.backgammon.jellyfish import read_jellyfish
+from taldau.games.backgammon.record import Action, ActionKind, GameRecord, MatchRecord, Segment
 from taldau.games.backgammon.replay import rules_of
 from taldau.games.backgammon.sgf import read_sgf
+from taldau.games.backgammon.writer import write_jellyfish
 from taldau.games.togyz import read_games as read_togyz_games
 from taldau.games.togyz.fen import FenError, parse_fen
 
-CORPUS = Path(__file__).resolve().parent / "fuzz" / "corpus"
+FUZZ = Path(__file__).resolve().parent / "fuzz"
+CORPUS = FUZZ / "corpus"  # the minimised corpus of each target
+REGRESSIONS = FUZZ / "regressions"  # inputs that broke a target once, kept whole
 EXAMPLES_PER_TARGET = 400
 
 # Pieces of each target's input language; generated inputs are random sequences of them and of stray text.
@@ -148,8 +152,9 @@ TOKENS["archive"] = ("\x00", "\x01", "\x05", "PK\x03\x04", "ustar", "\x1f\x8b\x0
 
 
 def corpus(target: str) -> list[Path]:
-    """The stored inputs of one target."""
-    return sorted((CORPUS / target).iterdir())
+    """The stored inputs of one target: its corpus and its regressions."""
+    kept = [CORPUS / target, REGRESSIONS / target]
+    return [path for folder in kept if folder.is_dir() for path in sorted(folder.iterdir())]
 
 
 @st.composite
@@ -253,3 +258,15 @@ def test_cube_limit_header_of_other_digits_is_no_limit() -> None:
     text = ' ; [CubeLimit "²"]\n 0 point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5\n'
     [match] = read_jellyfish(text, "limit.mat")
     assert match.headers["CubeLimit"] == "²" and rules_of(match).cube_limit == 0
+
+
+def test_jellyfish_writer_keeps_long_names_apart_on_the_score_line() -> None:
+    game = GameRecord(index=1, line=0, score=(0, 3))
+    play = (Segment(8, 5), Segment(6, 5))
+    game.actions.append(Action(0, ActionKind.ROLL, 0, 0, dice=(3, 1), segments=play))
+    long_name = "Backgammon Studio player with a long name"
+    match = MatchRecord("made", "jellyfish", {}, (long_name, "b"), 5, [game])
+    text = write_jellyfish(match)
+    assert f" {long_name} : 0 b : 3" in text.splitlines()
+    [again] = read_jellyfish(text, "written")
+    assert again.games[0].score == (0, 3) and again.games[0].errors == []

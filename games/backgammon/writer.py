@@ -75,7 +75,8 @@ def write_game(game: GameRecord, players: tuple[str, str]) -> list[str]:
     lines = [f" Game {game.index}"]
     if game.score is not None:
         left = f"{players[0]} : {game.score[0]}"
-        lines.append(f" {left:<{SCORE_WIDTH}}{players[1]} : {game.score[1]}")
+        gap = " " if len(left) >= SCORE_WIDTH else ""  # a long name still leaves space before the right one
+        lines.append(f" {left:<{SCORE_WIDTH}}{gap}{players[1]} : {game.score[1]}")
     rows = turn_rows(game.actions)
     result = format_result(game)
     if result and game.winner == 1 and rows and rows[-1][0] and not rows[-1][1]:
