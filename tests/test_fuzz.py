@@ -270,3 +270,13 @@ def test_jellyfish_writer_keeps_long_names_apart_on_the_score_line() -> None:
     assert f" {long_name} : 0 b : 3" in text.splitlines()
     [again] = read_jellyfish(text, "written")
     assert again.games[0].score == (0, 3) and again.games[0].errors == []
+
+
+def test_sgf_names_and_places_keep_to_one_line() -> None:
+    text = "(;FF[4]GM[6]MI[length:3][game:0][ws:0][bs:0]PW[ann\nlee]PB[bob]"
+    text += "PC[Back\r\ngammon\tClub];W[31hegf])"
+    [match] = read_sgf(text, "lines.sgf")
+    assert match.players == ("ann lee", "bob")
+    assert (match.headers["Player 1"], match.headers["Site"]) == ("ann lee", "Back  gammon Club")
+    [again] = read_jellyfish(write_jellyfish(match), "written")
+    assert again.errors == [] and (again.players, again.headers) == (match.players, match.headers)

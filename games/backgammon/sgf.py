@@ -193,6 +193,12 @@ def _value(text: str, index: int) -> tuple[str, int, bool]:
     return "".join(parts), length, False
 
 
+def _simple_text(value: str) -> str:
+    """A value of SGF's SimpleText type (names, event, place, date): every whitespace character but the
+    space (a line break among them) becomes a space, as the SGF specification says."""
+    return re.sub(r"\s", " ", value)
+
+
 def _point(letter: str, player: int) -> int:
     """The point a move letter stands for, from the mover's own side (``BAR`` for y, ``OFF`` for z)."""
     if letter == "y":
@@ -291,12 +297,12 @@ class SgfReader:
         for colour, key in (("W", "Player 1"), ("B", "Player 2")):
             prop = names.get("P" + colour)
             if prop is not None:
-                players[COLOURS[colour]] = prop.values[0].strip()
-                match.headers[key] = prop.values[0]
+                players[COLOURS[colour]] = _simple_text(prop.values[0]).strip()
+                match.headers[key] = _simple_text(prop.values[0])
         match.players = (players[0], players[1])
         for name, key in HEADER_PROPERTIES.items():
             if name in names:
-                value = names[name].values[0]
+                value = _simple_text(names[name].values[0])
                 match.headers[key] = value.replace("-", ".") if name == "DT" else value
         if not match.games[:-1]:
             rules = names["RU"].values[0].split(":") if "RU" in names else []
