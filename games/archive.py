@@ -7,8 +7,10 @@ of stopping the walk.
 
 from __future__ import annotations
 
+import lzma
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -16,6 +18,11 @@ from pathlib import Path, PurePosixPath
 # Files taken from directories and archives; a path named explicitly is always read.
 RECORD_SUFFIXES = frozenset({".pgn", ".txt", ".tsv", ".csv", ".mat", ".sgf", ".tk", ".tkz"})
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+# What reading a damaged compressed member raises besides the archive modules' own errors: zipfile lets the
+# decompressors' errors through (zlib.error, LZMAError) and raises EOFError for a truncated stream.
+DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError)
+# NotImplementedError: a zip that needs a newer zip version than Python reads.
+ARCHIVE_ERRORS = (OSError, zipfile.BadZipFile, tarfile.TarError, NotImplementedError, *DECOMPRESSION_ERRORS)
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,7 @@ def _zip_sources(path: Path, name: str) -> Iterator[Source]:
             member_name = f"{name}:{member.filename}"
             try:
                 yield Source(member_name, archive.read(member))
-            except (zipfile.BadZipFile, OSError, RuntimeError) as error:
+            except (zipfile.BadZipFile, OSError, RuntimeError, *DECOMPRESSION_ERRORS) as error:
                 yield Source(member_name, error=f"cannot read archive member: {error}")
 
 
@@ -59,7 +66,7 @@ def _tar_sources(path: Path, name: str) -> Iterator[Source]:
             try:
                 stream = archive.extractfile(member)
                 yield Source(member_name, stream.read() if stream is not None else b"")
-            except (tarfile.TarError, OSError) as error:
+            except (tarfile.TarError, OSError, *DECOMPRESSION_ERRORS) as error:
                 yield Source(member_name, error=f"cannot read archive member: {error}")
 
 
@@ -71,7 +78,7 @@ def _file_sources(path: Path) -> Iterator[Source]:
             yield from opener(path, name)
         else:
             yield Source(name, path.read_bytes())
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as error:
+    except ARCHIVE_ERRORS as error:
         yield Source(name, error=f"cannot read {'archive' if _is_archive(name) else 'file'}: {error}")
 
 

@@ -4,12 +4,14 @@ tokens) through hypothesis. The long coverage-guided runs are in BENCHMARKS.md (
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
 from fuzz.targets import TARGETS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from taldau.games.archive import Source, iter_sources
 from taldau.games.backgammon.jellyfish import read_jellyfish
 from taldau.games.backgammon.record import Action, ActionKind, GameRecord, MatchRecord, Segment
 from taldau.games.backgammon.replay import rules_of
@@ -280,3 +282,35 @@ def test_sgf_names_and_places_keep_to_one_line() -> None:
     assert (match.headers["Player 1"], match.headers["Site"]) == ("ann lee", "Back  gammon Club")
     [again] = read_jellyfish(write_jellyfish(match), "written")
     assert again.errors == [] and (again.players, again.headers) == (match.players, match.headers)
+
+
+def _zip(path: Path, method: int, members: dict[str, bytes]) -> bytes:
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("method", "error"),
+    [(zipfile.ZIP_DEFLATED, "invalid distance code"), (zipfile.ZIP_LZMA, "Corrupt input data")],
+)
+def test_damaged_zip_member_is_refused_and_others_read(tmp_path: Path, method: int, error: str) -> None:
+    path = tmp_path / "games.zip"
+    data = bytearray(_zip(path, method, {"a.pgn": b"1. 76 98\n" * 200, "b.pgn": b"1. 76 98\n"}))
+    offset = 36 if method == zipfile.ZIP_DEFLATED else 39  # inside a.pgn's compressed data
+    data[offset : offset + 4] = b"\x00\xff\x13\x37"
+    path.write_bytes(data)
+    first, second = iter_sources([path])
+    assert first.name == f"{path}:a.pgn" and first.error is not None and error in first.error
+    assert second == Source(f"{path}:b.pgn", b"1. 76 98\n")
+
+
+def test_zip_of_an_unknown_zip_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "games.zip"
+    data = bytearray(_zip(path, zipfile.ZIP_DEFLATED, {"a.pgn": b"1. 76 98\n" * 200}))
+    central = data.find(b"PK\x01\x02")
+    data[central + 6] = 255  # "version needed to extract" 25.5
+    path.write_bytes(data)
+    [source] = iter_sources([path])
+    assert source == Source(str(path), error="cannot read archive: zip file version 25.5")
