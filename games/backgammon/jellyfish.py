@@ -34,11 +34,17 @@ from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segme
 
 FORMAT = "jellyfish"
 
-HEADER = re.compile(r'^\s*;\s*\[\s*(?P<key>[^"\]]*?)\s*"(?P<value>.*)"\s*\]\s*$')
+# The key keeps its blanks (stripped when read): \s* on both sides of a lazy key backtracks cubically.
+HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')
 # Numbers have at most nine digits: no count in a match needs more, and Python refuses to read huge ones.
 MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d{1,9})\s+points?\s+match\b", re.IGNORECASE)
 GAME = re.compile(r"^\s*Game\s+(?P<index>\d{1,9})\s*$", re.IGNORECASE)
-SCORE = re.compile(r"^\s*(?P<left>.*?)\s*:\s*(?P<s0>\d{1,9})\s+(?P<right>.*?)\s*:\s*(?P<s1>\d{1,9})\s*$")
+# Linear time on any line: the names keep the blanks around them (stripped when read) and the blanks after the
+# left score are taken whole (\s++), as blanks that two parts could share backtrack cubically; the lookahead
+# settles first whether the line ends in a score at all.
+SCORE = re.compile(
+    r"^(?=.*:\s*\d{1,9}\s*$)(?P<left>.*?):\s*(?P<s0>\d{1,9})\s++(?P<right>.*?):\s*(?P<s1>\d{1,9})\s*$"
+)
 NUMBERED = re.compile(r"^\s*(?P<number>\d{1,9})\)")
 DICE = re.compile(r"^(?P<d1>\d)(?P<d2>\d):$")
 TOKEN = re.compile(r"\S+")
@@ -219,7 +225,7 @@ class JellyfishReader:
         if stripped.startswith(";"):
             header = HEADER.match(line)
             if header is not None:
-                self.open_match(new=started).headers[header["key"]] = header["value"]
+                self.open_match(new=started).headers[header["key"].strip()] = header["value"]
             return
         if (length := MATCH_LENGTH.match(line)) is not None:
             self.open_match(new=started or self.length_seen).length = int(length["length"])

@@ -13,9 +13,12 @@ from .sgf import read_sgf
 FORMATS = ("jellyfish", "sgf")
 
 _SGF_GAME = re.compile(r"GM\s*\[\s*6\s*\]")
-_MATCH_LINE = re.compile(r"^\s*\d+\s+points?\s+match\b", re.IGNORECASE | re.MULTILINE)
-_GAME_LINE = re.compile(r"^\s*Game\s+\d+\s*$", re.IGNORECASE | re.MULTILINE)
-_MOVE_LINE = re.compile(r"^\s*\d+\)\s+(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Wins\b)", re.MULTILINE)
+# A line's leading blanks are [^\S\n]*, not \s*: from each line start \s* would run on through every blank
+# line after it, quadratic in a text of many blank lines.
+_MATCH_LINE = re.compile(r"^[^\S\n]*\d+\s+points?\s+match\b", re.IGNORECASE | re.MULTILINE)
+_GAME_LINE = re.compile(r"^[^\S\n]*Game\s+\d+\s*$", re.IGNORECASE | re.MULTILINE)
+_MOVE_LINE = re.compile(r"^[^\S\n]*\d+\)\s+(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Wins\b)", re.MULTILINE)
+_NUMBERED_LINE = re.compile(r"^[^\S\n]*\d+\)", re.MULTILINE)
 
 
 def detect_format(text: str) -> str | None:
@@ -26,7 +29,7 @@ def detect_format(text: str) -> str | None:
         return "sgf"
     if _MATCH_LINE.search(text) or _MOVE_LINE.search(text):
         return "jellyfish"
-    if _GAME_LINE.search(text) and re.search(r"^\s*\d+\)", text, re.MULTILINE):
+    if _GAME_LINE.search(text) and _NUMBERED_LINE.search(text):
         return "jellyfish"
     return None
 
