@@ -348,3 +348,17 @@ def test_blank_lines_are_no_backgammon_and_a_match_after_them_is() -> None:
     assert detect_backgammon("\n" * 8000 + "x") is None
     assert detect_backgammon("\n" * 8000 + " 7 point match\n") == "jellyfish"
     assert detect_backgammon(" \n" * 100 + " Game 1\n\n  1) 31: 8/5 6/5\n") == "jellyfish"
+
+
+def test_sgf_game_numbers_and_names_that_look_like_scores_survive_the_jellyfish_writer() -> None:
+    text = "(;FF[4]GM[6]MI[length:3][game:999999999][ws:0][bs:1]PW[a : 1 x]PB[b];W[31hefe])"
+    [match] = read_sgf(text, "odd.sgf")
+    written = write_jellyfish(match)
+    assert " Game 1000000000" in written and " a . 1 x : 0" in written
+    [again] = read_jellyfish(written, "written")
+    assert again.errors == [] and again.games[0].errors == []
+    assert (again.players, again.games[0].index, again.games[0].score) == (
+        ("a : 1 x", "b"),
+        1000000000,
+        (0, 1),
+    )
