@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from fuzz.targets import TARGETS
+from fuzz.targets import TARGETS, comparable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from taldau.games.archive import Source, iter_sources
@@ -362,3 +362,16 @@ def test_sgf_game_numbers_and_names_that_look_like_scores_survive_the_jellyfish_
         1000000000,
         (0, 1),
     )
+
+
+def test_a_long_left_name_leaves_the_columns_as_they_are() -> None:
+    game = GameRecord(index=1, line=0, score=(0, 0), winner=1, points=1)
+    game.actions.append(
+        Action(1, ActionKind.ROLL, 0, 0, dice=(5, 3), segments=(Segment(8, 3), Segment(6, 3)))
+    )
+    long_name = "a player whose name is far longer than gnubg's column of thirty-one"
+    match = MatchRecord("made", "jellyfish", {}, (long_name, "b"), 0, [game])
+    lines = write_jellyfish(match).splitlines()
+    assert f" {long_name} : 0 b : 0" in lines and "  1)                             53: 8/3 6/3" in lines
+    [again] = read_jellyfish("\n".join(lines), "written")
+    assert again.games[0].errors == [] and comparable(again) == comparable(match)
