@@ -15,6 +15,7 @@ directory (``-artifact_prefix=`` moves it).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -31,13 +32,19 @@ COMPILED = [
     "taldau.games.backgammon.board",
 ]
 INSTRUMENTED = ["taldau.games", "zipfile", "tarfile", "gzip", "fuzz"]
+TARGET_VARIABLE = "TALDAU_FUZZ_TARGET"  # how the processes libFuzzer starts (-merge, -fork) learn the target
 
 
 def main() -> None:
     """Fuzz the target named by the first argument; the other arguments go to libFuzzer."""
-    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+    if TARGET_VARIABLE in os.environ:
+        name = os.environ[TARGET_VARIABLE]
+    elif len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         sys.exit(f"usage: {sys.argv[0]} TARGET [libFuzzer options] [CORPUS_DIR ...]")
-    name = sys.argv.pop(1)
+    else:
+        name = os.environ[TARGET_VARIABLE] = sys.argv.pop(1)
+    # libFuzzer starts its helper processes with the shell command argv[0]: this interpreter and script
+    sys.argv[0] = f"{sys.executable} {Path(__file__).resolve()}"
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     with atheris.instrument_imports(include=INSTRUMENTED, exclude=COMPILED):
         from fuzz.targets import TARGETS
