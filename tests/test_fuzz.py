@@ -377,3 +377,12 @@ def test_a_long_left_name_leaves_the_columns_as_they_are() -> None:
     assert f" {long_name} : 0 b : 0" in lines and "  1)                             53: 8/3 6/3" in lines
     [again] = read_jellyfish("\n".join(lines), "written")
     assert again.games[0].errors == [] and comparable(again) == comparable(match)
+
+
+def test_fen_move_numbers_stop_where_the_count_still_fits() -> None:
+    with pytest.raises(FenError, match="move number '32767' must be a whole number from 1 to 10000"):
+        parse_fen(f"{START_ROWS} 0 0 S 32767")
+    record = f'[FEN "{START_ROWS} 0 0 S 10000"]\n\n10000. 76 98 10001. 11\n'
+    [game] = read_togyz_games(record.encode(), "late.pgn")
+    numbers = [position.move_number for position in game.positions]
+    assert game.valid and numbers == [10000, 10000, 10001, 10001]

@@ -25,6 +25,9 @@ from .board import (
 )
 
 START_FEN = "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
+# The state keeps the move number in 16 bits and every move counts it up: a FEN starts at most here, far
+# beyond any real game, so that over 22,000 moves more still fit.
+MAX_MOVE_NUMBER = 10_000
 
 
 class FenError(ValueError):
@@ -101,9 +104,9 @@ def parse_fen(fen: str) -> np.ndarray:
         raise FenError(f"side to move must be 'S' (White) or 'N' (Black), not {side!r}")
     state[SIDE] = 0 if side == "S" else 1
     number = _count(move_number)
-    if number is None or number < 1:
-        raise FenError(f"move number {move_number!r} must be a whole number from 1")
-    state[MOVE_NUMBER] = min(number, np.iinfo(STATE_DTYPE).max)
+    if number is None or not 1 <= number <= MAX_MOVE_NUMBER:
+        raise FenError(f"move number {move_number!r} must be a whole number from 1 to {MAX_MOVE_NUMBER}")
+    state[MOVE_NUMBER] = number
 
     total = int(state[: CELLS + 2].sum(dtype=np.int64))
     if total != STONES:
