@@ -386,3 +386,8 @@ def test_fen_move_numbers_stop_where_the_count_still_fits() -> None:
     [game] = read_togyz_games(record.encode(), "late.pgn")
     numbers = [position.move_number for position in game.positions]
     assert game.valid and numbers == [10000, 10000, 10001, 10001]
+
+
+def test_sgf_match_information_around_blanks_python_does_not_strip() -> None:
+    [match] = read_sgf("(;FF[4]GM[6]MI[length:\x1e3\x1e][game:\x1e0][ws:0][bs:1];W[31hefe])", "blanks.sgf")
+    assert (match.length, match.games[0].index, match.games[0].score) == (3, 1, (0, 1))

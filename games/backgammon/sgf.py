@@ -250,7 +250,7 @@ class SgfReader:
             if prop.name == "MI":
                 for value in prop.values:
                     key, _, number = value.partition(":")
-                    if NUMBER.fullmatch(number.strip()):
+                    if NUMBER.fullmatch(number := number.strip()):
                         info[key.strip()] = int(number)
         return info
 
