@@ -47,7 +47,8 @@ def _is_record(name: str) -> bool:
 def _zip_sources(path: Path, name: str) -> Iterator[Source]:
     with zipfile.ZipFile(path) as archive:
         for member in sorted(archive.infolist(), key=lambda info: info.filename):
-            if member.is_dir() or not _is_record(member.filename):
+            # a member with no name is no record (and zipfile's is_dir raises IndexError on it)
+            if not member.filename or member.is_dir() or not _is_record(member.filename):
                 continue
             member_name = f"{name}:{member.filename}"
             try:

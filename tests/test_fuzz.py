@@ -391,3 +391,13 @@ def test_fen_move_numbers_stop_where_the_count_still_fits() -> None:
 def test_sgf_match_information_around_blanks_python_does_not_strip() -> None:
     [match] = read_sgf("(;FF[4]GM[6]MI[length:\x1e3\x1e][game:\x1e0][ws:0][bs:1];W[31hefe])", "blanks.sgf")
     assert (match.length, match.games[0].index, match.games[0].score) == (3, 1, (0, 1))
+
+
+def test_zip_member_without_a_name_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "games.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("x.pgn", b"1. 76 98\n")
+        archive.writestr("b.pgn", b"1. 11\n")
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"x.pgn", b"\x00" * 5))  # zipfile cuts a name at its first NUL
+    assert list(iter_sources([path])) == [Source(f"{path}:b.pgn", b"1. 11\n")]
