@@ -21,8 +21,16 @@ ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 # What reading a damaged compressed member raises besides the archive modules' own errors: zipfile lets the
 # decompressors' errors through (zlib.error, LZMAError) and raises EOFError for a truncated stream.
 DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError)
-# NotImplementedError: a zip that needs a newer zip version than Python reads.
-ARCHIVE_ERRORS = (OSError, zipfile.BadZipFile, tarfile.TarError, NotImplementedError, *DECOMPRESSION_ERRORS)
+# NotImplementedError: a zip that needs a newer zip version than Python reads; UnicodeDecodeError: a zip
+# member name marked UTF-8 that is not.
+ARCHIVE_ERRORS = (
+    OSError,
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    NotImplementedError,
+    UnicodeDecodeError,
+    *DECOMPRESSION_ERRORS,
+)
 
 
 @dataclass(frozen=True)

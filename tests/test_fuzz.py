@@ -401,3 +401,15 @@ def test_zip_member_without_a_name_is_skipped(tmp_path: Path) -> None:
     data = path.read_bytes()
     path.write_bytes(data.replace(b"x.pgn", b"\x00" * 5))  # zipfile cuts a name at its first NUL
     assert list(iter_sources([path])) == [Source(f"{path}:b.pgn", b"1. 11\n")]
+
+
+def test_zip_with_a_member_name_marked_utf8_that_is_not_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "games.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("é.pgn", b"1. 76 98\n")  # a non-ASCII name: zipfile marks it UTF-8
+    path.write_bytes(path.read_bytes().replace("é".encode(), b"\xfe\xff"))
+    [source] = iter_sources([path])
+    assert source.name == str(path) and source.data == b""
+    assert source.error is not None and source.error.startswith(
+        "cannot read archive: 'utf-8' codec can't decode"
+    )
