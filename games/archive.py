@@ -34,7 +34,21 @@ ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".ta
 COMPRESSED_SUFFIX = ".gz"
 SPOOL_BYTES = 8 * MIB  # a tar member is copied aside to be read more than once: in memory up to this size
 _Stream = IO[bytes] | io.BufferedIOBase | io.RawIOBase
-_BROKEN = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, tarfile.TarError, RuntimeError)
+# What a damaged archive or compressed stream raises besides the archive modules' own errors: the
+# decompressors' errors (zlib.error, LZMAError), EOFError for a truncated stream, NotImplementedError for a
+# zip that needs a newer zip version than Python reads, UnicodeDecodeError for a member name marked UTF-8
+# that is not.
+_BROKEN = (
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    RuntimeError,
+    NotImplementedError,
+    UnicodeDecodeError,
+)
 
 
 @dataclass(frozen=True)
@@ -176,7 +190,8 @@ def _zip_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFi
     with zipfile.ZipFile(path) as archive:
         found = False
         for member in sorted(archive.infolist(), key=lambda info: info.filename):
-            if member.is_dir() or not _is_record(member.filename):
+            # a member with no name is no record (and zipfile's is_dir raises IndexError on it)
+            if not member.filename or member.is_dir() or not _is_record(member.filename):
                 continue
             found = True
             member_name = f"{name}:{member.filename}"

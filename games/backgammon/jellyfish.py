@@ -37,20 +37,28 @@ from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segme
 
 FORMAT = "jellyfish"
 
-HEADER = re.compile(r'^\s*;\s*\[\s*(?P<key>[^"\]]*?)\s*"(?P<value>.*)"\s*\]\s*$')
-MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)
-GAME = re.compile(r"^\s*Game\s+(?P<index>\d+)\s*$", re.IGNORECASE)
-SCORE = re.compile(r"^\s*(?P<left>.*?)\s*:\s*(?P<s0>\d+)\s+(?P<right>.*?)\s*:\s*(?P<s1>\d+)\s*$")
-NUMBERED = re.compile(r"^\s*(?P<number>\d+)\)")
-MOVE_NUMBER = re.compile(r"^(?P<number>\d+)\)$")  # a move number standing as a token of its own
+# The key keeps its blanks (stripped when read): \s* on both sides of a lazy key backtracks cubically.
+HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')
+# Numbers have at most 18 digits: more than any count in a match needs (and than the SGF reader's nine digits
+# become, one game later or a few doubles on), where Python refuses to read numbers thousands of digits long.
+MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d{1,18})\s+points?\s+match\b", re.IGNORECASE)
+GAME = re.compile(r"^\s*Game\s+(?P<index>\d{1,18})\s*$", re.IGNORECASE)
+# Linear time on any line: the names keep the blanks around them (stripped when read) and the blanks after the
+# left score are taken whole (\s++), as blanks that two parts could share backtrack cubically; the lookahead
+# settles first whether the line ends in a score at all.
+SCORE = re.compile(
+    r"^(?=.*:\s*\d{1,18}\s*$)(?P<left>.*?):\s*(?P<s0>\d{1,18})\s++(?P<right>.*?):\s*(?P<s1>\d{1,18})\s*$"
+)
+NUMBERED = re.compile(r"^\s*(?P<number>\d{1,18})\)")
+MOVE_NUMBER = re.compile(r"^(?P<number>\d{1,18})\)$")  # a move number standing as a token of its own
 DICE = re.compile(r"^(?P<d1>\d)(?P<d2>\d):$")
 TOKEN = re.compile(r"\S+")
-SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d+)\))?$")
+SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d{1,18})\))?$")
 PLACE = re.compile(r"^(?P<place>bar|off|\d{1,2})(?P<hit>\*?)$", re.IGNORECASE)
 WINS = re.compile(
-    r"^(?:Wins|Losses)\s+(?P<points>\d+)\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
+    r"^(?:Wins|Losses)\s+(?P<points>\d{1,18})\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
 )
-CUBE = re.compile(r"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>\d+)$", re.IGNORECASE)
+CUBE = re.compile(r"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>\d{1,18})$", re.IGNORECASE)
 
 # Words that open a cell (besides a dice token such as ``43:``).
 CELL_WORDS = {
@@ -260,7 +268,7 @@ class JellyfishReader:
         if stripped.startswith(";"):
             header = HEADER.match(line)
             if header is not None:
-                self.open_match(new=started).headers[header["key"]] = header["value"]
+                self.open_match(new=started).headers[header["key"].strip()] = header["value"]
             return
         if (length := MATCH_LENGTH.match(line)) is not None:
             self.open_match(new=started or self.length_seen).length = int(length["length"])
@@ -282,7 +290,10 @@ class JellyfishReader:
         """Reads a game's score line; the right player's name marks where the right column starts."""
         assert self.state is not None
         self.state.game.score = (int(score["s0"]), int(score["s1"]))
-        self.state.right_column = score.start("right")
+        # names run together (one blank between, a left name longer than its column) say nothing of the
+        # columns: the default layout stands then
+        if score.start("right") - score.end("s0") > 1:
+            self.state.right_column = score.start("right")
         if self.score_names[-1] is None:
             self.score_names[-1] = (score["left"].strip(), score["right"].strip())
 

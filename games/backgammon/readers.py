@@ -14,10 +14,12 @@ from .sgf import read_sgf_lines
 FORMATS = ("jellyfish", "sgf")
 
 _SGF_GAME = re.compile(r"GM\s*\[\s*6\s*\]")
-_MATCH_LINE = re.compile(r"^\s*\d+\s+points?\s+match\b", re.IGNORECASE | re.MULTILINE)
-_GAME_LINE = re.compile(r"^\s*Game\s+\d+\s*$", re.IGNORECASE | re.MULTILINE)
-_MOVE_LINE = re.compile(r"^\s*\d+\)\s+(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Wins\b)", re.MULTILINE)
-_NUMBERED_LINE = re.compile(r"^\s*\d+\)", re.MULTILINE)
+# A line's leading blanks are [^\S\n]*, not \s*: from each line start \s* would run on through every blank
+# line after it, quadratic in a text of many blank lines.
+_MATCH_LINE = re.compile(r"^[^\S\n]*\d+\s+points?\s+match\b", re.IGNORECASE | re.MULTILINE)
+_GAME_LINE = re.compile(r"^[^\S\n]*Game\s+\d+\s*$", re.IGNORECASE | re.MULTILINE)
+_MOVE_LINE = re.compile(r"^[^\S\n]*\d+\)\s+(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Wins\b)", re.MULTILINE)
+_NUMBERED_LINE = re.compile(r"^[^\S\n]*\d+\)", re.MULTILINE)
 _BLOCK_LINES = (16, 256)  # lines looked at together: a first block (the signs are near the top), then more
 
 

@@ -18,6 +18,7 @@ ends the game's replay there, with a warning; the game keeps its plays up to it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -115,7 +116,7 @@ def rules_of(match: MatchRecord) -> Rules:
         crawford=match.crawford,
         jacoby=match.jacoby,
         beavers=match.beavers,
-        cube_limit=int(limit) if limit.isdigit() else 0,
+        cube_limit=int(limit) if re.fullmatch(r"\d{1,9}", limit) else 0,
     )
 
 

@@ -28,7 +28,9 @@ FORMAT = "sgf"
 
 COLOURS = {"W": 0, "B": 1}
 ROLL = re.compile(r"^(?P<d1>[1-6])(?P<d2>[1-6])(?P<moves>[a-z]*)$")
-RESULT = re.compile(r"^(?P<colour>[WB])\+(?P<points>\d+)(?P<resigned>R?)$")
+# Numbers have at most nine digits: no count in a match needs more, and Python refuses to read huge ones.
+NUMBER = re.compile(r"\d{1,9}")
+RESULT = re.compile(r"^(?P<colour>[WB])\+(?P<points>\d{1,9})(?P<resigned>R?)$")
 HEADER_PROPERTIES = {"EV": "Event", "RO": "Round", "PC": "Site", "DT": "EventDate"}
 CUBE_WORDS = {
     "double": ActionKind.DOUBLE,
@@ -211,6 +213,12 @@ def _value(text: str, index: int, max_chars: int) -> tuple[str | None, int, bool
     return (None if len(value) > max_chars else value), after, closed
 
 
+def _simple_text(value: str) -> str:
+    """A value of SGF's SimpleText type (names, event, place, date): every whitespace character but the
+    space (a line break among them) becomes a space, as the SGF specification says."""
+    return re.sub(r"\s", " ", value)
+
+
 def _point(letter: str, player: int) -> int:
     """The point a move letter stands for, from the mover's own side (``BAR`` for y, ``OFF`` for z)."""
     if letter == "y":
@@ -288,7 +296,7 @@ class SgfReader:
             if prop.name == "MI":
                 for value in prop.values:
                     key, _, number = value.partition(":")
-                    if number.strip().lstrip("-").isdigit():
+                    if NUMBER.fullmatch(number := number.strip()):
                         info[key.strip()] = int(number)
         return info
 
@@ -312,7 +320,7 @@ class SgfReader:
             names = {prop.name: prop for prop in node}
             if "DI" in names and "PL" in names:
                 unplayed = self.set_dice(game, names["PL"], names["DI"])
-            if "CV" in names and names["CV"].values[0].isdigit():
+            if "CV" in names and NUMBER.fullmatch(names["CV"].values[0]):
                 cube.value = int(names["CV"].values[0])
             for prop in (prop for prop in node if prop.name in COLOURS):
                 count += 1
@@ -342,12 +350,12 @@ class SgfReader:
         for colour, key in (("W", "Player 1"), ("B", "Player 2")):
             prop = names.get("P" + colour)
             if prop is not None:
-                players[COLOURS[colour]] = prop.values[0].strip()
-                match.headers[key] = prop.values[0]
+                players[COLOURS[colour]] = _simple_text(prop.values[0]).strip()
+                match.headers[key] = _simple_text(prop.values[0])
         match.players = (players[0], players[1])
         for name, key in HEADER_PROPERTIES.items():
             if name in names:
-                value = names[name].values[0]
+                value = _simple_text(names[name].values[0])
                 match.headers[key] = value.replace("-", ".") if name == "DT" else value
         if not match.games[:-1]:
             rules = names["RU"].values[0].split(":") if "RU" in names else []

@@ -4,6 +4,8 @@ numbered lines of two fixed-width cells and the result in the winner's column.""
 
 from __future__ import annotations
 
+import re
+
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 
 CELL_WIDTH = 28  # a left cell, as gnubg pads it
@@ -76,8 +78,12 @@ def write_game(game: GameRecord, players: tuple[str, str]) -> list[str]:
     into the last row when the right player wins and that row's right cell is free."""
     lines = [f" Game {game.index}"]
     if game.score is not None:
-        left = f"{players[0]} : {game.score[0]}"
-        lines.append(f" {left:<{SCORE_WIDTH}}{players[1]} : {game.score[1]}")
+        # a left name holding ": <digits>" would be read as the score: its colons become dots on this line
+        # (the players' names are in the headers)
+        name = players[0].replace(":", ".") if re.search(r":\s*\d", players[0]) else players[0]
+        left = f"{name} : {game.score[0]}"
+        gap = " " if len(left) >= SCORE_WIDTH else ""  # a long name still leaves space before the right one
+        lines.append(f" {left:<{SCORE_WIDTH}}{gap}{players[1]} : {game.score[1]}")
     rows = turn_rows(game.actions)
     result = format_result(game)
     if result and game.winner == 1 and rows and rows[-1][0] and not rows[-1][1]:

@@ -25,22 +25,39 @@ from .board import (
 )
 
 START_FEN = "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
+# The state keeps the move number in 16 bits and every move counts it up: a FEN starts at most here, far
+# beyond any real game, so that over 22,000 moves more still fit.
+MAX_MOVE_NUMBER = 10_000
 
 
 class FenError(ValueError):
     """A Togyz FEN that cannot describe a position; the message says which field is wrong and why."""
 
 
+def _count(text: str) -> int | None:
+    """The number ``text`` writes in ASCII digits; None for anything else, and for a number of more than
+    nine digits, which no count of this game needs."""
+    if not text.isascii() or not text.isdigit() or len(text.lstrip("0")) > 9:
+        return None
+    return int(text)
+
+
 def _parse_row(text: str, row_name: str) -> list[int | None]:
     """Pits of one row in written order; ``None`` marks a tuzdyk."""
     pits: list[int | None] = []
     for item in text.split(","):
+        stones = _count(item[:-1]) if item.endswith("S") else None
+        run = _count(item)
         if item == "t":
             pits.append(None)
-        elif item.endswith("S") and item[:-1].isdigit() and int(item[:-1]) >= 1:
-            pits.append(int(item[:-1]))
-        elif item.isdigit() and int(item) >= 1:
-            pits.extend([0] * int(item))
+        elif stones is not None and stones >= 1:
+            if stones > STONES:
+                raise FenError(f"{row_name} row: {item!r} holds more than the {STONES} stones of the game")
+            pits.append(stones)
+        elif run is not None and run >= 1:
+            if len(pits) + run > PITS:
+                raise FenError(f"{row_name} row describes {len(pits) + run} pits, not 9")
+            pits.extend([0] * run)
         else:
             raise FenError(f"{row_name} row: {item!r} is not a pit ('<n>S', a run of empty pits, or 't')")
     if len(pits) != PITS:
@@ -79,15 +96,17 @@ def parse_fen(fen: str) -> np.ndarray:
         raise FenError("the two tuzdyks are on pits with the same number, which the rules forbid")
 
     for offset, text, name in ((0, white_kazan, "White's kazan"), (1, black_kazan, "Black's kazan")):
-        if not text.isdigit():
-            raise FenError(f"{name} {text!r} is not a number")
-        state[KAZAN + offset] = int(text)
+        kazan = _count(text)
+        if kazan is None or kazan > STONES:
+            raise FenError(f"{name} {text!r} is not a number of stones (0 to {STONES})")
+        state[KAZAN + offset] = kazan
     if side not in ("S", "N"):
         raise FenError(f"side to move must be 'S' (White) or 'N' (Black), not {side!r}")
     state[SIDE] = 0 if side == "S" else 1
-    if not move_number.isdigit() or int(move_number) < 1:
-        raise FenError(f"move number {move_number!r} must be a whole number from 1")
-    state[MOVE_NUMBER] = min(int(move_number), np.iinfo(STATE_DTYPE).max)
+    number = _count(move_number)
+    if number is None or not 1 <= number <= MAX_MOVE_NUMBER:
+        raise FenError(f"move number {move_number!r} must be a whole number from 1 to {MAX_MOVE_NUMBER}")
+    state[MOVE_NUMBER] = number
 
     total = int(state[: CELLS + 2].sum(dtype=np.int64))
     if total != STONES:

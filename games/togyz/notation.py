@@ -23,14 +23,16 @@ CAPTURE, QUIET = ":", "-"
 
 _MOVE = re.compile(
     r"""
-    (?P<pit>[1-9])(?P<pit_stones>\d+)?
+    (?P<pit>[1-9])(?P<pit_stones>\d{1,9})?
     (?P<separator>[:\-])?
-    (?P<destination>[1-9])(?P<landed>\d+)?
+    (?P<destination>[1-9])(?P<landed>\d{1,9})?
     """,
     re.VERBOSE,
 )
 _GLYPH = "|".join(map(re.escape, GLYPHS))
-_SUFFIX = re.compile(rf"(?P<tuzdyk>[{TUZDYK_MARKS}])|\((?P<kazan>\d+)\)|(?P<glyph>{_GLYPH})|(?P<draw>=)")
+_SUFFIX = re.compile(
+    rf"(?P<tuzdyk>[{TUZDYK_MARKS}])|\((?P<kazan>\d{{1,9}})\)|(?P<glyph>{_GLYPH})|(?P<draw>=)"
+)
 
 
 @dataclass(frozen=True)

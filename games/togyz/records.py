@@ -138,7 +138,7 @@ def _file_record(source: str, message: str) -> GameRecord:
     return record
 
 
-_COMPACT_LINE = re.compile(r"(?:(?P<white>\d+)\s*-\s*(?P<black>\d+)\s*,\s*)?(?P<plies>[1-9]+)")
+_COMPACT_LINE = re.compile(r"(?:(?P<white>\d{1,9})\s*-\s*(?P<black>\d{1,9})\s*,\s*)?(?P<plies>[1-9]+)")
 _BOOK_LINE = re.compile(r"[ \t]*(?:\d+\.\t|Result[ \t]+\d)")
 _SCORESHEET_MOVE = re.compile(r"(?<![\w/.])[1-9]\d*[:\-][1-9]\d*(?![\w/])")
 _EXPORT_LINE = re.compile(r"\d+\.\s*\S+(?:\s+\S+)?(?:\s+(?:1-0|0-1|1/2-1/2|\*))?")
@@ -233,7 +233,7 @@ _HEADER = re.compile(r'\[\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\
 _BOOK_RESULT = re.compile(
     r"Result\s+(?P<white>[01](?:[,.]5)?|0?[,.]5)\s*[-–]\s*(?P<black>[01](?:[,.]5)?|0?[,.]5)"
 )
-_MOVE_NUMBER = re.compile(r"(?P<number>\d+)\.(?P<black>\.\.)?(?P<rest>.*)")
+_MOVE_NUMBER = re.compile(r"(?P<number>\d{1,9})\.(?P<black>\.\.)?(?P<rest>.*)")
 _SUFFIX_STARTS = "(!?=" + TUZDYK_MARKS  # a word starting so is a detached suffix of the move before: (10), !
 
 

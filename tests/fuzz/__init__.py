@@ -1,0 +1,1 @@
+"""Coverage-guided fuzzing of the record readers: targets (no atheris needed), seeds, the atheris runner."""
