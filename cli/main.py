@@ -435,6 +435,12 @@ def _write(text: str, out: str | None) -> None:
 
 
 EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
+EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+
+def _plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _progress_text(state) -> str:
@@ -509,9 +515,13 @@ def analyze(
     resume: bool,
     as_json: bool,
 ) -> None:
-    """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json)."""
+    """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json). OUT
+    accumulates: games of other archives analysed there before stay, and the summary counts this run's
+    games. Exit 0, 1 when some of this run's games are invalid or failed, 69 when the broker or the workers
+    cannot serve the run (unreachable, or a worker that does not store where this client reads), 130 when
+    interrupted (a rerun of the same command resumes)."""
     from taldau.analysis.batch import BatchSettings
-    from taldau.workers.run import BrokerUnavailable, local_executor, run_analysis
+    from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
     from taldau.workers.store import SettingsMismatch
 
     if depth is not None and nodes is not None:
@@ -523,9 +533,13 @@ def analyze(
         raise click.UsageError(str(error)) from None
     settings = BatchSettings(game=game, depth=depth, nodes=nodes)
     if broker:
-        from taldau.workers.celery_app import celery_executor
+        from taldau.workers.celery_app import ServiceSettings, celery_executor
 
-        executor = celery_executor(broker)
+        try:
+            service = ServiceSettings.from_env()
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+        executor = celery_executor(broker, service)
     else:
         executor = local_executor(jobs)
     update, stop = _progress_printer()
@@ -533,9 +547,19 @@ def analyze(
         manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
     except SettingsMismatch as error:
         raise click.UsageError(str(error)) from None
-    except BrokerUnavailable as error:
+    except (BrokerUnavailable, WorkerProblem) as error:
+        stop()
         click.echo(f"error: {error}", err=True)
         sys.exit(EX_UNAVAILABLE)
+    except Interrupted as interrupted:
+        stop()
+        where = (
+            f"{interrupted.queued} games stay queued on the broker and are analysed by the workers"
+            if interrupted.queued
+            else f"{interrupted.left} games were not analysed"
+        )
+        click.echo(f"interrupted: {where}; run the same command again to resume", err=True)
+        sys.exit(EX_INTERRUPTED)
     finally:
         stop()
     counts = manifest["counts"]
@@ -543,7 +567,7 @@ def analyze(
         click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))
     else:
         click.echo(
-            f"{counts['games']} games: {counts['ok']} analysed, {counts['invalid']} invalid, "
+            f"{_plural(counts['games'], 'game')}: {counts['ok']} analysed, {counts['invalid']} invalid, "
             f"{counts['failed']} failed, {counts['plies']} plies -> {out}"
         )
     skipped = Counter((item["source"], item["reason"]) for item in manifest["skipped"])
@@ -559,15 +583,27 @@ def analyze(
 @main.command()
 @click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--hostname",
+    "-n",
+    help="The worker's name, NAME@HOST (%h: this host's name). Default: taldau-<process id>@<host>.",
+)
 @click.option("--loglevel", default="INFO", show_default=True)
-def worker(broker: str, concurrency: int, loglevel: str) -> None:
-    """Run a Celery worker that analyses games for `taldau analyze --broker`. A worker that Celery stops
+def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str) -> None:
+    """Run a Celery worker that analyses games for `taldau analyze --broker`. Each worker has its own
+    name (host and process id by default), so several on one host are told apart. A worker that Celery stops
     on an error (kombu can fail so while the broker restarts) starts again in a fresh process image with
     the same process id; a worker stopped by a signal or a warm shutdown stays stopped."""
-    from taldau.workers.celery_app import make_app
+    from celery.utils.nodenames import host_format
+    from taldau.workers.celery_app import ServiceSettings, make_app
 
-    app = make_app(broker)
+    try:
+        service = ServiceSettings.from_env()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    app = make_app(broker, service)
     celery_worker = app.Worker(
+        hostname=host_format(hostname or f"taldau-{os.getpid()}@%h"),
         concurrency=concurrency,
         loglevel=loglevel,
         pool_cls="prefork",
@@ -589,7 +625,8 @@ def worker(broker: str, concurrency: int, loglevel: str) -> None:
 @click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def status(broker: str, as_json: bool) -> None:
-    """Queue depth, workers alive (a real round trip) and the games being analysed."""
+    """Queue depth, workers alive (a real round trip) and the games being analysed. The broker's password
+    is masked."""
     from taldau.workers.celery_app import queue_status
     from taldau.workers.run import BrokerUnavailable
 
@@ -601,7 +638,10 @@ def status(broker: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report))
         return
-    click.echo(f"broker {broker}: {report['queued']} games queued, {len(report['workers'])} workers alive")
+    click.echo(
+        f"broker {report['broker']}: {_plural(report['queued'], 'game')} queued, "
+        f"{_plural(len(report['workers']), 'worker')} alive"
+    )
     for name in report["workers"]:
         click.echo(f"  worker {name}")
     for job in report["running"]:
