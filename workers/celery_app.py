@@ -30,7 +30,10 @@ import redis
 from celery import Celery
 from celery.exceptions import Ignore, TaskRevokedError
 from celery.utils.log import get_task_logger
+from kombu.exceptions import OperationalError
 from kombu.utils.url import maybe_sanitize_url
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from .run import (
     MAX_DELIVERIES,
@@ -56,6 +59,9 @@ SEND_BATCH = 500  # tasks claimed and sent per round trip
 
 # Delete a key only while it holds the given value: a run removes its own marker, never another run's.
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+# What a broker that is restarting raises (to the client, which waits for it, up to its patience).
+BROKER_DOWN = (redis.ConnectionError, redis.TimeoutError, OperationalError)
 
 logger = get_task_logger(__name__)
 
@@ -105,6 +111,16 @@ def safe_url(broker: str) -> str:
     return str(maybe_sanitize_url(broker))
 
 
+def redis_client(broker: str) -> redis.Redis:
+    """A Redis client on the broker that rides out a restart of a few seconds (ten tries, backing off up
+    to 2 s between them)."""
+    return redis.Redis.from_url(
+        broker,
+        retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), 10),
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+    )
+
+
 def time_limits(depth: int | None, nodes: int | None, plies: int, visibility_timeout: int) -> tuple[int, int]:
     """Soft and hard time limits in seconds for a game of ``plies`` plies at an analysis limit (None, None:
     the default).
@@ -145,10 +161,12 @@ def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
         broker_transport_options=transport,
         result_backend_transport_options=transport,
         broker_connection_retry_on_startup=True,
+        result_backend_always_retry=True,  # a result stored while Redis restarts is stored once it is back
+        result_backend_max_retries=10,
         result_expires=7 * 24 * 3_600,
     )
     deliveries_seconds = service.visibility_timeout * (MAX_DELIVERIES + 1)
-    client = redis.Redis.from_url(broker)  # connects on first use, in each process that uses it
+    client = redis_client(broker)  # connects on first use, in each process that uses it
 
     def release(task: Any, status: str, result: Any, task_id: str, args: list[Any], *_: Any) -> None:
         """Once the task's result is stored (or its failure): its delivery count and its run's marker go."""
@@ -283,7 +301,7 @@ class _Client:
 
     def __init__(self, broker: str, service: ServiceSettings, spec: RunSpec) -> None:
         self.app = make_app(broker, service)
-        self.redis = redis.Redis.from_url(broker)
+        self.redis = redis_client(broker)
         self.service = service
         self.spec = spec
         self.store = ResultStore(spec.out, spec.key)
@@ -309,29 +327,35 @@ class _Client:
         )
 
     def submit(self, games: list[dict[str, Any]]) -> None:
-        """Send each game's task unless another run has it queued or running (then follow it)."""
+        """Send each game's task unless another run has it queued or running (then follow it). Games
+        already pending are passed over, so that a submission cut by a broker restart can start again."""
         by_id = {task_id(self.spec, game["game_id"]): game for game in games}
-        for batch in _chunks(list(by_id), SEND_BATCH):
+        for batch in _chunks([task for task in by_id if task not in self.pending], SEND_BATCH):
             pipe = self.redis.pipeline(transaction=False)
             for task in batch:
                 pipe.set(QUEUED_KEY.format(task), self.spec.id, nx=True, ex=MARKER_SECONDS)
-            for task, claimed in zip(batch, pipe.execute(), strict=True):
-                self.pending[task] = (by_id[task], 0)
-                if claimed:
+            claims = pipe.execute()
+            for task in batch:  # a marker of this run's own: claimed before a restart cut the submission
+                pipe.get(QUEUED_KEY.format(task))
+            owners = pipe.execute()
+            for task, claimed, owner in zip(batch, claims, owners, strict=True):
+                if claimed or owner == self.spec.id.encode():
                     self.sent.add(task)
                     self.send(task, by_id[task])
+                self.pending[task] = (by_id[task], 0)
 
     def resend(self, task: str, why: str, finished: Callable[[dict[str, Any]], None]) -> None:
         """Send a task again under the same id (its parts are overwritten, never duplicated), or record it
         as failed after MAX_DELIVERIES sends."""
-        game, resent = self.pending.pop(task)
-        if resent < MAX_DELIVERIES:
-            self.pending[task] = (game, resent + 1)
-            self.redis.set(QUEUED_KEY.format(task), self.spec.id, ex=MARKER_SECONDS)
-            self.sent.add(task)
-            self.send(task, game)
-        else:
+        game, resent = self.pending[task]
+        if resent >= MAX_DELIVERIES:
+            del self.pending[task]
             finished(store_failure(game, self.spec, why))
+            return
+        self.redis.set(QUEUED_KEY.format(task), self.spec.id, ex=MARKER_SECONDS)
+        self.sent.add(task)
+        self.send(task, game)
+        self.pending[task] = (game, resent + 1)
 
     def collect(self, finished: Callable[[dict[str, Any]], None]) -> bool:
         """Hand over the finished tasks among the oldest pending ones; True when any finished."""
@@ -400,6 +424,17 @@ class _Client:
         seconds = self.service.visibility_timeout * (MAX_DELIVERIES + 1)
         self.redis.set(FINISHED_KEY.format(self.spec.id), 1, ex=seconds)
 
+    def wait_for_broker(self, watch: Watch, error: Exception) -> None:
+        """The broker is restarting: wait a second, or give up when no worker has answered for the
+        service's patience (the games stay queued)."""
+        silent = time.monotonic() - watch.last_answer
+        if silent > self.service.patience:
+            raise BrokerUnavailable(
+                f"broker {safe_url(self.app.conf.broker_url)} unreachable for {silent:.0f} s ({error}) with "
+                f"{len(self.pending)} games pending; run the same command again to resume"
+            ) from error
+        time.sleep(1.0)
+
     def run(self, games: list[dict[str, Any]], finished: Callable[[dict[str, Any]], None]) -> None:
         deadline = time.monotonic() + self.service.wait_for_workers
         while not ping_workers(self.app, limit=1):
@@ -407,23 +442,37 @@ class _Client:
                 raise BrokerUnavailable(f"no worker answers on {safe_url(self.app.conf.broker_url)}")
             time.sleep(1.0)
         watch = Watch(self.app, self.redis, self.service)
+        tasks = [task_id(self.spec, game["game_id"]) for game in games]
+
+        def patiently(action: Callable[[], None]) -> None:
+            """Do ``action`` once the broker answers (again, if it restarts meanwhile)."""
+            while True:
+                try:
+                    return action()
+                except BROKER_DOWN as error:
+                    self.wait_for_broker(watch, error)
+
         try:
-            self.submit(games)
+            patiently(lambda: self.submit(games))
             while self.pending:
-                for task in watch.look(self.pending):
-                    self.resend(task, "lost by its worker each time it was sent", finished)
-                if self.collect(finished):
-                    watch.progress()
+                try:
+                    for task in watch.look(self.pending):
+                        self.resend(task, "lost by its worker each time it was sent", finished)
+                    if self.collect(finished):
+                        watch.progress()
+                except BROKER_DOWN as error:
+                    self.wait_for_broker(watch, error)
+                    continue
                 if self.pending:
                     time.sleep(self.service.poll)
         except KeyboardInterrupt:
             raise Interrupted(len(self.pending), len(self.pending)) from None
         except WorkerProblem:
-            self.withdraw([task_id(self.spec, game["game_id"]) for game in games])
-            self.mark_finished()
+            patiently(lambda: self.withdraw(tasks))
+            patiently(self.mark_finished)
             raise
-        self.cleanup([task_id(self.spec, game["game_id"]) for game in games])
-        self.mark_finished()
+        patiently(lambda: self.cleanup(tasks))
+        patiently(self.mark_finished)
 
 
 def celery_executor(broker: str, service: ServiceSettings | None = None) -> Executor:
@@ -442,7 +491,7 @@ def queue_status(broker: str) -> dict[str, Any]:
     """Queue depth, workers alive (real round trip) and the games they are analysing."""
     app = make_app(broker)
     workers = ping_workers(app)
-    client = redis.Redis.from_url(broker)
+    client = redis_client(broker)
     active = app.control.inspect(timeout=2.0).active() or {}
     running = [
         {
