@@ -276,6 +276,16 @@ def annotate(
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
 )
+@click.option("--soak", is_flag=True, help="Push random games through Celery under chaos; check the Parquet.")
+@click.option(
+    "--games",
+    "soak_games",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="With --soak: games in the synthetic archive.",
+)
+@click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -284,11 +294,24 @@ def bench(
     movetime: float | None,
     service: bool,
     broker: str | None,
+    soak: bool,
+    soak_games: int,
+    keep: str | None,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
-    with --service, the games/s of the batch analysis on one and two local processes and on Celery.
+    with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
+    --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
+    restarted, checked against a local run (exit 1 if a check fails).
     With --game backgammon: full-turn legal play sets generated per second on a fixed position set."""
+    if soak:
+        from pathlib import Path
+
+        from taldau.workers.soak import SoakSettings, run_soak
+
+        soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
+        click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
+        sys.exit(0 if soak_report["passed"] else 1)
     if game == "backgammon":
         result = run_backgammon_bench()
         if as_json:
