@@ -314,8 +314,7 @@ class _Client:
         return self.app.backend.get_key_for_task(task)
 
     def send(self, task: str, game: dict[str, Any]) -> None:
-        """Send a game's task (the marker is ours already; a stale result of the same id goes first)."""
-        self.redis.delete(self.result_key(task))
+        """Send a game's task (the marker is ours already, and a stale result of the same id gone)."""
         soft, hard = time_limits(
             self.spec.settings["depth"],
             self.spec.settings["nodes"],
@@ -338,8 +337,15 @@ class _Client:
             for task in batch:  # a marker of this run's own: claimed before a restart cut the submission
                 pipe.get(QUEUED_KEY.format(task))
             owners = pipe.execute()
-            for task, claimed, owner in zip(batch, claims, owners, strict=True):
-                if claimed or owner == self.spec.id.encode():
+            mine = {
+                task
+                for task, claimed, owner in zip(batch, claims, owners, strict=True)
+                if claimed or owner == self.spec.id.encode()
+            }
+            if mine:
+                self.redis.delete(*(self.result_key(task) for task in mine))
+            for task in batch:
+                if task in mine:
                     self.sent.add(task)
                     self.send(task, by_id[task])
                 self.pending[task] = (by_id[task], 0)
@@ -353,6 +359,7 @@ class _Client:
             finished(store_failure(game, self.spec, why))
             return
         self.redis.set(QUEUED_KEY.format(task), self.spec.id, ex=MARKER_SECONDS)
+        self.redis.delete(self.result_key(task))
         self.sent.add(task)
         self.send(task, game)
         self.pending[task] = (game, resent + 1)
@@ -373,16 +380,17 @@ class _Client:
                 continue
             game, _ = self.pending[task]
             progress = True
-            if result.successful():
+            outcome, succeeded = result.result, result.successful()
+            result.forget()
+            if succeeded:
                 del self.pending[task]
-                finished(result.result)
-            elif isinstance(result.result, TaskRevokedError):
+                finished(outcome)
+            elif isinstance(outcome, TaskRevokedError):
                 # cancelled by a worker that lost its broker connection: run it again
-                self.resend(task, f"worker task failed: {result.result!r}", finished)
+                self.resend(task, f"worker task failed: {outcome!r}", finished)
             else:
                 del self.pending[task]
-                finished(store_failure(game, self.spec, f"worker task failed: {result.result!r}"))
-            result.forget()
+                finished(store_failure(game, self.spec, f"worker task failed: {outcome!r}"))
         # Without a marker and without a result, a task has ended and another client took its result.
         pipe = self.redis.pipeline(transaction=False)
         for task in unfinished:
