@@ -65,13 +65,15 @@ class BatchSettings:
 
 @dataclass(frozen=True)
 class GameTask:
-    """One valid game to analyse: its id, where it came from, and its record as text."""
+    """One valid game to analyse: its id, where it came from, its record as text and its number of plies
+    (what its time limits are made of)."""
 
     game_id: str
     source: str
     index: int
     format: str
     record: str
+    plies: int
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -169,7 +171,7 @@ def plan(
             yield {**_base_row(game, identity, settings), "status": "invalid", "error": errors}
             continue
         record = game.record
-        yield GameTask(identity, record.source, record.index, record.format, write_record(game))
+        yield GameTask(identity, record.source, record.index, record.format, write_record(game), game.plies)
 
 
 def _stats_columns(review: GameReview) -> dict[str, Any]:

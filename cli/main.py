@@ -288,6 +288,16 @@ def annotate(
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
 )
+@click.option("--soak", is_flag=True, help="Push random games through Celery under chaos; check the Parquet.")
+@click.option(
+    "--games",
+    "soak_games",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="With --soak: games in the synthetic archive.",
+)
+@click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -296,11 +306,24 @@ def bench(
     movetime: float | None,
     service: bool,
     broker: str | None,
+    soak: bool,
+    soak_games: int,
+    keep: str | None,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
-    with --service, the games/s of the batch analysis on one and two local processes and on Celery.
+    with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
+    --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
+    restarted, checked against a local run (exit 1 if a check fails).
     With --game backgammon: full-turn legal play sets generated per second on a fixed position set."""
+    if soak:
+        from pathlib import Path
+
+        from taldau.workers.soak import SoakSettings, run_soak
+
+        soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
+        click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
+        sys.exit(0 if soak_report["passed"] else 1)
     if game == "backgammon":
         result = run_backgammon_bench()
         if as_json:
@@ -447,6 +470,7 @@ def _write(text: str, out: str | None) -> None:
 
 
 EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
+EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 def _progress_text(state) -> str:
@@ -521,9 +545,13 @@ def analyze(
     resume: bool,
     as_json: bool,
 ) -> None:
-    """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json)."""
+    """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json). OUT
+    accumulates: games of other archives analysed there before stay, and the summary counts this run's
+    games. Exit 0, 1 when some of this run's games are invalid or failed, 69 when the broker or the workers
+    cannot serve the run (unreachable, or a worker that does not store where this client reads), 130 when
+    interrupted (a rerun of the same command resumes)."""
     from taldau.analysis.batch import BatchSettings
-    from taldau.workers.run import BrokerUnavailable, local_executor, run_analysis
+    from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
     from taldau.workers.store import SettingsMismatch
 
     if depth is not None and nodes is not None:
@@ -535,9 +563,13 @@ def analyze(
         raise click.UsageError(str(error)) from None
     settings = BatchSettings(game=game, depth=depth, nodes=nodes)
     if broker:
-        from taldau.workers.celery_app import celery_executor
+        from taldau.workers.celery_app import ServiceSettings, celery_executor
 
-        executor = celery_executor(broker)
+        try:
+            service = ServiceSettings.from_env()
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+        executor = celery_executor(broker, service)
     else:
         executor = local_executor(jobs)
     update, stop = _progress_printer()
@@ -545,9 +577,19 @@ def analyze(
         manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
     except SettingsMismatch as error:
         raise click.UsageError(str(error)) from None
-    except BrokerUnavailable as error:
+    except (BrokerUnavailable, WorkerProblem) as error:
+        stop()
         click.echo(f"error: {error}", err=True)
         sys.exit(EX_UNAVAILABLE)
+    except Interrupted as interrupted:
+        stop()
+        where = (
+            f"{_count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
+            if interrupted.queued
+            else f"{_count(interrupted.left, 'game')} not analysed"
+        )
+        click.echo(f"interrupted: {where}; run the same command again to resume", err=True)
+        sys.exit(EX_INTERRUPTED)
     finally:
         stop()
     counts = manifest["counts"]
@@ -574,15 +616,27 @@ def analyze(
 @main.command()
 @click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--hostname",
+    "-n",
+    help="The worker's name, NAME@HOST (%h: this host's name). Default: taldau-<process id>@<host>.",
+)
 @click.option("--loglevel", default="INFO", show_default=True)
-def worker(broker: str, concurrency: int, loglevel: str) -> None:
-    """Run a Celery worker that analyses games for `taldau analyze --broker`. A worker that Celery stops
+def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str) -> None:
+    """Run a Celery worker that analyses games for `taldau analyze --broker`. Each worker has its own
+    name (host and process id by default), so several on one host are told apart. A worker that Celery stops
     on an error (kombu can fail so while the broker restarts) starts again in a fresh process image with
     the same process id; a worker stopped by a signal or a warm shutdown stays stopped."""
-    from taldau.workers.celery_app import make_app
+    from celery.utils.nodenames import host_format
+    from taldau.workers.celery_app import ServiceSettings, make_app
 
-    app = make_app(broker)
+    try:
+        service = ServiceSettings.from_env()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    app = make_app(broker, service)
     celery_worker = app.Worker(
+        hostname=host_format(hostname or f"taldau-{os.getpid()}@%h"),
         concurrency=concurrency,
         loglevel=loglevel,
         pool_cls="prefork",
@@ -604,7 +658,8 @@ def worker(broker: str, concurrency: int, loglevel: str) -> None:
 @click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def status(broker: str, as_json: bool) -> None:
-    """Queue depth, workers alive (a real round trip) and the games being analysed."""
+    """Queue depth, workers alive (a real round trip) and the games being analysed. The broker's password
+    is masked."""
     from taldau.workers.celery_app import queue_status
     from taldau.workers.run import BrokerUnavailable
 
@@ -616,8 +671,10 @@ def status(broker: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report))
         return
-    queued, alive = _count(report["queued"], "game"), _count(len(report["workers"]), "worker")
-    click.echo(f"broker {broker}: {queued} queued, {alive} alive")
+    click.echo(
+        f"broker {report['broker']}: {_count(report['queued'], 'game')} queued, "
+        f"{_count(len(report['workers']), 'worker')} alive"
+    )
     for name in report["workers"]:
         click.echo(f"  worker {name}")
     for job in report["running"]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -147,3 +149,131 @@ def test_a_game_that_kills_its_worker_process_fails_alone(tmp_path: Path, togyz_
     # A rerun without the crash tries the failed game again and analyses it.
     code, stdout, _ = analyze(str(archive), "--out", str(out), "--depth", "3", "--json")
     assert code == 0 and json.loads(stdout)["failed"] == 0 and json.loads(stdout)["ok"] == 8
+
+
+def test_two_runs_into_one_folder_at_once_each_report_their_own_games(
+    tmp_path: Path, togyz_examples: Path
+) -> None:
+    """--out accumulates: each run's summary and failures are its own games, the manifest keeps the
+    folder's totals under ``folder``."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    shutil.copy(togyz_examples / "scoresheet.txt", first)
+    shutil.copy(togyz_examples / "compact.txt", second)
+    (second / "broken.pgn").write_text(BROKEN)
+    out = tmp_path / "out"
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    runs = [
+        subprocess.Popen(
+            [taldau, "analyze", str(folder), "--out", str(out), "--depth", "2", "--jobs", "1", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for folder in (first, second)
+    ]
+    (first_out, first_err), (second_out, second_err) = (run.communicate(timeout=600) for run in runs)
+    assert runs[0].returncode == 0 and runs[1].returncode == 1
+    assert {k: json.loads(first_out)[k] for k in ("games", "ok", "invalid", "failed")} == {
+        "games": 2,
+        "ok": 2,
+        "invalid": 0,
+        "failed": 0,
+    }
+    assert {k: json.loads(second_out)[k] for k in ("games", "ok", "invalid", "failed")} == {
+        "games": 4,
+        "ok": 3,
+        "invalid": 1,
+        "failed": 0,
+    }
+    assert "broken.pgn" in second_err and "broken.pgn" not in first_err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["folder"]["counts"]["games"] == 6 and manifest["folder"]["counts"]["ok"] == 5
+    assert len(rows(out, "games")) == 6
+    assert not list(out.glob("parts/*/*/.*.tmp"))
+
+
+def test_compaction_removes_only_the_temporary_files_of_writers_that_are_gone(
+    tmp_path: Path, archive: Path
+) -> None:
+    """A temporary part names its writer (host, process id, random tag): compaction removes those of dead
+    processes of this host and old ones of other hosts, never one a live writer may still be writing."""
+    from taldau.analysis.batch import BatchSettings
+
+    out = tmp_path / "out"
+    folder = out / "parts" / BatchSettings(depth=2).key / "games"
+    folder.mkdir(parents=True)
+    host = socket.gethostname()
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    live = folder / f".part-live.parquet~{host}~{os.getpid()}~0a0a0a0a.tmp"
+    dead = folder / f".part-dead.parquet~{host}~{ended.pid}~0b0b0b0b.tmp"
+    remote = folder / ".part-remote.parquet~another-host~4242~0c0c0c0c.tmp"
+    stale = folder / ".part-stale.parquet~another-host~4243~0d0d0d0d.tmp"
+    for path in (live, dead, remote, stale):
+        path.write_bytes(b"half a part")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(stale, (two_days_ago, two_days_ago))
+    assert analyze(str(archive), "--out", str(out), "--depth", "2", "--jobs", "1")[0] == 0
+    assert live.exists() and remote.exists()
+    assert not dead.exists() and not stale.exists()
+
+
+def test_compaction_and_the_manifest_wait_for_the_folder_lock(tmp_path: Path, archive: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    with open(out / ".lock", "a+b") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        run = subprocess.Popen(
+            [taldau, "analyze", str(archive), "--out", str(out), "--depth", "2", "--jobs", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and len(list(out.glob("parts/*/games/part-*.parquet"))) < 5:
+            time.sleep(0.05)
+        time.sleep(2)  # the run has nothing left to do but compact
+        assert run.poll() is None and not (out / "manifest.json").exists()
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    assert run.wait(timeout=300) == 0
+    assert json.loads((out / "manifest.json").read_text())["counts"]["ok"] == 5
+
+
+def test_a_worker_that_does_not_see_the_output_folder_writes_nothing(tmp_path: Path, archive: Path) -> None:
+    """A task whose output folder is gone (deleted after its run, or not mounted on that worker) never
+    recreates it: it reports why instead."""
+    from taldau.analysis.batch import BatchSettings, GameTask, plan
+    from taldau.workers.run import RunSpec, store_task
+
+    settings = BatchSettings(depth=1)
+    task = next(item for item in plan([archive], settings) if isinstance(item, GameTask))
+    gone = tmp_path / "gone"
+    report = store_task(task.to_json(), RunSpec("run", str(gone), settings.to_json(), settings.key))
+    assert report["outcome"] == "refused" and "does not see the output folder" in report["problem"]
+    assert not gone.exists()
+
+
+def test_ctrl_c_stops_a_local_run_with_exit_130(tmp_path: Path, togyz_examples: Path) -> None:
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    out = tmp_path / "out"
+    command = [taldau, "analyze", str(togyz_examples), "--out", str(out), "--depth", "7", "--jobs", "2"]
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / "parts").glob("*/moves/part-*.parquet"))) < 2:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130
+    assert "not analysed; run the same command again to resume" in stderr.decode()
+
+
+@pytest.mark.archive
+def test_tasks_carry_their_game_s_plies(playok_archive: Path) -> None:
+    """What each game's time limits are made of; the longest real game has 371 plies."""
+    from taldau.analysis.batch import BatchSettings, GameTask, plan
+
+    tasks = [item for item in plan([playok_archive], BatchSettings(depth=1)) if isinstance(item, GameTask)]
+    assert len(tasks) == 2398 and max(task.plies for task in tasks) == 371
+    assert sum(task.plies for task in tasks) == 222_045

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -34,15 +35,20 @@ def _free_port() -> int:
 class RedisServer:
     """A private redis-server on a free port, started and stopped by the tests."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, password: str | None = None) -> None:
         self.port = _free_port()
         self.folder = folder
+        self.password = password
         self.process: subprocess.Popen | None = None
         self.start()
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        login = f":{self.password}@" if self.password else ""
+        return f"redis://{login}127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url)
 
     def start(self) -> None:
         # Append-only file: a restarted server keeps its queue, as the compose file's Redis does.
@@ -63,11 +69,12 @@ class RedisServer:
                 str(self.folder),
                 "--maxmemory-policy",
                 "noeviction",
+                *(["--requirepass", self.password] if self.password else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        client = redis.Redis(port=self.port)
+        client = redis.Redis(port=self.port, password=self.password)
         for _ in range(100):
             try:
                 client.ping()
@@ -83,15 +90,24 @@ class RedisServer:
 
 
 class Worker:
-    """A real `taldau worker` process."""
+    """A real `taldau worker` process (``wrap``: a command that runs it, such as `unshare`; ``cwd``: where
+    it starts)."""
 
     def __init__(
-        self, broker: str, log: Path, concurrency: int = 2, env: dict[str, str] | None = None
+        self,
+        broker: str,
+        log: Path,
+        concurrency: int = 2,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        wrap: list[str] | None = None,
+        args: list[str] | None = None,
     ) -> None:
         self.log = log
         with open(log, "ab") as output:  # the child keeps its own descriptor
             self.process = subprocess.Popen(
                 [
+                    *(wrap or []),
                     TALDAU,
                     "worker",
                     "--broker",
@@ -100,12 +116,23 @@ class Worker:
                     str(concurrency),
                     "--loglevel",
                     "INFO",
+                    *(args or []),
                 ],
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 env={**os.environ, **(env or {})},
+                cwd=cwd,
             )
+
+    @property
+    def name(self) -> str:
+        """The worker's default name."""
+        return f"taldau-{self.process.pid}@{socket.gethostname()}"
+
+    def received(self) -> list[str]:
+        """The ids of the tasks this worker received, in order (from its log)."""
+        return re.findall(r"Task taldau\.analyse_game\[([^\]]+)\] received", self.log.read_text())
 
     def children(self) -> list[int]:
         found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
@@ -316,3 +343,268 @@ def test_a_lost_task_is_sent_again(tmp_path: Path, archive: Path, broker) -> Non
     assert code == 1 and json.loads(stdout)["ok"] == 7
     games = table(tmp_path / "out", "games")
     assert len(games) == len({(g["source"], g["index"]) for g in games}) == 8
+
+
+# Hardening (issue 9): where results go, worker names, task ids, interruptions, cleanup, secrets.
+
+HOOKS = Path(__file__).parent
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def add_hold_game(archive: Path) -> None:
+    """A ninth valid game whose Event header is "hold": the hold hook stops the worker in the middle of it."""
+    sample = (archive / "playok-2024-2025-sample.pgn").read_text()
+    (archive / "hold.pgn").write_text(
+        sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "hold"]')
+    )
+
+
+def hold_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        "PYTHONPATH": str(HOOKS / "hold_hook"),
+        "TALDAU_TEST_HOLDING": str(tmp_path / "holding"),
+        "TALDAU_TEST_RELEASE": str(tmp_path / "release"),
+        **extra,
+    }
+
+
+def client_thread(archive: Path, out: Path, broker: str, service) -> tuple[threading.Thread, dict]:
+    """A run at depth 2 in a thread (a library call, with its own service settings); its manifest lands in
+    the dict under "manifest" when it ends."""
+    from taldau.analysis.batch import BatchSettings
+    from taldau.workers.celery_app import celery_executor
+    from taldau.workers.run import run_analysis
+
+    outcome: dict = {}
+    executor = celery_executor(broker, service)
+    client = threading.Thread(
+        target=lambda: outcome.setdefault(
+            "manifest", run_analysis([archive], out, BatchSettings(depth=2), executor)
+        )
+    )
+    return client, outcome
+
+
+def taldau_keys(client: redis.Redis) -> list[bytes]:
+    """What runs leave in Redis: delivery counts, queued markers and results."""
+    patterns = ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*")
+    return sorted(key for pattern in patterns for key in client.keys(pattern))
+
+
+def test_a_relative_out_is_made_absolute_for_workers_elsewhere(
+    tmp_path: Path, archive: Path, broker, monkeypatch
+) -> None:
+    """Workers started in another directory write where the client reads (the path is sent absolute)."""
+    elsewhere, here = tmp_path / "worker-cwd", tmp_path / "client-cwd"
+    elsewhere.mkdir()
+    here.mkdir()
+    remote = Worker(broker.url, tmp_path / "worker.log", cwd=elsewhere)
+    monkeypatch.chdir(here)
+    try:
+        code, stdout = analyze(str(archive), "--out", "out", "--depth", "2", "--broker", broker.url, "--json")
+    finally:
+        remote.stop()
+    summary = json.loads(stdout)
+    assert code == 1 and (summary["ok"], summary["invalid"], summary["failed"]) == (7, 1, 0)
+    assert len(table(here / "out", "games")) == 8
+    assert not (elsewhere / "out").exists()
+
+
+def _unshare_works() -> bool:
+    try:
+        return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs `unshare -m` (root) to give a worker its own mounts")
+@pytest.mark.parametrize("view", ["read-only", "another folder"])
+def test_a_worker_that_does_not_store_where_the_client_reads_fails_the_run(
+    tmp_path: Path, archive: Path, broker, view: str
+) -> None:
+    """A worker that sees the output folder read-only, or another folder at the same path (its own mount),
+    makes the run stop with exit 69 and an error naming the worker; its queued tasks are withdrawn."""
+    from taldau.analysis.batch import BatchSettings
+
+    out = tmp_path / "out"
+    out.mkdir()
+    key = BatchSettings(depth=2).key
+    if view == "read-only":
+        mounts = f"mount --bind {out} {out} && mount -o remount,ro,bind {out}"
+    else:
+        mounts = f"mount -t tmpfs none {out} && mkdir -p {out}/parts/{key}/games {out}/parts/{key}/moves"
+    wrap = ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
+    misplaced = Worker(broker.url, tmp_path / "worker.log", concurrency=1, wrap=wrap)
+    try:
+        result = CliRunner().invoke(
+            main, ["analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url]
+        )
+        queued = broker.client().llen("celery")
+    finally:
+        misplaced.stop()
+    assert result.exit_code == 69, result.stderr
+    assert f"worker {misplaced.name}" in result.stderr
+    why = "Read-only file system" if view == "read-only" else "is not there"
+    assert why in result.stderr
+    assert queued == 0
+    assert not broker.client().keys("taldau:queued:*")
+
+
+def test_a_worker_with_another_engine_version_fails_the_run(tmp_path: Path, archive: Path, broker) -> None:
+    other = Worker(
+        broker.url, tmp_path / "worker.log", concurrency=1, env={"PYTHONPATH": str(HOOKS / "version_hook")}
+    )
+    try:
+        result = CliRunner().invoke(
+            main,
+            ["analyze", str(archive), "--out", str(tmp_path / "out"), "--depth", "2", "--broker", broker.url],
+        )
+    finally:
+        other.stop()
+    assert result.exit_code == 69
+    assert f"worker {other.name}" in result.stderr and "computes settings key" in result.stderr
+    assert "taldau 0.0.0 togyz-eval 00000000" in result.stderr
+    assert not list((tmp_path / "out" / "parts").glob("*/moves/*.parquet"))
+
+
+def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, broker) -> None:
+    """Two `taldau worker`s on one host have their own names (status counts two), and a game that one of
+    them runs for a long time is never taken for lost, however often the client looks."""
+    from taldau.workers.celery_app import ServiceSettings
+
+    add_hold_game(archive)
+    env = hold_env(tmp_path)
+    first = Worker(broker.url, tmp_path / "first.log", concurrency=1, env=env)
+    second = Worker(broker.url, tmp_path / "second.log", concurrency=1, env=env, args=["-n", "second@%h"])
+    out = tmp_path / "out"
+    client, outcome = client_thread(archive, out, broker.url, ServiceSettings(look_every=0.5))
+    try:
+        client.start()
+        wait_for((tmp_path / "holding").exists, 120, "a worker to hold its game")
+        status = CliRunner().invoke(main, ["status", "--broker", broker.url, "--json"])
+        report = json.loads(status.stdout)
+        assert sorted(report["workers"]) == sorted([first.name, f"second@{socket.gethostname()}"])
+        assert "hold.pgn" in [job["source"].rsplit("/", 1)[-1] for job in report["running"]]
+        # The other games finish; the client keeps looking while the held game runs.
+        wait_for(lambda: len(list(out.glob("parts/*/games/part-*.parquet"))) == 8, 120, "the other games")
+        time.sleep(12)
+        (tmp_path / "release").write_text("go\n")
+        client.join(timeout=120)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        first.stop()
+        second.stop()
+    manifest = outcome["manifest"]
+    assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+    received = first.received() + second.received()
+    assert len(received) == len(set(received)) == 8, "a task was sent again"
+
+
+def test_interrupt_rerun_and_a_second_client_never_queue_a_game_twice(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """Ctrl-C leaves the games queued (exit 130, and says so); a second client on the same --out started
+    meanwhile follows the queued tasks instead of sending them again, and completes the run."""
+    add_hold_game(archive)
+    held = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    out = tmp_path / "out"
+    command = [TALDAU, "analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url]
+    logs = {name: open(tmp_path / f"{name}.err", "w+b") for name in ("first", "second")}  # noqa: SIM115
+    try:
+        first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=logs["first"])
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        second = subprocess.Popen([*command, "--json"], stdout=subprocess.PIPE, stderr=logs["second"])
+        wait_for(lambda: b"0/8 games" in (tmp_path / "second.err").read_bytes(), 120, "the second client")
+        time.sleep(3)  # time enough for a second client that sends again to have sent everything
+        assert broker.client().llen("celery") == 7
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=60) == 130
+        said = (tmp_path / "first.err").read_text()
+        assert "interrupted: 8 games stay queued" in said and "run the same command again" in said
+        (tmp_path / "release").write_text("go\n")
+        stdout, _ = second.communicate(timeout=300)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        held.stop()
+        for handle in logs.values():
+            handle.close()
+    assert second.returncode == 1  # the broken game
+    assert json.loads(stdout)["ok"] == 8
+    received = held.received()
+    assert len(received) == len(set(received)) == 8, "a game was queued twice"
+    assert taldau_keys(broker.client()) == []
+
+
+def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """A worker killed with SIGKILL in the middle of a game leaves its task unacknowledged; the client sends
+    the game again and completes. When the visibility timeout hands the old task out again, the run is over:
+    the worker drops it, the parts are untouched, and the run has left no delivery counts, markers or
+    results behind."""
+    from taldau.workers.celery_app import ServiceSettings
+
+    add_hold_game(archive)
+    timeout = {"TALDAU_VISIBILITY_TIMEOUT": "40"}
+    doomed = Worker(broker.url, tmp_path / "doomed.log", concurrency=1, env=hold_env(tmp_path, **timeout))
+    survivor: Worker | None = None
+    out = tmp_path / "out"
+    client, outcome = client_thread(
+        archive, out, broker.url, ServiceSettings(visibility_timeout=40, look_every=0.5)
+    )
+    try:
+        client.start()
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        os.killpg(doomed.process.pid, signal.SIGKILL)
+        doomed.process.wait()
+        assert broker.client().hlen("unacked") == 1
+        survivor = Worker(broker.url, tmp_path / "survivor.log", concurrency=1, env=timeout)
+        client.join(timeout=300)
+        manifest = outcome["manifest"]
+        assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+        parts = {path: path.stat().st_mtime_ns for path in out.glob("parts/*/*/part-*.parquet")}
+        assert len(parts) == 8 + 9
+        wait_for(lambda: "delivered again, dropped" in survivor.log.read_text(), 120, "the old task")
+        wait_for(lambda: broker.client().hlen("unacked") == 0, 30, "the old task to be acknowledged")
+    finally:
+        if survivor is not None:
+            survivor.stop()
+    assert {path: path.stat().st_mtime_ns for path in out.glob("parts/*/*/part-*.parquet")} == parts
+    assert taldau_keys(broker.client()) == []
+
+
+def test_status_and_errors_mask_the_broker_password(tmp_path: Path, archive: Path) -> None:
+    server = RedisServer(tmp_path, password="s3cret-word")
+    try:
+        status = CliRunner().invoke(main, ["status", "--broker", server.url])
+        assert status.exit_code == 0
+        assert "s3cret" not in status.output and f"redis://:**@127.0.0.1:{server.port}/0" in status.output
+    finally:
+        server.stop()
+    gone = f"redis://:s3cret-word@127.0.0.1:{_free_port()}/0"
+    for command in (
+        ["status", "--broker", gone],
+        ["analyze", str(archive), "--out", str(tmp_path / "o"), "--broker", gone],
+    ):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 69
+        assert "s3cret" not in result.output and ":**@" in result.stderr
+
+
+def test_time_limits_follow_the_game_and_stay_below_the_visibility_timeout() -> None:
+    """Each task's limits come from its own game's plies (0.2 s per ply at depth 12, five times over, at
+    least a minute), and the hard limit stays below the visibility timeout however long the game."""
+    from taldau.workers.celery_app import time_limits
+
+    assert time_limits(12, None, 40, 4 * 3600) == (60, 120)
+    assert time_limits(12, None, 371, 4 * 3600) == (371, 431)
+    assert time_limits(16, None, 371, 4 * 3600)[0] > time_limits(12, None, 371, 4 * 3600)[0]
+    soft, hard = time_limits(20, None, 371, 600)
+    assert soft <= 300 and hard < 600

