@@ -111,10 +111,8 @@ def test_a_huge_token_is_refused_and_quoted_short() -> None:
         "'8888888888888888888888888888888888888888'... (500 characters)"
     )
     (game,) = read_togyz(b"1. 76 " + b"8" * 500 + b" 2. 11 *\n", "token.pgn")  # within the default limit
-    assert (
-        game.errors[0].message
-        == f"{'8' * 40!r}... (500 characters) mixes the short and the full scoresheet forms"
-    )
+    needs = "the full scoresheet form needs ':' or '-' between its two halves"
+    assert game.errors[0].message == f"{'8' * 40!r}... (500 characters): {needs}"
 
 
 def test_a_game_longer_than_the_limit_is_cut_there() -> None:
