@@ -33,6 +33,7 @@ RECORD_SUFFIXES = frozenset({".pgn", ".txt", ".tsv", ".csv", ".mat", ".sgf", ".t
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 COMPRESSED_SUFFIX = ".gz"
 SPOOL_BYTES = 8 * MIB  # a tar member is copied aside to be read more than once: in memory up to this size
+SMALL_FILE_BYTES = 1 * MIB  # a file or zip member this small is read once; its readers then read memory
 _Stream = IO[bytes] | io.BufferedIOBase | io.RawIOBase
 # What a damaged archive or compressed stream raises besides the archive modules' own errors: the
 # decompressors' errors (zlib.error, LZMAError), EOFError for a truncated stream, NotImplementedError for a
@@ -221,7 +222,10 @@ def _zip_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFi
                 size = member.compress_size
                 return io.BufferedReader(_Bounded(stream, lambda: size, limits, limits.max_member_bytes))
 
-            yield _record_file(member_name, open_member, limits)
+            if member.file_size <= SMALL_FILE_BYTES and not _is_compressed(member.filename):
+                yield _held(member_name, open_member, limits)
+            else:
+                yield _record_file(member_name, open_member, limits)
         if not found:
             yield Refused(name, "no game record file in this archive")
 
@@ -290,10 +294,26 @@ def _tar_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFi
             yield Refused(name, "no game record file in this archive")
 
 
+def _held(name: str, opener: Callable[[], BinaryIO], limits: ReadLimits) -> RecordFile | Refused:
+    """A small record file read once into memory (within the limits ``opener`` keeps)."""
+    try:
+        with opener() as stream:
+            return RecordFile.of_bytes(stream.read(), name, limits)
+    except UnreadableFile as error:
+        return Refused(name, str(error))
+    except OSError as error:
+        return Refused(name, f"cannot read file: {error}")
+
+
 def _file_sources(path: Path, limits: ReadLimits) -> Iterator[RecordFile | Refused]:
     name = str(path)
     if not _is_archive(name):
-        yield _record_file(name, lambda: path.open("rb"), limits)
+
+        def open_file() -> BinaryIO:
+            return path.open("rb")
+
+        small = path.stat().st_size <= SMALL_FILE_BYTES and not _is_compressed(name)
+        yield _held(name, open_file, limits) if small else _record_file(name, open_file, limits)
         return
     opener = _zip_sources if name.lower().endswith(".zip") else _tar_sources
     try:
