@@ -259,7 +259,14 @@ def test_ctrl_c_stops_a_local_run_with_exit_130(tmp_path: Path, togyz_examples: 
     taldau = str(Path(sys.executable).with_name("taldau"))
     out = tmp_path / "out"
     command = [taldau, "analyze", str(togyz_examples), "--out", str(out), "--depth", "7", "--jobs", "2"]
-    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    run = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        # Ctrl-C's default behaviour, as in a terminal (a test run started as a background job ignores it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list((out / "parts").glob("*/moves/part-*.parquet"))) < 2:
         time.sleep(0.05)

@@ -375,6 +375,12 @@ def hold_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
+def interruptible() -> None:
+    """In a child about to run taldau: Ctrl-C's default behaviour, as in a terminal (a test run started as a
+    shell's background job ignores SIGINT, and its children would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def client_thread(archive: Path, out: Path, broker: str, service) -> tuple[threading.Thread, dict]:
     """A run at depth 2 in a thread (a library call, with its own service settings); its manifest lands in
     the dict under "manifest" when it ends."""
@@ -507,36 +513,52 @@ def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, b
     assert len(received) == len(set(received)) == 8, "a task was sent again"
 
 
-def test_interrupt_rerun_and_a_second_client_never_queue_a_game_twice(
+def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
     tmp_path: Path, archive: Path, broker
 ) -> None:
-    """Ctrl-C leaves the games queued (exit 130, and says so); a second client on the same --out started
-    meanwhile follows the queued tasks instead of sending them again, and completes the run."""
+    """Two clients on the same --out at once send each game once (the one that finds a game queued
+    follows it); Ctrl-C leaves the games queued (exit 130, and says so); a rerun of the same command
+    follows them too, and the games are analysed once."""
     add_hold_game(archive)
     held = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     out = tmp_path / "out"
     command = [TALDAU, "analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url]
-    logs = {name: open(tmp_path / f"{name}.err", "w+b") for name in ("first", "second")}  # noqa: SIM115
+    names = ("first", "second", "rerun")
+    logs = {name: open(tmp_path / f"{name}.err", "w+b") for name in names}  # noqa: SIM115
+
+    def client(name: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [*command, "--json"], stdout=subprocess.PIPE, stderr=logs[name], preexec_fn=interruptible
+        )
+
+    def started(name: str) -> None:
+        path = tmp_path / f"{name}.err"
+        wait_for(lambda: b"0/8 games" in path.read_bytes(), 120, f"the {name} client")
+
     try:
-        first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=logs["first"])
+        first, second = client("first"), client("second")
         wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
-        second = subprocess.Popen([*command, "--json"], stdout=subprocess.PIPE, stderr=logs["second"])
-        wait_for(lambda: b"0/8 games" in (tmp_path / "second.err").read_bytes(), 120, "the second client")
-        time.sleep(3)  # time enough for a second client that sends again to have sent everything
+        started("first")
+        started("second")
+        time.sleep(3)  # time enough for clients that both send to have sent everything
         assert broker.client().llen("celery") == 7
         first.send_signal(signal.SIGINT)
         assert first.wait(timeout=60) == 130
         said = (tmp_path / "first.err").read_text()
         assert "interrupted: 8 games stay queued" in said and "run the same command again" in said
+        rerun = client("rerun")
+        started("rerun")
+        time.sleep(3)
+        assert broker.client().llen("celery") == 7
         (tmp_path / "release").write_text("go\n")
-        stdout, _ = second.communicate(timeout=300)
+        outputs = [process.communicate(timeout=300)[0] for process in (second, rerun)]
     finally:
         (tmp_path / "release").write_text("go\n")
         held.stop()
         for handle in logs.values():
             handle.close()
-    assert second.returncode == 1  # the broken game
-    assert json.loads(stdout)["ok"] == 8
+    assert second.returncode == rerun.returncode == 1  # the broken game
+    assert [json.loads(output)["ok"] for output in outputs] == [8, 8]
     received = held.received()
     assert len(received) == len(set(received)) == 8, "a game was queued twice"
     assert taldau_keys(broker.client()) == []
