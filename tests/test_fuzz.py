@@ -413,3 +413,13 @@ def test_zip_with_a_member_name_marked_utf8_that_is_not_is_refused(tmp_path: Pat
     assert source.error is not None and source.error.startswith(
         "cannot read archive: 'utf-8' codec can't decode"
     )
+
+
+def test_score_line_keeps_a_left_name_whose_colon_is_no_score() -> None:
+    game = GameRecord(index=1, line=0, score=(0, 2))
+    play = (Segment(8, 5), Segment(6, 5))
+    game.actions.append(Action(0, ActionKind.ROLL, 0, 0, dice=(3, 1), segments=play))
+    match = MatchRecord("made", "jellyfish", {}, ("Selbs) 65: 24/18", "b"), 5, [game])
+    assert " Selbs) 65: 24/18 : 0           b : 2" in write_jellyfish(match).splitlines()
+    [again] = read_jellyfish(write_jellyfish(match), "written")
+    assert comparable(again) == comparable(match)
