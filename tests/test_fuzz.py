@@ -423,3 +423,13 @@ def test_score_line_keeps_a_left_name_whose_colon_is_no_score() -> None:
     assert " Selbs) 65: 24/18 : 0           b : 2" in write_jellyfish(match).splitlines()
     [again] = read_jellyfish(write_jellyfish(match), "written")
     assert comparable(again) == comparable(match)
+
+
+def test_score_line_keeps_a_left_name_ending_in_a_colon_and_digits() -> None:
+    text = " 3 point match\n Game 1\n Selbs :    55: 0     paese : 0\n  1) 31: 8/5 6/5\n"
+    [match] = read_jellyfish(text, "odd.mat")
+    assert match.players == ("Selbs :    55", "paese")
+    written = write_jellyfish(match)
+    assert " Selbs :    55: 0               paese : 0" in written.splitlines()
+    [again] = read_jellyfish(written, "written")
+    assert comparable(again) == comparable(match)

@@ -71,10 +71,12 @@ def turn_rows(actions: list[Action]) -> list[list[str]]:
 
 
 def score_line(players: tuple[str, str], score: tuple[int, int]) -> str:
-    """A game's score line. A left name that the reader would take for the score (``a : 1 b``) is written
-    with dots for its colons (the headers keep the players' names as they are)."""
-    for name in (players[0], players[0].replace(":", ".")):
-        left = f"{name} : {score[0]}"
+    """A game's score line. A left name that the reader would take for the score is written with its score
+    right after it (``a :1: 0``), or else (``a : 1 b``) with dots for its colons (the headers keep the
+    players' names as they are)."""
+    dotted = players[0].replace(":", ".")
+    for name, colon in ((players[0], " : "), (players[0], ": "), (dotted, " : ")):
+        left = f"{name}{colon}{score[0]}"
         gap = " " if len(left) >= SCORE_WIDTH else ""  # a long name still leaves space before the right one
         line = f" {left:<{SCORE_WIDTH}}{gap}{players[1]} : {score[1]}"
         read = SCORE.match(line)
