@@ -428,3 +428,23 @@ def test_zip_with_a_member_name_marked_utf8_that_is_not_is_refused(tmp_path: Pat
     [(name, reason)] = _walk(path)
     assert name == str(path) and isinstance(reason, str)
     assert reason.startswith("cannot read archive: 'utf-8' codec can't decode")
+
+
+def test_score_line_keeps_a_left_name_whose_colon_is_no_score() -> None:
+    game = GameRecord(index=1, line=0, score=(0, 2))
+    play = (Segment(8, 5), Segment(6, 5))
+    game.actions.append(Action(0, ActionKind.ROLL, 0, 0, dice=(3, 1), segments=play))
+    match = MatchRecord("made", "jellyfish", {}, ("Selbs) 65: 24/18", "b"), 5, [game])
+    assert " Selbs) 65: 24/18 : 0           b : 2" in write_jellyfish(match).splitlines()
+    [again] = read_jellyfish(write_jellyfish(match), "written")
+    assert comparable(again) == comparable(match)
+
+
+def test_score_line_keeps_a_left_name_ending_in_a_colon_and_digits() -> None:
+    text = " 3 point match\n Game 1\n Selbs :    55: 0     paese : 0\n  1) 31: 8/5 6/5\n"
+    [match] = read_jellyfish(text, "odd.mat")
+    assert match.players == ("Selbs :    55", "paese")
+    written = write_jellyfish(match)
+    assert " Selbs :    55: 0               paese : 0" in written.splitlines()
+    [again] = read_jellyfish(written, "written")
+    assert comparable(again) == comparable(match)

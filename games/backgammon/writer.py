@@ -4,8 +4,7 @@ numbered lines of two fixed-width cells and the result in the winner's column.""
 
 from __future__ import annotations
 
-import re
-
+from .jellyfish import SCORE
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 
 CELL_WIDTH = 28  # a left cell, as gnubg pads it
@@ -73,17 +72,27 @@ def turn_rows(actions: list[Action]) -> list[list[str]]:
     return rows
 
 
+def score_line(players: tuple[str, str], score: tuple[int, int]) -> str:
+    """A game's score line. A left name that the reader would take for the score is written with its score
+    right after it (``a :1: 0``), or else (``a : 1 b``) with dots for its colons (the headers keep the
+    players' names as they are)."""
+    dotted = players[0].replace(":", ".")
+    for name, colon in ((players[0], " : "), (players[0], ": "), (dotted, " : ")):
+        left = f"{name}{colon}{score[0]}"
+        gap = " " if len(left) >= SCORE_WIDTH else ""  # a long name still leaves space before the right one
+        line = f" {left:<{SCORE_WIDTH}}{gap}{players[1]} : {score[1]}"
+        read = SCORE.match(line)
+        if read is not None and read["left"].strip() == name.strip():
+            break
+    return line
+
+
 def write_game(game: GameRecord, players: tuple[str, str]) -> list[str]:
     """The lines of one game. As gnubg does, the result goes on its own line in the winner's column, or
     into the last row when the right player wins and that row's right cell is free."""
     lines = [f" Game {game.index}"]
     if game.score is not None:
-        # a left name holding ": <digits>" would be read as the score: its colons become dots on this line
-        # (the players' names are in the headers)
-        name = players[0].replace(":", ".") if re.search(r":\s*\d", players[0]) else players[0]
-        left = f"{name} : {game.score[0]}"
-        gap = " " if len(left) >= SCORE_WIDTH else ""  # a long name still leaves space before the right one
-        lines.append(f" {left:<{SCORE_WIDTH}}{gap}{players[1]} : {game.score[1]}")
+        lines.append(score_line(players, game.score))
     rows = turn_rows(game.actions)
     result = format_result(game)
     if result and game.winner == 1 and rows and rows[-1][0] and not rows[-1][1]:
