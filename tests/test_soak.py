@@ -14,7 +14,7 @@ def test_a_short_soak_stores_every_game_once_and_as_a_local_run_does(tmp_path: P
     from taldau.workers.soak import SoakSettings, run_soak
 
     settings = SoakSettings(
-        games=100, kills=1, redis_restarts=1, kill_every=(1.0, 2.0), look_every=2.0, visibility_timeout=30
+        games=100, kills=1, redis_restarts=1, kill_every=(0.5, 1.0), look_every=2.0, visibility_timeout=30
     )
     report = run_soak(settings, tmp_path)
     chaos = report["chaos"]

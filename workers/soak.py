@@ -189,18 +189,28 @@ class Chaos:
         _log(f"killed a worker's {kind} process at {self.done()} games done")
 
     def _loop(self) -> None:
-        while not self.stopped.wait(self.rng.uniform(*self.settings.kill_every)):
-            if self.done() == 0:
+        """Every tenth of a second: restart Redis when the next number of games is reached, and kill when
+        the next kill is due (the first a few seconds after the first game is done)."""
+        next_kill: float | None = None
+        while not self.stopped.wait(0.1):
+            done = self.done()
+            if done == 0:
                 continue
-            kills = self.events["killed main"] + self.events["killed child"]
-            calm = self.done() >= self.settings.games * (1 - self.settings.calm_end)
-            if not calm and (self.settings.kills is None or kills < self.settings.kills):
-                self._kill_one()
-            if self.restarts_at and self.done() >= self.restarts_at[0]:
+            now = time.monotonic()
+            if next_kill is None:
+                next_kill = now + self.rng.uniform(*self.settings.kill_every)
+            if self.restarts_at and done >= self.restarts_at[0]:
                 self.restarts_at.pop(0)
-                _log(f"restarting redis at {self.done()} games done")
+                _log(f"restarting redis at {done} games done")
                 self.server.restart()
                 self.events["redis restarts"] += 1
+            if now < next_kill:
+                continue
+            next_kill = now + self.rng.uniform(*self.settings.kill_every)
+            kills = self.events["killed main"] + self.events["killed child"]
+            calm = done >= self.settings.games * (1 - self.settings.calm_end)
+            if not calm and (self.settings.kills is None or kills < self.settings.kills):
+                self._kill_one()
 
 
 def _sorted_table(out: Path, name: str) -> pa.Table:
