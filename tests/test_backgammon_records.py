@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, GNUBG_EXPORTS, GNUBG_FIXTURES, SHARED_DATA
+from fuzz.targets import comparable  # what a round trip through the writer must keep
 from taldau.games.backgammon.jellyfish import SegmentError, parse_segment, read_jellyfish
 from taldau.games.backgammon.readers import FORMATS, detect_format, read_match_records
 from taldau.games.backgammon.record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
@@ -289,15 +290,6 @@ def test_bad_segments(text: str) -> None:
 
 
 # --- writing --------------------------------------------------------------------------------------------
-
-
-def comparable(match: MatchRecord) -> tuple[object, ...]:
-    """Everything a round trip must keep (not the lines, columns and texts)."""
-    games = []
-    for game in match.games:
-        actions = [(a.player, a.kind, a.dice, a.segments, a.value) for a in game.actions]
-        games.append((game.index, game.score, game.winner, game.points, game.match_won, actions))
-    return match.headers, match.players, match.length, games
 
 
 def test_round_trip_over_bglab(bglab: Path) -> None:
