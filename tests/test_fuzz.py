@@ -448,3 +448,20 @@ def test_score_line_keeps_a_left_name_ending_in_a_colon_and_digits() -> None:
     assert " Selbs :    55: 0               paese : 0" in written.splitlines()
     [again] = read_jellyfish(written, "written")
     assert comparable(again) == comparable(match)
+
+
+def test_a_long_left_name_and_no_right_name_leave_the_columns_as_they_are() -> None:
+    game = GameRecord(index=1, line=0, score=(0, 8))
+    game.actions.append(
+        Action(1, ActionKind.ROLL, 0, 0, dice=(2, 1), segments=(Segment(13, 11), Segment(6, 5)))
+    )
+    match = MatchRecord(
+        "made",
+        "jellyfish",
+        {},
+        ("a left name far longer than gnubg's column, long enough to pass the middle", ""),
+        0,
+        [game],
+    )
+    [again] = read_jellyfish(write_jellyfish(match), "written")
+    assert again.games[0].errors == [] and comparable(again) == comparable(match)

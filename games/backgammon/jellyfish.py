@@ -290,9 +290,9 @@ class JellyfishReader:
         """Reads a game's score line; the right player's name marks where the right column starts."""
         assert self.state is not None
         self.state.game.score = (int(score["s0"]), int(score["s1"]))
-        # names run together (one blank between, a left name longer than its column) say nothing of the
-        # columns: the default layout stands then
-        if score.start("right") - score.end("s0") > 1:
+        # names run together (one blank between, a left name longer than its column) or no right name say
+        # nothing of the columns: the default layout stands then
+        if score["right"] and score.start("right") - score.end("s0") > 1:
             self.state.right_column = score.start("right")
         if self.score_names[-1] is None:
             self.score_names[-1] = (score["left"].strip(), score["right"].strip())
