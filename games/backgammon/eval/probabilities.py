@@ -51,3 +51,25 @@ def flipped(probabilities: np.ndarray) -> np.ndarray:
     for row in range(probabilities.shape[0]):
         flip_into(probabilities[row], out[row])
     return out
+
+
+@njit(cache=True)
+def final_probabilities(board: np.ndarray, out: np.ndarray) -> bool:
+    """When the game on ``board`` is over (the side not on roll, row 0, has borne off every checker), write
+    the exact result into ``out`` from the side on roll's point of view (it lost: a gammon when it bore
+    off nothing, a backgammon when it also has a checker on the bar or in the winner's home board, its own
+    points 19..24) and return True; otherwise leave ``out`` alone and return False."""
+    for index in range(25):
+        if board[0, index] > 0:
+            return False
+    remaining = 0
+    for index in range(25):
+        remaining += board[1, index]
+    out[:] = 0.0
+    if remaining == 15:
+        out[LOSE_GAMMON] = 1.0
+        for index in range(18, 25):
+            if board[1, index] > 0:
+                out[LOSE_BACKGAMMON] = 1.0
+                break
+    return True
