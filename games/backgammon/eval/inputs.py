@@ -17,7 +17,6 @@ instead of multiplying a mostly-zero vector.
 from __future__ import annotations
 
 import numpy as np
-
 from taldau.games.jit import njit
 
 from ..board import MOVER, OPPONENT, ROW
@@ -180,4 +179,3 @@ def encode_dense(board: np.ndarray) -> np.ndarray:
     dense = np.zeros(INPUTS, dtype=np.float32)
     dense[indices[:count]] = values[:count]
     return dense
-

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from taldau.games.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
 from taldau.games.jit import njit
 
 from .inputs import INPUTS
@@ -61,7 +60,10 @@ class Net:
     def from_arrays(cls, arrays: dict[str, np.ndarray] | np.lib.npyio.NpzFile, prefix: str) -> Net:
         """The net stored by ``arrays`` under ``prefix``; raises ValueError when a shape does not fit."""
         try:
-            parts = [np.ascontiguousarray(arrays[f"{prefix}.{name}"], dtype=np.float32) for name in "w1 b1 w2 b2".split()]
+            parts = [
+                np.ascontiguousarray(arrays[f"{prefix}.{name}"], dtype=np.float32)
+                for name in ["w1", "b1", "w2", "b2"]
+            ]
         except KeyError as missing:
             raise ValueError(f"no {missing.args[0]} in the weights") from None
         w1, b1, w2, b2 = parts

@@ -12,7 +12,6 @@ play buffers per ply of look-ahead, so nothing is allocated per position.
 from __future__ import annotations
 
 import numpy as np
-
 from taldau.games.jit import njit
 
 from ..board import KEY_WORDS, MAX_PLAYS, TABLE_SIZE, generate_plays
@@ -82,14 +81,30 @@ def swap_into(board: np.ndarray, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def best_reply(
-    board: np.ndarray, die1: int, die2: int, level: int, model: tuple, work: tuple, chosen: np.ndarray, out: np.ndarray
+    board: np.ndarray,
+    die1: int,
+    die2: int,
+    level: int,
+    model: tuple,
+    work: tuple,
+    chosen: np.ndarray,
+    out: np.ndarray,
 ) -> None:
     """The play of ``die1``-``die2`` the side on roll in ``board`` picks at 0-ply: its result, seen by the
     other side (who is then on roll), into ``chosen``, and that result's 0-ply probabilities from the other
     side's point of view into ``out``. Ties keep the first play generated (deterministic)."""
     boards = work[4][level]
     count = generate_plays(
-        board, die1, die2, work[12], boards, work[5][level], work[6][level], work[7][level], work[8][level], work[9]
+        board,
+        die1,
+        die2,
+        work[12],
+        boards,
+        work[5][level],
+        work[6][level],
+        work[7][level],
+        work[8][level],
+        work[9],
     )
     candidate = work[10][level]
     probabilities = work[11][level]

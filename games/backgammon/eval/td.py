@@ -9,13 +9,12 @@ The dice come from numba's generator seeded by the caller, so a batch is reprodu
 from __future__ import annotations
 
 import numpy as np
-
 from taldau.games.jit import njit
 
 from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays
+from .inputs import encode
 from .model import RACE, evaluate_nets, position_class
 from .net import train_step
-from .inputs import encode
 from .probabilities import WIN_BACKGAMMON, WIN_GAMMON, equity, final_probabilities, flip_into
 
 MAX_GAME_PLIES = 1000  # a self-play game longer than this is cut off (and counted); none have come close
@@ -47,10 +46,13 @@ def self_play(
     rate: float,
     learn: bool,
     stats: np.ndarray,
+    keep: np.ndarray,
 ) -> None:
-    """Play ``games`` games from ``start`` (a board, usually the starting position) of the nets against themselves, learning after each one when ``learn``.
-    ``stats`` (int64, 8) accumulates: games, plies, single wins, gammons, backgammons, cut-off games,
-    and (scaled by 1e6) the summed squared error of the updates."""
+    """Play ``games`` games from ``start`` (a board, usually the starting position) of the nets against
+    themselves, learning after each one when ``learn``. ``stats`` (int64, 8) accumulates: games, plies,
+    single wins, gammons, backgammons, cut-off games, (scaled by 1e6) the summed squared error of the
+    updates, and the positions kept: every position before a roll is copied into ``keep`` (k, 2, 25)
+    while there is room (give a (0, 2, 25) array to keep none)."""
     np.random.seed(seed)
     hidden_units = max(cb1.shape[0], rb1.shape[0])
     indices = np.empty(256, dtype=np.int64)
@@ -79,7 +81,9 @@ def self_play(
         finished = False
         while plies < MAX_GAME_PLIES:
             history[plies] = board
-            evaluate_nets(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, indices, values, features, hidden, out)
+            evaluate_nets(
+                board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, indices, values, features, hidden, out
+            )
             estimates[plies] = out
             die1 = np.random.randint(1, 7)
             die2 = np.random.randint(1, 7)
@@ -92,7 +96,20 @@ def self_play(
                 _swap_into(boards[play], swapped)
                 if not final_probabilities(swapped, out):
                     evaluate_nets(
-                        swapped, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, indices, values, features, hidden, out
+                        swapped,
+                        cw1,
+                        cb1,
+                        cw2,
+                        cb2,
+                        rw1,
+                        rb1,
+                        rw2,
+                        rb2,
+                        indices,
+                        values,
+                        features,
+                        hidden,
+                        out,
                     )
                 flip_into(out, flipped)
                 value = equity(flipped)
@@ -107,6 +124,10 @@ def self_play(
                 break
         stats[0] += 1
         stats[1] += plies
+        for ply in range(plies):
+            if stats[7] < keep.shape[0]:
+                keep[stats[7]] = history[ply]
+                stats[7] += 1
         if not finished:
             stats[5] += 1
             continue
@@ -128,7 +149,11 @@ def self_play(
             position = history[ply]
             count = encode(position, indices, values, features)
             if position_class(position) == RACE:
-                error = train_step(rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out)
+                error = train_step(
+                    rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out
+                )
             else:
-                error = train_step(cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out)
+                error = train_step(
+                    cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out
+                )
             stats[6] += int(error * 1e6)

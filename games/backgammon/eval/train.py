@@ -102,6 +102,7 @@ def run_td(
             settings.rate(games_done),
             True,
             stats,
+            np.zeros((0, 2, 25), dtype=np.int8),
         )
         elapsed = time.perf_counter() - began
         games_done += games
