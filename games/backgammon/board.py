@@ -40,6 +40,13 @@ KEY_WORDS.flags.writeable = False
 
 BOARD_DTYPE = np.int8
 
+# The 21 distinct rolls (higher die, lower die), in the order of ``position.ROLLS``, and how many of the 36
+# ordered rolls each stands for (2 for a non-double, 1 for a double).
+ROLL_DICE = np.array([(high, low) for high in range(1, 7) for low in range(1, high + 1)], dtype=np.int64)
+ROLL_COUNTS = np.array([1 if high == low else 2 for high, low in ROLL_DICE], dtype=np.int64)
+ROLL_DICE.flags.writeable = False
+ROLL_COUNTS.flags.writeable = False
+
 
 def start_board() -> np.ndarray:
     """The starting position: 2 checkers on the 24-point, 5 on 13, 3 on 8 and 5 on 6, for both sides."""

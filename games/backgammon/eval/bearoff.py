@@ -53,7 +53,7 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
-from taldau.games.backgammon.board import BAR, CHECKERS, MOVER, OPPONENT, ROW
+from taldau.games.backgammon.board import BAR, CHECKERS, MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW
 from taldau.games.jit import is_writable, njit, user_cache_root
 
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
@@ -71,11 +71,6 @@ BINOMIALS = np.array(
 )
 BINOMIALS.flags.writeable = False
 
-# The 21 distinct rolls (higher die, lower die) and their probabilities: 2/36 for non-doubles, 1/36 doubles.
-ROLL_DICE = np.array([(high, low) for high in range(1, 7) for low in range(1, high + 1)], dtype=np.int64)
-ROLL_DICE.flags.writeable = False
-ROLL_WEIGHTS = np.array([(1.0 if high == low else 2.0) / 36.0 for high, low in ROLL_DICE], dtype=np.float64)
-ROLL_WEIGHTS.flags.writeable = False
 
 MAX_RESULTS = 256  # boards one roll can leave, counted with repeats; at most 2 * 6 * 6 or C(9, 4) = 126
 
@@ -255,7 +250,7 @@ def build_distributions(rolls: int) -> tuple:
         expected_off = 1.0
         expected_first = 1.0
         for roll in range(ROLL_DICE.shape[0]):
-            weight = ROLL_WEIGHTS[roll]
+            weight = ROLL_COUNTS[roll] / 36.0
             count = roll_results(counts, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], results, bore)
             best = _best(results, bore, count, mean_off, False)
             for r in range(1, rolls + 1):

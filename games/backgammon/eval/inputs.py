@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from taldau.games.jit import njit
 
-from ..board import MOVER, OPPONENT, ROW
+from ..board import MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW
 
 UNITS = 4  # per point: at least 1, 2, 3 checkers, and the excess beyond 3
 POINT_INPUTS = 2 * ROW * UNITS
@@ -27,12 +27,6 @@ FEATURE_NAMES = ("off", "pips", "home_points", "prime", "back", "blots", "shots"
 FEATURES = len(FEATURE_NAMES)
 INPUTS = POINT_INPUTS + 2 * FEATURES
 MAX_NONZERO = 2 * 15 * UNITS + 2 * FEATURES  # every checker on its own place, all features non-zero
-
-# The 21 distinct rolls (high, low) and how many of the 36 ordered rolls each stands for.
-ROLL_DICE = np.array([(high, low) for high in range(1, 7) for low in range(1, high + 1)], dtype=np.int64)
-ROLL_WEIGHTS = np.array([1 if high == low else 2 for high, low in ROLL_DICE], dtype=np.int64)
-ROLL_DICE.flags.writeable = False
-ROLL_WEIGHTS.flags.writeable = False
 
 
 @njit(cache=True, inline="always")
@@ -88,7 +82,7 @@ def hitting_rolls(board: np.ndarray, attacker: int) -> int:
             if hits:
                 break
         if hits:
-            total += ROLL_WEIGHTS[roll]
+            total += ROLL_COUNTS[roll]
     return total
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from taldau.games.jit import njit
 
-from ..board import KEY_WORDS, MAX_PLAYS, TABLE_SIZE, generate_plays
+from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, generate_plays
 from .bearoff import bearoff_probabilities, is_bearoff
-from .inputs import FEATURES, MAX_NONZERO, ROLL_DICE, ROLL_WEIGHTS
+from .inputs import FEATURES, MAX_NONZERO
 from .model import evaluate_nets
 from .probabilities import equity, final_probabilities, flip_into
 
@@ -132,7 +132,7 @@ def _ply1(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None
         best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 0, model, work, chosen, reply)
         flip_into(reply, mine)
         for k in range(5):
-            total[k] += ROLL_WEIGHTS[roll] * mine[k]
+            total[k] += ROLL_COUNTS[roll] * mine[k]
     for k in range(5):
         out[k] = total[k] / 36.0
 
@@ -150,7 +150,7 @@ def _ply2(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None
             _ply1(chosen, model, work, reply)
         flip_into(reply, mine)
         for k in range(5):
-            total[k] += ROLL_WEIGHTS[roll] * mine[k]
+            total[k] += ROLL_COUNTS[roll] * mine[k]
     for k in range(5):
         out[k] = total[k] / 36.0
 
@@ -168,7 +168,7 @@ def _ply3(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None
             _ply2(chosen, model, work, reply)
         flip_into(reply, mine)
         for k in range(5):
-            total[k] += ROLL_WEIGHTS[roll] * mine[k]
+            total[k] += ROLL_COUNTS[roll] * mine[k]
     for k in range(5):
         out[k] = total[k] / 36.0
 
