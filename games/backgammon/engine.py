@@ -72,7 +72,9 @@ class PositionEvaluation:
         return {
             "plies": self.plies,
             "equity": round(self.equity, 6),
-            "probabilities": {name: round(p, 6) for name, p in zip(PROBABILITIES, self.probabilities)},
+            "probabilities": {
+                name: round(p, 6) for name, p in zip(PROBABILITIES, self.probabilities, strict=True)
+            },
             "exact": self.exact,
         }
 
@@ -97,7 +99,9 @@ class RankedPlay:
             "plies": self.plies,
             "equity": round(self.equity, 6),
             "difference": round(self.difference, 6),
-            "probabilities": {name: round(p, 6) for name, p in zip(PROBABILITIES, self.probabilities)},
+            "probabilities": {
+                name: round(p, 6) for name, p in zip(PROBABILITIES, self.probabilities, strict=True)
+            },
         }
 
 
@@ -204,10 +208,7 @@ def evaluate_position(evaluator: Evaluator, position: Position, plies: int = 0) 
     """The probabilities and cubeless equity of ``position`` before the roll, from the side on roll, at
     ``plies``; the exact result when the game is over."""
     exact = exact_probabilities(position.board)
-    if exact is not None:
-        probabilities = exact
-    else:
-        probabilities = evaluator.evaluate(position.board[np.newaxis], plies)[0]
+    probabilities = exact if exact is not None else evaluator.evaluate(position.board[np.newaxis], plies)[0]
     return PositionEvaluation(
         probabilities=tuple(float(p) for p in probabilities),
         equity=float(equities(probabilities[np.newaxis])[0]),

@@ -61,8 +61,7 @@ def dice_sequence(seed: int, pair: int) -> Iterator[Dice]:
     """The rolls of one duplicate pair, endless: the same for both of its games."""
     generator = np.random.default_rng([seed, pair])
     while True:
-        for first, second in generator.integers(1, 7, size=(64, 2)).tolist():
-            yield first, second
+        yield from ((first, second) for first, second in generator.integers(1, 7, size=(64, 2)).tolist())
 
 
 @dataclass(frozen=True)
