@@ -377,6 +377,18 @@ def annotate(
     help="With --soak: games in the synthetic archive.",
 )
 @click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    help="With --game backgammon: time this evaluator and engine.analyse on real decisions instead.",
+)
+@click.option(
+    "--decisions",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="With --engine: decisions of the real matches in ../shared/data/backgammon/bglab.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -388,13 +400,17 @@ def bench(
     soak: bool,
     soak_games: int,
     keep: str | None,
+    engine: str | None,
+    decisions: int,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
     with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
     --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
     restarted, checked against a local run (exit 1 if a check fails).
-    With --game backgammon: full-turn legal play sets generated per second on a fixed position set."""
+    With --game backgammon: full-turn legal play sets generated per second on a fixed position set; with
+    --engine, that evaluator's 0-ply evaluations per second and engine.analyse's seconds per decision at 0
+    and 2 plies on real decisions, beside gnubg's best_move at 0, 1 and 2 plies (with gnubg-nn installed)."""
     if soak:
         from pathlib import Path
 
@@ -403,6 +419,9 @@ def bench(
         soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
+    if game == "backgammon" and engine is not None:
+        _backgammon_engine_bench(engine, decisions, as_json)
+        return
     if game == "backgammon":
         result = run_backgammon_bench()
         if as_json:
@@ -448,6 +467,33 @@ def bench(
         f"review of a {game_['plies']}-ply game at {game_['limit']}: {game_['seconds']} s "
         f"({game_['seconds_per_ply']} s per ply, mean depth {game_['mean_depth']})"
     )
+
+
+def _backgammon_engine_bench(engine: str, decisions: int, as_json: bool) -> None:
+    """``taldau bench --game backgammon --engine NAME``: see ``run_engine_bench``."""
+    from pathlib import Path
+
+    from taldau.games.backgammon.bench import real_decisions, run_engine_bench
+
+    folder = Path("../shared/data/backgammon/bglab")
+    if not folder.is_dir():
+        raise click.ClickException(f"the real matches are not at {folder} (run from the checkout)")
+    report = run_engine_bench(_evaluator(engine), real_decisions(folder, decisions))
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    click.echo(f"{report.engine} ({report.version}), {report.decisions} decisions of real matches")
+    click.echo(
+        f"0-ply evaluations: {report.evaluations_per_second:,.0f}/s one board per call, "
+        f"{report.batched_per_second:,.0f}/s in one call of {report.boards:,} boards"
+    )
+    for plies, seconds in report.analyse_seconds.items():
+        click.echo(f"engine.analyse at {plies}-ply: {seconds * 1000:.2f} ms per decision")
+    if report.gnubg_best_move_per_second is not None:
+        for plies, rate in report.gnubg_best_move_per_second.items():
+            agreement = (report.best_move_agreement or {}).get(plies)
+            same = "" if agreement is None else f"; analyse picks the same play {agreement:.1%}"
+            click.echo(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s{same}")
 
 
 @main.command()

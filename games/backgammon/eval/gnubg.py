@@ -64,7 +64,7 @@ class GnubgEvaluator:
         """``gnubg-nn <version>`` and a digest of the weights file it loaded, when it can be found."""
         module = self._gnubg
         version = getattr(getattr(module, "__version__", None), "version", None) or "unknown"
-        weights = Path(module.__file__).parent / "data" / "gnubg.weights"
+        weights = Path(module.__file__ or ".").parent / "data" / "gnubg.weights"
         if weights.is_file():
             digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:8]
             return f"gnubg-nn {version} weights {digest}"
