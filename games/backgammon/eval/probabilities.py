@@ -4,7 +4,6 @@ search kernels and plain Python share one definition."""
 from __future__ import annotations
 
 import numpy as np
-
 from taldau.games.jit import njit
 
 PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")

@@ -1,0 +1,143 @@
+"""The raw (0-ply) evaluation of a backgammon position by the nets, one compiled call per position.
+
+Positions fall in gnubg's classes: *contact* (the two sides' checkers can still meet: some checker of one
+side stands behind a checker of the other) and *race* (they have passed each other; no hit is possible any
+more). Each class has its own net (``NetPair``: contact, race). Bear-offs of both sides are answered exactly
+by the bear-off database where the evaluator has one (``own``); the nets alone answer everything here.
+
+The nets' raw outputs are made consistent as gnubg's sanity check does: a side that has borne off a checker
+can no longer lose a gammon, gammons are at most wins, backgammons at most gammons, and in a race a side
+with no checker in the other's home board cannot be backgammoned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from taldau.games.jit import njit
+
+from ..board import BAR, MOVER, OPPONENT
+from .inputs import FEATURES, MAX_NONZERO, encode
+from .net import Net, forward
+from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
+
+CONTACT = 0
+RACE = 1
+CLASS_NAMES = ("contact", "race")
+
+
+@dataclass(frozen=True)
+class NetPair:
+    """The contact net and the race net."""
+
+    contact: Net
+    race: Net
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The eight weight arrays in the order the kernels take them (contact's four, then race's)."""
+        return (
+            self.contact.w1,
+            self.contact.b1,
+            self.contact.w2,
+            self.contact.b2,
+            self.race.w1,
+            self.race.b1,
+            self.race.w2,
+            self.race.b2,
+        )
+
+    def copy(self) -> NetPair:
+        """An independent copy."""
+        return NetPair(self.contact.copy(), self.race.copy())
+
+
+def scratch(hidden: int) -> tuple[np.ndarray, ...]:
+    """Working memory of the kernels for nets of at most ``hidden`` units: (indices, values, features,
+    hidden activations, hidden deltas, outputs)."""
+    return (
+        np.empty(MAX_NONZERO, dtype=np.int64),
+        np.empty(MAX_NONZERO, dtype=np.float32),
+        np.empty(FEATURES, dtype=np.float32),
+        np.empty(hidden, dtype=np.float32),
+        np.empty(hidden, dtype=np.float32),
+        np.empty(5, dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def position_class(board: np.ndarray) -> int:
+    """CONTACT or RACE: a race when the side on roll's rearmost checker has passed the opponent's."""
+    mover_back = -1
+    opponent_back = -1
+    for index in range(BAR, -1, -1):
+        if board[MOVER, index] > 0:
+            mover_back = index
+            break
+    for index in range(BAR, -1, -1):
+        if board[OPPONENT, index] > 0:
+            opponent_back = index
+            break
+    if mover_back < 0 or opponent_back < 0:
+        return RACE
+    # the opponent's checker at its index j stands on the mover's index 23 - j
+    return RACE if mover_back + opponent_back < 23 else CONTACT
+
+
+@njit(cache=True)
+def sanitise(board: np.ndarray, race: bool, out: np.ndarray) -> None:
+    """Make the five probabilities consistent with each other and with the board (see the module)."""
+    mover_left = 0
+    opponent_left = 0
+    mover_back = 0
+    opponent_back = 0
+    for index in range(25):
+        mover_left += board[MOVER, index]
+        opponent_left += board[OPPONENT, index]
+        if index >= 18:
+            mover_back += board[MOVER, index]
+            opponent_back += board[OPPONENT, index]
+    if mover_left < 15:
+        out[LOSE_GAMMON] = 0.0
+        out[LOSE_BACKGAMMON] = 0.0
+    if opponent_left < 15:
+        out[WIN_GAMMON] = 0.0
+        out[WIN_BACKGAMMON] = 0.0
+    if race:
+        if mover_back == 0:
+            out[LOSE_BACKGAMMON] = 0.0
+        if opponent_back == 0:
+            out[WIN_BACKGAMMON] = 0.0
+    out[WIN_GAMMON] = min(out[WIN_GAMMON], out[WIN])
+    out[WIN_BACKGAMMON] = min(out[WIN_BACKGAMMON], out[WIN_GAMMON])
+    out[LOSE_GAMMON] = min(out[LOSE_GAMMON], 1.0 - out[WIN])
+    out[LOSE_BACKGAMMON] = min(out[LOSE_BACKGAMMON], out[LOSE_GAMMON])
+
+
+@njit(cache=True)
+def evaluate_nets(
+    board: np.ndarray,
+    cw1: np.ndarray,
+    cb1: np.ndarray,
+    cw2: np.ndarray,
+    cb2: np.ndarray,
+    rw1: np.ndarray,
+    rb1: np.ndarray,
+    rw2: np.ndarray,
+    rb2: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    features: np.ndarray,
+    hidden: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """The nets' probabilities of a live ``board`` (side on roll in row MOVER) into ``out``; returns the
+    position class, which says which net answered."""
+    count = encode(board, indices, values, features)
+    kind = position_class(board)
+    if kind == RACE:
+        forward(rw1, rb1, rw2, rb2, indices, values, count, hidden, out)
+    else:
+        forward(cw1, cb1, cw2, cb2, indices, values, count, hidden, out)
+    sanitise(board, kind == RACE, out)
+    return kind

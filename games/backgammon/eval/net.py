@@ -1,0 +1,165 @@
+"""The evaluation nets: one hidden layer of sigmoid units and five sigmoid outputs, the five cubeless
+probabilities (see ``probabilities.PROBABILITIES``), in the design gnubg and TD-Gammon use.
+
+A ``Net`` is four arrays. ``w1`` is (INPUTS, hidden) so that each non-zero input adds one contiguous row
+(the inputs are sparse, see ``inputs``); ``w2`` is (5, hidden). The kernels below compute one position at a
+time over caller-owned scratch memory, so that the search and the trainer allocate nothing per position.
+Training minimises the cross-entropy of each output against its target, whose gradient at the output's
+input is simply (output - target).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from taldau.games.jit import njit
+
+from .inputs import INPUTS
+
+OUTPUTS = 5
+
+
+@dataclass(frozen=True)
+class Net:
+    """Weights of one net: ``w1`` (INPUTS, hidden), ``b1`` (hidden,), ``w2`` (5, hidden), ``b2`` (5,),
+    all float32."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    @property
+    def hidden(self) -> int:
+        """Number of hidden units."""
+        return int(self.b1.shape[0])
+
+    @classmethod
+    def random(cls, hidden: int, seed: int) -> Net:
+        """Small random weights (uniform, scaled by fan-in) from ``seed``: where training starts."""
+        rng = np.random.default_rng(seed)
+        return cls(
+            w1=rng.uniform(-1, 1, (INPUTS, hidden)).astype(np.float32) * np.float32(1 / math.sqrt(40)),
+            b1=np.zeros(hidden, dtype=np.float32),
+            w2=rng.uniform(-1, 1, (OUTPUTS, hidden)).astype(np.float32) * np.float32(1 / math.sqrt(hidden)),
+            b2=np.zeros(OUTPUTS, dtype=np.float32),
+        )
+
+    def copy(self) -> Net:
+        """An independent copy (training changes weights in place)."""
+        return Net(self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy())
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        """The weights keyed ``<prefix>.w1`` and so on, for ``np.savez``."""
+        return {f"{prefix}.{name}": getattr(self, name) for name in ("w1", "b1", "w2", "b2")}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray] | np.lib.npyio.NpzFile, prefix: str) -> Net:
+        """The net stored by ``arrays`` under ``prefix``; raises ValueError when a shape does not fit."""
+        try:
+            parts = [
+                np.ascontiguousarray(arrays[f"{prefix}.{name}"], dtype=np.float32)
+                for name in ["w1", "b1", "w2", "b2"]
+            ]
+        except KeyError as missing:
+            raise ValueError(f"no {missing.args[0]} in the weights") from None
+        w1, b1, w2, b2 = parts
+        hidden = b1.shape[0]
+        if w1.shape != (INPUTS, hidden) or w2.shape != (OUTPUTS, hidden) or b2.shape != (OUTPUTS,):
+            raise ValueError(
+                f"net {prefix!r} has shapes {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}; "
+                f"expected ({INPUTS}, h), (h,), ({OUTPUTS}, h), ({OUTPUTS},)"
+            )
+        return cls(w1, b1, w2, b2)
+
+
+@njit(cache=True, inline="always")
+def _sigmoid(x: float) -> float:
+    if x < -40.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@njit(cache=True)
+def forward(
+    w1: np.ndarray,
+    b1: np.ndarray,
+    w2: np.ndarray,
+    b2: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    count: int,
+    hidden: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The net's five outputs for the ``count`` non-zero inputs (``indices``, ``values``) into ``out``;
+    ``hidden`` (float32, hidden units) receives the hidden activations."""
+    units = b1.shape[0]
+    for unit in range(units):
+        hidden[unit] = b1[unit]
+    for k in range(count):
+        row = indices[k]
+        value = values[k]
+        for unit in range(units):
+            hidden[unit] += value * w1[row, unit]
+    for unit in range(units):
+        hidden[unit] = _sigmoid(hidden[unit])
+    for output in range(OUTPUTS):
+        total = np.float64(b2[output])
+        for unit in range(units):
+            total += hidden[unit] * w2[output, unit]
+        out[output] = _sigmoid(total)
+
+
+@njit(cache=True)
+def train_step(
+    w1: np.ndarray,
+    b1: np.ndarray,
+    w2: np.ndarray,
+    b2: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    count: int,
+    target: np.ndarray,
+    rate: float,
+    hidden: np.ndarray,
+    delta: np.ndarray,
+    out: np.ndarray,
+) -> float:
+    """One gradient step of the cross-entropy between the outputs and ``target`` (five numbers in 0..1),
+    in place; returns the squared error before the step. ``delta`` is scratch of hidden size."""
+    forward(w1, b1, w2, b2, indices, values, count, hidden, out)
+    units = b1.shape[0]
+    error = 0.0
+    for unit in range(units):
+        delta[unit] = 0.0
+    for output in range(OUTPUTS):
+        gradient = out[output] - target[output]
+        error += gradient * gradient
+        for unit in range(units):
+            delta[unit] += gradient * w2[output, unit]
+        step = rate * gradient
+        b2[output] -= step
+        for unit in range(units):
+            w2[output, unit] -= step * hidden[unit]
+    for unit in range(units):
+        delta[unit] *= rate * hidden[unit] * (1.0 - hidden[unit])
+        b1[unit] -= delta[unit]
+    for k in range(count):
+        row = indices[k]
+        value = values[k]
+        for unit in range(units):
+            w1[row, unit] -= value * delta[unit]
+    return error
+
+
+def load_arrays(path: Path) -> dict[str, np.ndarray]:
+    """Every array of a weights file; raises ValueError naming the file when it cannot be read."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return {name: stored[name] for name in stored.files}
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: not a weights file ({error})") from None

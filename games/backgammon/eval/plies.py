@@ -1,0 +1,196 @@
+"""gnubg's plies over our own evaluation, compiled: 0-ply is the raw evaluation (the bear-off database when
+both sides are bearing off, else the contact or race net); n-ply averages, over the 21 rolls weighted by how
+many of the 36 they stand for, the position after the best play of the roll chosen at 0-ply and evaluated at
+(n - 1)-ply. That is how gnubg defines its plies, so figures can be compared with its own.
+
+The *model* the kernels take is one tuple of arrays: the contact net's four, the race net's four, and the
+bear-off database's two (``off``, ``first``; give arrays of length 0 to let the race net answer bear-offs
+too, as self-play training does). The *work* tuple is scratch memory made by ``work_memory``, one set of
+play buffers per ply of look-ahead, so nothing is allocated per position.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from taldau.games.jit import njit
+
+from ..board import KEY_WORDS, MAX_PLAYS, TABLE_SIZE, generate_plays
+from .bearoff import bearoff_probabilities, is_bearoff
+from .inputs import FEATURES, MAX_NONZERO, ROLL_DICE, ROLL_WEIGHTS
+from .model import evaluate_nets
+from .probabilities import equity, final_probabilities, flip_into
+
+MAX_PLIES = 3
+
+
+def work_memory(hidden: int) -> tuple[np.ndarray, ...]:
+    """Scratch for the kernels with nets of at most ``hidden`` units and up to MAX_PLIES of look-ahead."""
+    levels = MAX_PLIES
+    return (
+        np.empty(MAX_NONZERO, dtype=np.int64),
+        np.empty(MAX_NONZERO, dtype=np.float32),
+        np.empty(FEATURES, dtype=np.float32),
+        np.empty(hidden, dtype=np.float32),
+        np.empty((levels, MAX_PLAYS, 2, 25), dtype=np.int8),
+        np.empty((levels, MAX_PLAYS, 4, 2), dtype=np.int8),
+        np.empty((levels, MAX_PLAYS), dtype=np.int8),
+        np.empty((levels, MAX_PLAYS), dtype=np.uint64),
+        np.empty((levels, MAX_PLAYS), dtype=np.int64),
+        np.full(TABLE_SIZE, -1, dtype=np.int64),
+        np.empty((levels + 1, 2, 25), dtype=np.int8),
+        np.empty((levels + 1, 5), dtype=np.float64),
+        KEY_WORDS,
+    )
+
+
+@njit(cache=True)
+def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """The 0-ply probabilities of ``board`` (side on roll in row MOVER) into ``out``: exact when the game
+    is over or both sides are bearing off and the model has the database, else the nets'."""
+    if final_probabilities(board, out):
+        return
+    off = model[8]
+    if off.shape[0] > 0 and is_bearoff(board):
+        bearoff_probabilities(board, off, model[9], out)
+        return
+    evaluate_nets(
+        board,
+        model[0],
+        model[1],
+        model[2],
+        model[3],
+        model[4],
+        model[5],
+        model[6],
+        model[7],
+        work[0],
+        work[1],
+        work[2],
+        work[3],
+        out,
+    )
+
+
+@njit(cache=True)
+def swap_into(board: np.ndarray, out: np.ndarray) -> None:
+    """``board`` with its two rows exchanged: the position as the other side sees it."""
+    for index in range(25):
+        out[0, index] = board[1, index]
+        out[1, index] = board[0, index]
+
+
+@njit(cache=True)
+def best_reply(
+    board: np.ndarray,
+    die1: int,
+    die2: int,
+    level: int,
+    model: tuple,
+    work: tuple,
+    chosen: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The play of ``die1``-``die2`` the side on roll in ``board`` picks at 0-ply: its result, seen by the
+    other side (who is then on roll), into ``chosen``, and that result's 0-ply probabilities from the other
+    side's point of view into ``out``. Ties keep the first play generated (deterministic)."""
+    boards = work[4][level]
+    count = generate_plays(
+        board,
+        die1,
+        die2,
+        work[12],
+        boards,
+        work[5][level],
+        work[6][level],
+        work[7][level],
+        work[8][level],
+        work[9],
+    )
+    candidate = work[10][level]
+    probabilities = work[11][level]
+    mine = work[11][level + 1]
+    best_equity = -10.0
+    for play in range(count):
+        swap_into(boards[play], candidate)
+        evaluate0(candidate, model, work, probabilities)
+        flip_into(probabilities, mine)
+        value = equity(mine)
+        if value > best_equity:
+            best_equity = value
+            chosen[:] = candidate
+            out[:] = probabilities
+
+
+@njit(cache=True)
+def _ply1(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """1-ply: the average over the rolls of the 0-ply value after the side on roll's best play."""
+    chosen = np.empty((2, 25), dtype=np.int8)
+    reply = np.empty(5, dtype=np.float64)
+    mine = np.empty(5, dtype=np.float64)
+    total = np.zeros(5, dtype=np.float64)
+    for roll in range(21):
+        best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 0, model, work, chosen, reply)
+        flip_into(reply, mine)
+        for k in range(5):
+            total[k] += ROLL_WEIGHTS[roll] * mine[k]
+    for k in range(5):
+        out[k] = total[k] / 36.0
+
+
+@njit(cache=True)
+def _ply2(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """2-ply: the average over the rolls of the 1-ply value after the best play chosen at 0-ply."""
+    chosen = np.empty((2, 25), dtype=np.int8)
+    reply = np.empty(5, dtype=np.float64)
+    mine = np.empty(5, dtype=np.float64)
+    total = np.zeros(5, dtype=np.float64)
+    for roll in range(21):
+        best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 1, model, work, chosen, reply)
+        if not final_probabilities(chosen, reply):
+            _ply1(chosen, model, work, reply)
+        flip_into(reply, mine)
+        for k in range(5):
+            total[k] += ROLL_WEIGHTS[roll] * mine[k]
+    for k in range(5):
+        out[k] = total[k] / 36.0
+
+
+@njit(cache=True)
+def _ply3(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """3-ply: the average over the rolls of the 2-ply value after the best play chosen at 0-ply."""
+    chosen = np.empty((2, 25), dtype=np.int8)
+    reply = np.empty(5, dtype=np.float64)
+    mine = np.empty(5, dtype=np.float64)
+    total = np.zeros(5, dtype=np.float64)
+    for roll in range(21):
+        best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 2, model, work, chosen, reply)
+        if not final_probabilities(chosen, reply):
+            _ply2(chosen, model, work, reply)
+        flip_into(reply, mine)
+        for k in range(5):
+            total[k] += ROLL_WEIGHTS[roll] * mine[k]
+    for k in range(5):
+        out[k] = total[k] / 36.0
+
+
+@njit(cache=True)
+def evaluate_plied(board: np.ndarray, plies: int, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """The ``plies``-ply probabilities of ``board`` into ``out`` (0 <= plies <= MAX_PLIES). Written as one
+    function per ply rather than a recursion: numba cannot load recursive functions from its cache."""
+    if final_probabilities(board, out):
+        return
+    if plies == 0:
+        evaluate0(board, model, work, out)
+    elif plies == 1:
+        _ply1(board, model, work, out)
+    elif plies == 2:
+        _ply2(board, model, work, out)
+    else:
+        _ply3(board, model, work, out)
+
+
+@njit(cache=True)
+def evaluate_many(boards: np.ndarray, plies: int, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """``evaluate_plied`` of each of ``boards`` (n, 2, 25) into ``out`` (n, 5)."""
+    for index in range(boards.shape[0]):
+        evaluate_plied(boards[index], plies, model, work, out[index])

@@ -1,0 +1,233 @@
+"""The second training stage: nets taught the engine's own deeper search.
+
+Positions come from self-play of the current nets and from real matches (the positions before each roll);
+each is labelled with the current evaluator's probabilities at ``label_plies`` (2-ply by default, which
+plays clearly better than the 0-ply nets it is built on); the nets are then fitted to those labels by
+gradient descent on the cross-entropy, a share of the positions held out to report the loss on positions
+the fit never saw. Bear-offs are left out: the database answers them exactly.
+
+Labelling is the costly part (a 2-ply evaluation is some 10,000 raw ones), so labels are written to a work
+folder chunk by chunk and a stopped run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from taldau.games.archive import iter_sources
+from taldau.games.jit import njit
+from taldau.games.records import ReadLimits, RecordFile
+
+from ..board import KEY_WORDS, start_board
+from ..record import ActionKind
+from ..replay import replay_file
+from .bearoff import is_bearoff
+from .inputs import FEATURES, MAX_NONZERO, encode
+from .model import RACE, NetPair, position_class
+from .net import forward, train_step
+from .own import OwnEvaluator
+from .td import self_play
+from .weights import save_nets
+
+
+@dataclass(frozen=True)
+class SupervisedSettings:
+    """Positions from ``selfplay_games`` games and from the matches under ``matches``, labelled at
+    ``label_plies``; ``epochs`` passes of gradient descent at ``rate`` falling linearly to a tenth;
+    ``holdout`` of the positions kept apart to measure the fit."""
+
+    selfplay_games: int = 2000
+    matches: tuple[str, ...] = ()
+    max_positions: int = 100_000
+    label_plies: int = 2
+    epochs: int = 10
+    rate: float = 0.02
+    holdout: float = 0.1
+    seed: int = 1
+    chunk: int = 500
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Progress of a supervised run: ``step`` ("label" or "fit"), done of total, and a note."""
+
+    step: str
+    done: int
+    total: int
+    note: str = ""
+
+
+def match_positions(paths: Iterable[str], limits: ReadLimits | None = None) -> np.ndarray:
+    """The boards before every roll of every game in the backgammon records under ``paths`` (files,
+    folders, archives), side on roll in row MOVER; unreadable files and games are passed over."""
+    boards: list[np.ndarray] = []
+    for source in iter_sources(paths, limits or ReadLimits()):
+        if not isinstance(source, RecordFile):
+            continue
+        for game in replay_file(source):
+            for step in game.steps:
+                if step.action.kind is ActionKind.ROLL:
+                    boards.append(step.position.board)
+    return np.array(boards, dtype=np.int8).reshape(-1, 2, 25)
+
+
+def selfplay_positions(nets: NetPair, games: int, seed: int) -> np.ndarray:
+    """Every position before a roll in ``games`` games of the nets against themselves at 0-ply."""
+    keep = np.empty((games * 120, 2, 25), dtype=np.int8)
+    stats = np.zeros(8, dtype=np.int64)
+    work = nets.copy()
+    self_play(*work.arrays(), KEY_WORDS, start_board(), games, seed, 0.0, 0.0, False, stats, keep)
+    return keep[: stats[7]]
+
+
+def training_positions(nets: NetPair, settings: SupervisedSettings) -> np.ndarray:
+    """The distinct positions to label, bear-offs and finished games left out, in a seeded random order,
+    at most ``max_positions``."""
+    boards = np.concatenate(
+        [selfplay_positions(nets, settings.selfplay_games, settings.seed), match_positions(settings.matches)]
+    )
+    keep = [not is_bearoff(board) and board[0].sum() > 0 and board[1].sum() > 0 for board in boards]
+    boards = np.unique(boards[np.array(keep, dtype=bool)], axis=0)
+    order = np.random.default_rng(settings.seed).permutation(len(boards))
+    return np.ascontiguousarray(boards[order[: settings.max_positions]])
+
+
+def label(
+    evaluator: OwnEvaluator,
+    boards: np.ndarray,
+    plies: int,
+    work: Path,
+    chunk: int,
+    progress: Callable[[Stage], None] = lambda _: None,
+) -> np.ndarray:
+    """The ``plies``-ply probabilities of every board, chunk by chunk, each chunk kept in ``work`` (and
+    read back instead of recomputed when a run resumes)."""
+    work.mkdir(parents=True, exist_ok=True)
+    labels = np.empty((len(boards), 5), dtype=np.float64)
+    for start in range(0, len(boards), chunk):
+        part = work / f"labels-{plies}ply-{start:08d}.npy"
+        stop = min(len(boards), start + chunk)
+        if part.exists():
+            labels[start:stop] = np.load(part)
+        else:
+            began = time.perf_counter()
+            labels[start:stop] = evaluator.evaluate(boards[start:stop], plies)
+            np.save(part.with_suffix(".part.npy"), labels[start:stop])
+            part.with_suffix(".part.npy").replace(part)
+            rate = (stop - start) / max(1e-9, time.perf_counter() - began)
+            progress(Stage("label", stop, len(boards), f"{rate:.1f} positions/s"))
+    return labels
+
+
+@njit(cache=True)
+def fit_epoch(
+    cw1: np.ndarray,
+    cb1: np.ndarray,
+    cw2: np.ndarray,
+    cb2: np.ndarray,
+    rw1: np.ndarray,
+    rb1: np.ndarray,
+    rw2: np.ndarray,
+    rb2: np.ndarray,
+    boards: np.ndarray,
+    targets: np.ndarray,
+    order: np.ndarray,
+    rate: float,
+    learn: bool,
+) -> float:
+    """One pass over ``boards`` in ``order`` towards ``targets``, each board by its class's net; with
+    ``learn`` False the weights are left alone. Returns the mean squared error of the outputs (before
+    each step when learning)."""
+    units = max(cb1.shape[0], rb1.shape[0])
+    indices = np.empty(MAX_NONZERO, dtype=np.int64)
+    values = np.empty(MAX_NONZERO, dtype=np.float32)
+    features = np.empty(FEATURES, dtype=np.float32)
+    hidden = np.empty(units, dtype=np.float32)
+    delta = np.empty(units, dtype=np.float32)
+    out = np.empty(5, dtype=np.float64)
+    total = 0.0
+    for k in range(order.shape[0]):
+        board = boards[order[k]]
+        target = targets[order[k]]
+        count = encode(board, indices, values, features)
+        race = position_class(board) == RACE
+        if learn:
+            if race:
+                total += train_step(
+                    rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out
+                )
+            else:
+                total += train_step(
+                    cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out
+                )
+        else:
+            if race:
+                forward(rw1, rb1, rw2, rb2, indices, values, count, hidden, out)
+            else:
+                forward(cw1, cb1, cw2, cb2, indices, values, count, hidden, out)
+            for j in range(5):
+                total += (out[j] - target[j]) ** 2
+    return total / max(1, order.shape[0])
+
+
+def fit(
+    nets: NetPair,
+    boards: np.ndarray,
+    targets: np.ndarray,
+    settings: SupervisedSettings,
+    progress: Callable[[Stage], None] = lambda _: None,
+) -> tuple[NetPair, list[tuple[float, float]]]:
+    """A copy of ``nets`` fitted to ``targets``; with the (training, held-out) mean squared error before
+    the first epoch and after each."""
+    rng = np.random.default_rng(settings.seed)
+    held = int(len(boards) * settings.holdout)
+    order = rng.permutation(len(boards))
+    test, train = order[:held], order[held:]
+    fitted = nets.copy()
+    arrays = fitted.arrays()
+    history = [
+        (
+            fit_epoch(*arrays, boards, targets, train, 0.0, False),
+            fit_epoch(*arrays, boards, targets, test, 0.0, False),
+        )
+    ]
+    for epoch in range(settings.epochs):
+        rate = settings.rate * (1.0 - 0.9 * epoch / max(1, settings.epochs - 1))
+        rng.shuffle(train)
+        fit_epoch(*arrays, boards, targets, train, rate, True)
+        history.append(
+            (
+                fit_epoch(*arrays, boards, targets, train, 0.0, False),
+                fit_epoch(*arrays, boards, targets, test, 0.0, False),
+            )
+        )
+        progress(Stage("fit", epoch + 1, settings.epochs, f"held-out error {history[-1][1]:.5f}"))
+    return fitted, history
+
+
+def run_supervised(
+    evaluator: OwnEvaluator,
+    settings: SupervisedSettings,
+    out: Path,
+    work: Path,
+    progress: Callable[[Stage], None] = lambda _: None,
+) -> list[tuple[float, float]]:
+    """The whole stage: positions, labels (resumable in ``work``), fit; the fitted nets are written to
+    ``out`` with the settings and error history in their meta. Returns the error history."""
+    boards = training_positions(evaluator.nets, settings)
+    labels = label(evaluator, boards, settings.label_plies, work, settings.chunk, progress)
+    fitted, history = fit(evaluator.nets, boards, labels, settings, progress)
+    meta = {
+        "stage": "supervised",
+        "settings": asdict(settings),
+        "from": evaluator.version,
+        "from_meta": evaluator.meta,
+        "positions": len(boards),
+        "errors": history,
+    }
+    save_nets(out, fitted, meta)
+    return history

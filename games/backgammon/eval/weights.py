@@ -1,0 +1,55 @@
+"""Weights files: the contact and race nets and what made them, in one ``.npz``.
+
+A file holds each net's four arrays (``contact.w1`` ...) and ``meta``, a JSON text saying how the nets were
+trained (stage, games, seed, settings). Its identity, the first 12 hex digits of the SHA-256 of the weight
+arrays, enters the engine version, so every change of weights changes the version of the analyses made
+with them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .model import NetPair
+from .net import Net, load_arrays
+
+SHIPPED = Path(__file__).resolve().parent / "nets.npz"
+
+
+def weights_digest(nets: NetPair) -> str:
+    """First 12 hex digits of the SHA-256 of the weights, in a fixed order."""
+    digest = hashlib.sha256()
+    for array in nets.arrays():
+        digest.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
+    return digest.hexdigest()[:12]
+
+
+def save_nets(path: Path, nets: NetPair, meta: dict[str, Any]) -> None:
+    """Write ``nets`` and ``meta`` to ``path`` atomically (a temporary name, then a rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {**nets.contact.arrays("contact"), **nets.race.arrays("race")}
+    temporary = path.with_name(path.name + ".part")
+    with open(temporary, "wb") as handle:
+        np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def load_nets(path: Path = SHIPPED) -> tuple[NetPair, dict[str, Any]]:
+    """The nets and meta stored at ``path`` (the shipped weights by default); raises ValueError naming the
+    file when it is not a weights file."""
+    arrays = load_arrays(Path(path))
+    try:
+        nets = NetPair(Net.from_arrays(arrays, "contact"), Net.from_arrays(arrays, "race"))
+        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+    except (ValueError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: {error}") from None
+    return nets, meta
