@@ -183,13 +183,12 @@ def load_evaluator(name: str) -> Evaluator:
         except ImportError as error:
             raise ValueError(str(error)) from None
     if name == "own":
+        from .eval.own import OwnEvaluator
+
         try:
-            from .eval.own import OwnEvaluator  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise ValueError(
-                "taldau's own backgammon evaluator is not available in this build yet; use --engine gnubg"
-            ) from None
-        return cast(Evaluator, OwnEvaluator())
+            return OwnEvaluator.load()
+        except (OSError, ValueError) as error:
+            raise ValueError(f"taldau's own backgammon evaluator cannot be loaded: {error}") from None
     raise ValueError(f"unknown backgammon engine {name!r}: choose one of {', '.join(ENGINES)}")
 
 
