@@ -19,6 +19,15 @@ from taldau.analysis.winchance import fit_win_curve
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
+from taldau.games.backgammon.engine import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    analyse,
+    evaluate_position,
+    load_evaluator,
+)
+from taldau.games.backgammon.engine import Limit as BackgammonLimit
+from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position
 from taldau.games.records import ReadLimits
 from taldau.games.registry import analyser
@@ -33,6 +42,8 @@ from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weight
 
 GAMES = ("togyz",)
 BENCH_GAMES = ("togyz", "backgammon")
+MATCH_GAMES = ("togyz", "backgammon")
+PROBABILITY_LABELS = ("W", "WG", "WBG", "LG", "LBG")  # gnubg's short names of the five probabilities
 
 
 def _count(number: int, noun: str, plural: str = "") -> str:
@@ -158,15 +169,55 @@ def _plays_payload(position: str, dice: str) -> dict[str, Any]:
     }
 
 
+def _ranked_payload(evaluator: Evaluator, position: str, dice: str, plies: int) -> dict[str, Any]:
+    """The plays of ``dice`` in ``position`` ranked by ``evaluator`` at ``plies``, as the JSON object of
+    ``taldau plays --plies``; raises ValueError for a bad position or dice."""
+    setup = read_position(position)
+    analysis = analyse(evaluator, setup.position, parse_dice(dice), BackgammonLimit(plies=plies))
+    return {"position": position, "dice": dice} | {
+        key: value for key, value in analysis.to_json().items() if key not in ("position", "dice")
+    }
+
+
+def _evaluator(engine: str) -> Evaluator:
+    """The evaluator named on the command line; exit 1 with the reason when it cannot be loaded."""
+    try:
+        return load_evaluator(engine)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _probability_text(probabilities: dict[str, float]) -> str:
+    """``W 0.551 WG 0.124 WBG 0.005 LG 0.174 LBG 0.013``: gnubg's short names."""
+    return " ".join(
+        f"{label} {probabilities[name]:.3f}"
+        for label, name in zip(PROBABILITY_LABELS, PROBABILITIES, strict=True)
+    )
+
+
 @main.command()
 @click.argument("position", required=False)
 @click.argument("dice", required=False)
 @click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
+@click.option("--plies", type=click.IntRange(0, 4), help="Rank the plays by the engine at this many plies.")
+@click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def plays(position: str | None, dice: str | None, batch_file: Any, as_json: bool) -> None:
+def plays(
+    position: str | None, dice: str | None, batch_file: Any, plies: int | None, engine: str, as_json: bool
+) -> None:
     """List the legal backgammon plays of DICE (like 31) in POSITION (a gnubg Position ID, GNUbgID or
-    XGID), each with the resulting position's Position ID from the next player's side. With --batch, one
-    JSON line per input line; a bad line gets a JSON line with its error and the rest go on."""
+    XGID), each with the resulting position's Position ID from the next player's side. With --plies N,
+    ranked best first by the engine at N plies (gnubg's: 0 the raw evaluation, 2 its default analysis),
+    each with its cubeless equity, the difference to the best and the five probabilities (win, win gammon,
+    win backgammon, lose gammon, lose backgammon). With --batch, one JSON line per input line, the engine
+    loaded once; a bad line gets a JSON line with its error and the rest go on."""
+    evaluator = None if plies is None else _evaluator(engine)
+
+    def payload_of(position: str, dice: str) -> dict[str, Any]:
+        if evaluator is None or plies is None:
+            return _plays_payload(position, dice)
+        return _ranked_payload(evaluator, position, dice, plies)
+
     if batch_file is not None:
         if position is not None:
             raise click.UsageError("give either POSITION DICE or --batch FILE")
@@ -178,7 +229,7 @@ def plays(position: str | None, dice: str | None, batch_file: Any, as_json: bool
             try:
                 if len(fields) != 2:
                     raise ValueError("expected 'POSITION_ID DICE'")
-                payload = _plays_payload(fields[0], fields[1])
+                payload = payload_of(fields[0], fields[1])
             except ValueError as error:
                 failed = True
                 payload = {"line": number, "input": line.strip(), "error": str(error)}
@@ -187,14 +238,42 @@ def plays(position: str | None, dice: str | None, batch_file: Any, as_json: bool
     if position is None or dice is None:
         raise click.UsageError("give POSITION and DICE, or --batch FILE")
     try:
-        payload = _plays_payload(position, dice)
+        payload = payload_of(position, dice)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
     if as_json:
         click.echo(json.dumps(payload))
         return
-    for play in payload["plays"]:
-        click.echo(f"{play['move'] or '(no move)':<28} {play['result']}")
+    if plies is None:
+        for play in payload["plays"]:
+            click.echo(f"{play['move'] or '(no move)':<28} {play['result']}")
+        return
+    for rank, play in enumerate(payload["plays"], start=1):
+        click.echo(
+            f"{rank:>3}. {play['move'] or '(no move)':<24} {play['equity']:+.4f} {play['difference']:+.4f} "
+            f"{play['plies']}-ply  {_probability_text(play['probabilities'])}"
+        )
+
+
+@main.command("eval")
+@click.argument("position")
+@click.option("--plies", type=click.IntRange(0, 4), default=0, show_default=True, help="Plies to look ahead.")
+@click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def eval_command(position: str, plies: int, engine: str, as_json: bool) -> None:
+    """Evaluate a backgammon POSITION (a gnubg Position ID, GNUbgID or XGID) before the roll, from the side
+    on roll: the five cubeless probabilities (win, win gammon, win backgammon, lose gammon, lose
+    backgammon; gammons count backgammons too) and the cubeless equity, at --plies."""
+    setup = _backgammon_position(position)
+    result = evaluate_position(_evaluator(engine), setup.position, plies)
+    if as_json:
+        click.echo(json.dumps({"position": position, "engine": engine} | result.to_json()))
+        return
+    payload = result.to_json()
+    exact = ", exact: the game is over" if result.exact else ""
+    click.echo(f"{engine} {plies}-ply{exact}")
+    click.echo(f"equity {result.equity:+.4f}")
+    click.echo(_probability_text(payload["probabilities"]))
 
 
 @main.command("perft")
@@ -298,6 +377,18 @@ def annotate(
     help="With --soak: games in the synthetic archive.",
 )
 @click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    help="With --game backgammon: time this evaluator and engine.analyse on real decisions instead.",
+)
+@click.option(
+    "--decisions",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="With --engine: decisions of the real matches in ../shared/data/backgammon/bglab.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -309,13 +400,17 @@ def bench(
     soak: bool,
     soak_games: int,
     keep: str | None,
+    engine: str | None,
+    decisions: int,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
     with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
     --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
     restarted, checked against a local run (exit 1 if a check fails).
-    With --game backgammon: full-turn legal play sets generated per second on a fixed position set."""
+    With --game backgammon: full-turn legal play sets generated per second on a fixed position set; with
+    --engine, that evaluator's 0-ply evaluations per second and engine.analyse's seconds per decision at 0
+    and 2 plies on real decisions, beside gnubg's best_move at 0, 1 and 2 plies (with gnubg-nn installed)."""
     if soak:
         from pathlib import Path
 
@@ -324,6 +419,9 @@ def bench(
         soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
+    if game == "backgammon" and engine is not None:
+        _backgammon_engine_bench(engine, decisions, as_json)
+        return
     if game == "backgammon":
         result = run_backgammon_bench()
         if as_json:
@@ -371,10 +469,47 @@ def bench(
     )
 
 
+def _backgammon_engine_bench(engine: str, decisions: int, as_json: bool) -> None:
+    """``taldau bench --game backgammon --engine NAME``: see ``run_engine_bench``."""
+    from pathlib import Path
+
+    from taldau.games.backgammon.bench import real_decisions, run_engine_bench
+
+    folder = Path("../shared/data/backgammon/bglab")
+    if not folder.is_dir():
+        raise click.ClickException(f"the real matches are not at {folder} (run from the checkout)")
+    report = run_engine_bench(_evaluator(engine), real_decisions(folder, decisions))
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    click.echo(f"{report.engine} ({report.version}), {report.decisions} decisions of real matches")
+    click.echo(
+        f"0-ply evaluations: {report.evaluations_per_second:,.0f}/s one board per call, "
+        f"{report.batched_per_second:,.0f}/s in one call of {report.boards:,} boards"
+    )
+    for plies, seconds in report.analyse_seconds.items():
+        click.echo(f"engine.analyse at {plies}-ply: {seconds * 1000:.2f} ms per decision")
+    if report.gnubg_best_move_per_second is not None:
+        for plies, rate in report.gnubg_best_move_per_second.items():
+            agreement = (report.best_move_agreement or {}).get(plies)
+            same = "" if agreement is None else f"; analyse picks the same play {agreement:.1%}"
+            click.echo(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s{same}")
+
+
 @main.command()
-@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
-@click.option("--a", "first", default="default", show_default=True, help="default, plain, or a weights file.")
-@click.option("--b", "second", default="plain", show_default=True, help="default, plain, or a weights file.")
+@click.option("--game", type=click.Choice(MATCH_GAMES), default="togyz", show_default=True)
+@click.option(
+    "--a",
+    "first",
+    help="Togyz: default, plain, or a weights file [default: default]. "
+    "Backgammon: ENGINE:PLIES such as own:2 [default: own:0].",
+)
+@click.option(
+    "--b",
+    "second",
+    help="Togyz: default, plain, or a weights file [default: plain]. "
+    "Backgammon: ENGINE:PLIES such as gnubg:0 [default: gnubg:0].",
+)
 @_limit_options
 @click.option(
     "--openings",
@@ -382,22 +517,38 @@ def bench(
     type=click.IntRange(1, 613),
     default=100,
     show_default=True,
-    help="Openings (three-ply lines); each is played with both colours.",
+    help="Togyz: openings (three-ply lines); each is played with both colours.",
 )
+@click.option(
+    "--games",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Backgammon: games, an even number (pairs of duplicate games).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Backgammon: seed of the dice.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
     game: str,
-    first: str,
-    second: str,
+    first: str | None,
+    second: str | None,
     depth: int | None,
     nodes: int | None,
     movetime: float | None,
     count: int,
+    games: int,
+    seed: int,
     jobs: int,
     as_json: bool,
 ) -> None:
-    """Play engine settings A against B over a set of openings, both colours, and report A's score."""
+    """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
+    Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
+    (duplicate dice); A's points per game with a 95% margin."""
+    if game == "backgammon":
+        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json)
+        return
+    first, second = first or "default", second or "plain"
     limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
     result, _ = run_match(_engine_settings(first), _engine_settings(second), limit, openings(count), jobs)
     if as_json:
@@ -418,6 +569,29 @@ def match(
         )
     else:
         click.echo(f"{first} vs {second} at {limit}: {result}")
+
+
+def _backgammon_match(first: str, second: str, games: int, seed: int, as_json: bool) -> None:
+    """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players."""
+    from taldau.games.backgammon.match import parse_player
+    from taldau.games.backgammon.match import run_match as run_backgammon_match
+
+    if games % 2:
+        raise click.BadParameter("give an even number (pairs of duplicate games)", param_hint="--games")
+    evaluators: dict[str, Evaluator] = {}
+    try:
+        a, b = parse_player(first, evaluators), parse_player(second, evaluators)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    show_progress = sys.stderr.isatty()
+
+    def progress(game) -> None:
+        done = 2 * game.pair + game.a_seat + 1
+        if show_progress and (done % 100 == 0 or done == games):
+            click.echo(f"{done}/{games} games", err=True)
+
+    result = run_backgammon_match(a, b, games, seed, progress)
+    click.echo(json.dumps(result.to_json() | {"seed": seed}) if as_json else str(result))
 
 
 @main.command()

@@ -1,5 +1,7 @@
 """The ``taldau`` command line on backgammon: validate (match files, alone and beside Togyz records), show
-(gnubg Position ID, GNUbgID, XGID), plays (text, --json, --batch) and bench --game backgammon.
+(gnubg Position ID, GNUbgID, XGID), plays (text, --json, --batch; ranked with --plies), eval, match --game
+backgammon and bench --game backgammon. The ranked answers come from gnubg-nn (skipped without it) and
+are checked against gnubg-nn's own numbers.
 
 Expected results of the match file come from GNU Backgammon's own reading of it
 (tests/data/backgammon/gnubg/results.json); expected plays are the 16 ways to play an opening 31."""
@@ -8,13 +10,19 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, SHARED_DATA
 from taldau.cli.main import main
+from taldau.games.backgammon.board import start_board
+from taldau.games.backgammon.eval import PROBABILITIES
+from taldau.games.backgammon.eval.gnubg import gnubg_available, load_gnubg
+from taldau.games.backgammon.position import Position
 
 GNUBG = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg"
 MATCH = GNUBG / "galaxy-6800849.mat"  # gnubg's export of bglab's lasse/match6800849.txt, a 3-point match
@@ -332,3 +340,106 @@ def test_validate_json_carries_warnings() -> None:
         [{"line": 58, "column": 35, "message": "move 30: non-standard 'Losses 2 point' ignored"}],
     ]
     assert report["summary"]["invalid"] == 0
+
+
+# --- eval, plays --plies, match --game backgammon (the engine; gnubg-nn for real numbers)
+
+needs_gnubg = pytest.mark.skipif(
+    not gnubg_available(), reason="needs gnubg-nn (pip install 'taldau[gnubg]'), an optional extra"
+)
+
+
+def test_plays_plies_with_an_engine_that_cannot_load_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "gnubg_nn", None)  # as if gnubg-nn were not installed
+    code, output = run("plays", START_ID, "31", "--plies", "0", "--engine", "gnubg")
+    assert code == 1 and "pip install 'taldau[gnubg]'" in output
+    code, output = run("eval", START_ID, "--engine", "gnubg")
+    assert code == 1 and "pip install 'taldau[gnubg]'" in output
+
+
+@needs_gnubg
+def test_eval_start_with_gnubg() -> None:
+    payload = run_json("eval", START_ID, "--engine", "gnubg", "--json")
+    expected = load_gnubg().probabilities(start_board().tolist(), 0)
+    assert payload["probabilities"] == {
+        name: round(value, 6) for name, value in zip(PROBABILITIES, expected, strict=True)
+    }
+    assert payload["plies"] == 0 and payload["engine"] == "gnubg" and not payload["exact"]
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = expected
+    equity = 2 * win - 1 + win_gammon - lose_gammon + win_backgammon - lose_backgammon
+    assert payload["equity"] == pytest.approx(equity, abs=1e-6)
+    code, output = run("eval", START_XGID, "--engine", "gnubg")
+    assert code == 0
+    assert output.splitlines()[0] == "gnubg 0-ply"
+    assert output.splitlines()[1] == f"equity {equity:+.4f}"
+    assert output.splitlines()[2].startswith(f"W {win:.3f} WG {win_gammon:.3f}")
+
+
+@needs_gnubg
+def test_eval_of_a_finished_game_is_exact() -> None:
+    # row 0 (the side not on roll) has nothing left; the side on roll has 15 checkers on its 6-point
+    over = Position(np.array([[0] * 25, [0] * 5 + [15] + [0] * 19])).position_id()
+    payload = run_json("eval", over, "--engine", "gnubg", "--plies", "1", "--json")
+    assert payload["exact"] and payload["equity"] == -2.0 and payload["probabilities"]["lose_gammon"] == 1.0
+
+
+@needs_gnubg
+def test_plays_ranked_by_gnubg() -> None:
+    payload = run_json("plays", START_ID, "31", "--plies", "0", "--engine", "gnubg", "--json")
+    assert (payload["position"], payload["dice"], payload["engine"], payload["plies"]) == (
+        START_ID,
+        "31",
+        "gnubg",
+        0,
+    )
+    assert {play["move"]: play["result"] for play in payload["plays"]} == OPENING_31
+    assert payload["plays"][0]["move"] == "8/5 6/5" and payload["plays"][0]["difference"] == 0.0
+    equities = [play["equity"] for play in payload["plays"]]
+    assert equities == sorted(equities, reverse=True)
+    assert all(
+        play["difference"] == pytest.approx(play["equity"] - equities[0], abs=2e-6)
+        for play in payload["plays"]
+    )
+    code, output = run("plays", START_ID, "31", "--plies", "0", "--engine", "gnubg")
+    assert code == 0
+    lines = output.splitlines()
+    assert len(lines) == 16 and lines[0].split()[:2] == ["1.", "8/5"]
+
+
+@needs_gnubg
+def test_plays_batch_ranked_loads_the_engine_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from taldau.cli import main as cli_main
+
+    loaded: list[str] = []
+    original = cli_main.load_evaluator
+
+    def counting(name: str):  # type: ignore[no-untyped-def]
+        loaded.append(name)
+        return original(name)
+
+    monkeypatch.setattr(cli_main, "load_evaluator", counting)
+    batch = tmp_path / "positions.txt"
+    batch.write_text(f"{START_ID} 31\nnonsense 31\n{START_XGID} 65\n")
+    code, output = run("plays", "--batch", str(batch), "--plies", "0", "--engine", "gnubg")
+    assert code == 1 and loaded == ["gnubg"]
+    first, bad, third = (json.loads(line) for line in output.splitlines())
+    assert first["plays"][0]["move"] == "8/5 6/5" and len(first["plays"]) == 16
+    assert bad["line"] == 2 and "position ID 'nonsense'" in bad["error"]
+    assert third["plays"][0]["move"] == "24/13" and len(third["plays"]) == 7
+
+
+@needs_gnubg
+def test_match_backgammon_gnubg_against_itself() -> None:
+    payload = run_json(
+        "match", "--game", "backgammon", "--a", "gnubg:0", "--b", "gnubg:0", "--games", "2", "--json"
+    )
+    assert payload["games"] == 2 and payload["points"] == 0 and payload["a_wins"] == payload["b_wins"] == 1
+    code, output = run("match", "--game", "backgammon", "--a", "gnubg:0", "--b", "gnubg", "--games", "2")
+    assert code == 0 and output.startswith("gnubg:0 vs gnubg:0: +0.000 points per game for A over 2 games")
+
+
+def test_match_backgammon_usage_errors() -> None:
+    code, output = run("match", "--game", "backgammon", "--games", "3")
+    assert code == 2 and "give an even number" in output
+    code, output = run("match", "--game", "backgammon", "--a", "xg:1", "--b", "xg:0", "--games", "2")
+    assert code == 1 and "unknown backgammon engine 'xg'" in output

@@ -1,15 +1,19 @@
-"""Benchmark of the backgammon rules core: full-turn legal play sets generated per second on a fixed set
-of positions and rolls taken from seeded random games (bar entries and bear-offs included)."""
+"""Benchmarks of backgammon: the rules core's full-turn legal play sets generated per second on a fixed set
+of positions and rolls taken from seeded random games (bar entries and bear-offs included); and an
+evaluator's speed with ``engine.analyse`` on decisions of real matches, beside gnubg's own ``best_move``
+(``run_engine_bench``)."""
 
 from __future__ import annotations
 
 import random
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from . import board as core
+from .eval import Evaluator
 from .position import Position
 
 
@@ -111,3 +115,146 @@ def run_bench(repeat: int = 20, games: int = 40) -> BenchResult:
     api_seconds = time.perf_counter() - started
     peer = gnubg_peer(boards, rolls, repeat)
     return BenchResult(len(boards) * repeat, int(plays), seconds, len(boards), api_seconds, peer)
+
+
+@dataclass(frozen=True)
+class EngineBench:
+    """Speed of an evaluator and of ``engine.analyse`` on decisions of real matches, and of gnubg's own
+    ``best_move`` on the same decisions when gnubg-nn is installed (all in one run, one core).
+
+    ``evaluations_per_second``: 0-ply evaluations, one board per call (the positions of the decisions and
+    every position their plays leave, each once); ``batched_per_second``: the same boards in one call.
+    ``analyse_seconds``: seconds per decision of ``engine.analyse`` by plies. ``gnubg_best_move_per_second``:
+    gnubg's ``best_move`` decisions per second by plies (None without gnubg-nn)."""
+
+    engine: str
+    version: str
+    decisions: int
+    boards: int
+    evaluations_per_second: float
+    batched_per_second: float
+    analyse_seconds: dict[int, float]
+    gnubg_best_move_per_second: dict[int, float] | None
+    best_move_agreement: dict[int, float] | None  # share of decisions where analyse picks gnubg's play
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "version": self.version,
+            "decisions": self.decisions,
+            "boards": self.boards,
+            "evaluations_per_second": round(self.evaluations_per_second),
+            "batched_per_second": round(self.batched_per_second),
+            "analyse_seconds_per_decision": {str(k): round(v, 6) for k, v in self.analyse_seconds.items()},
+            "gnubg_best_move_per_second": None
+            if self.gnubg_best_move_per_second is None
+            else {str(k): round(v, 2) for k, v in self.gnubg_best_move_per_second.items()},
+            "best_move_agreement": None
+            if self.best_move_agreement is None
+            else {str(k): round(v, 4) for k, v in self.best_move_agreement.items()},
+        }
+
+
+def real_decisions(folder: Path, count: int = 200, every: int = 10) -> list[tuple[Position, tuple[int, int]]]:
+    """``count`` checker-play decisions (position before the roll, dice) of the real matches under
+    ``folder`` (bglab's .txt files, sorted by path), every ``every``-th roll that has more than one play:
+    a fixed set for benchmarks."""
+    from taldau.games.records import ReadLimits
+
+    from .record import ActionKind
+    from .replay import read_games
+
+    decisions: list[tuple[Position, tuple[int, int]]] = []
+    seen = 0
+    for path in sorted(folder.rglob("*.txt")):
+        for game in read_games(path.read_bytes(), str(path), ReadLimits()):
+            for step in game.steps:
+                dice = step.action.dice
+                if step.action.kind is not ActionKind.ROLL or dice is None or step.play is None:
+                    continue
+                if len(step.position.plays(dice)) < 2:
+                    continue
+                seen += 1
+                if seen % every == 0:
+                    decisions.append((step.position, dice))
+                    if len(decisions) == count:
+                        return decisions
+    return decisions
+
+
+def run_engine_bench(
+    evaluator: Evaluator,
+    decisions: list[tuple[Position, tuple[int, int]]],
+    plies: tuple[int, ...] = (0, 2),
+    gnubg_plies: tuple[int, ...] = (0, 1, 2),
+) -> EngineBench:
+    """Time ``evaluator`` and ``engine.analyse`` on ``decisions`` (see ``EngineBench``), then gnubg's
+    ``best_move`` at ``gnubg_plies`` when gnubg-nn is installed. Order matters for gnubg, which caches
+    evaluations: the single-board pass runs first on boards it has not seen."""
+    from .engine import Limit, analyse
+
+    boards_list = []
+    for position, dice in decisions:
+        boards_list.append(np.array(position.board))
+        boards_list.extend(np.array(play.result.board) for play in position.plays(dice))
+    unique = {board.tobytes(): board for board in boards_list}
+    boards = np.stack(list(unique.values()))
+    analyse(evaluator, decisions[0][0], decisions[0][1])  # load and compile outside the clock
+    started = time.perf_counter()
+    for board in boards:
+        evaluator.evaluate(board[np.newaxis], 0)
+    single = len(boards) / (time.perf_counter() - started)
+    started = time.perf_counter()
+    evaluator.evaluate(boards, 0)
+    batched = len(boards) / (time.perf_counter() - started)
+    analyse_seconds: dict[int, float] = {}
+    chosen: dict[int, list[tuple]] = {}
+    for depth in plies:
+        started = time.perf_counter()
+        picks = [analyse(evaluator, p, d, Limit(plies=depth)).best.play.moves for p, d in decisions]
+        analyse_seconds[depth] = (time.perf_counter() - started) / len(decisions)
+        chosen[depth] = picks
+    gnubg_rates, agreement = _gnubg_best_moves(decisions, gnubg_plies, chosen)
+    return EngineBench(
+        engine=evaluator.name,
+        version=evaluator.version,
+        decisions=len(decisions),
+        boards=len(boards),
+        evaluations_per_second=single,
+        batched_per_second=batched,
+        analyse_seconds=analyse_seconds,
+        gnubg_best_move_per_second=gnubg_rates,
+        best_move_agreement=agreement,
+    )
+
+
+def _gnubg_best_moves(
+    decisions: list[tuple[Position, tuple[int, int]]], plies: tuple[int, ...], chosen: dict[int, list[tuple]]
+) -> tuple[dict[int, float] | None, dict[int, float] | None]:
+    """gnubg's ``best_move`` decisions per second at each of ``plies``, and how often the plays in
+    ``chosen`` (by plies) leave the same position as gnubg's at the same plies; (None, None) without
+    gnubg-nn."""
+    from .eval.gnubg import GnubgEvaluator, gnubg_available
+
+    if not gnubg_available():
+        return None, None
+    gnubg = GnubgEvaluator()
+    rates: dict[int, float] = {}
+    agreement: dict[int, float] = {}
+    for depth in plies:
+        started = time.perf_counter()
+        picks = [gnubg.best_move(position.board, dice, depth) for position, dice in decisions]
+        rates[depth] = len(decisions) / (time.perf_counter() - started)
+        if depth in chosen:
+            same = sum(
+                _leaves_same(position, ours, theirs)
+                for (position, _), ours, theirs in zip(decisions, chosen[depth], picks, strict=True)
+            )
+            agreement[depth] = same / len(decisions)
+    return rates, agreement
+
+
+def _leaves_same(position: Position, ours: tuple, theirs: tuple) -> bool:
+    """Whether two plays (single moves in the mover's points, gnubg's 25 bar and 0 off) leave the same
+    position."""
+    return position.play_moves(ours) == position.play_moves(theirs)
