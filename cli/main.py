@@ -10,6 +10,8 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -609,6 +611,149 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     """Fit the evaluation weights on the results of the real games in PATHS (reproducible)."""
     document = tune_weights(samples(_games(paths)), shrink=shrink, source=" ".join(paths))
     _write(dumps(document), out)
+
+
+@main.command()
+@click.option("--game", type=click.Choice(["backgammon"]), default="backgammon", show_default=True)
+@click.option(
+    "--stage",
+    type=click.Choice(["td", "supervised"]),
+    default="td",
+    show_default=True,
+    help="td: self-play from random weights; supervised: fit the nets to their own deeper plies.",
+)
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Weights file to write.")
+@click.option(
+    "--games", type=click.IntRange(min=1), help="td: self-play games in all; supervised: games sampled."
+)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--start",
+    "start_from",
+    type=click.Path(exists=True, dir_okay=False),
+    help="supervised: nets to improve (default the shipped ones).",
+)
+@click.option(
+    "--matches",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="supervised: real match records to take positions from.",
+)
+@click.option(
+    "--positions",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="supervised: at most this many positions.",
+)
+@click.option(
+    "--plies",
+    type=click.IntRange(0, 3),
+    default=2,
+    show_default=True,
+    help="supervised: plies of the labels.",
+)
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="supervised: passes over the positions.",
+)
+def train(
+    game: str,
+    stage: str,
+    out: str,
+    games: int | None,
+    seed: int,
+    start_from: str | None,
+    matches: tuple[str, ...],
+    positions: int,
+    plies: int,
+    epochs: int,
+) -> None:
+    """Train the backgammon nets. Both stages resume where they stopped: td from OUT (a checkpoint of the
+    same settings), supervised from its labels in OUT.work/."""
+    from pathlib import Path
+
+    from taldau.games.backgammon.eval.own import OwnEvaluator
+    from taldau.games.backgammon.eval.supervised import SupervisedSettings, run_supervised
+    from taldau.games.backgammon.eval.train import TdSettings, run_td
+
+    if stage == "td":
+        settings = TdSettings(seed=seed) if games is None else TdSettings(games=games, seed=seed)
+        with _training_bar("self-play", settings.games) as show:
+            try:
+                run_td(
+                    settings,
+                    Path(out),
+                    lambda p: show(
+                        p.games_done,
+                        f"{p.games_per_second:,.0f} games/s, "
+                        f"{p.plies_per_game:.0f} plies/game, error {p.error:.4f}",
+                    ),
+                )
+            except ValueError as error:
+                raise click.ClickException(str(error)) from None
+        click.echo(f"wrote {out} after {_count(settings.games, 'game')} of self-play")
+        return
+    try:
+        evaluator = OwnEvaluator.load(Path(start_from)) if start_from else OwnEvaluator.load()
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    settings = SupervisedSettings(
+        selfplay_games=games or SupervisedSettings.selfplay_games,
+        matches=matches,
+        max_positions=positions,
+        label_plies=plies,
+        epochs=epochs,
+        seed=seed,
+    )
+    with _training_bar("supervised", None) as show:
+        history = run_supervised(
+            evaluator,
+            settings,
+            Path(out),
+            Path(out + ".work"),
+            lambda s: show(s.done, f"{s.step} {s.done}/{s.total} {s.note}", s.total),
+        )
+    click.echo(f"wrote {out}: held-out error {history[0][1]:.5f} -> {history[-1][1]:.5f}")
+
+
+@contextmanager
+def _training_bar(label: str, total: int | None) -> Iterator[Callable[..., None]]:
+    """Gives ``show(done, detail, steps=None)``: a rich bar on a terminal, a line every few seconds
+    otherwise (stderr)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        progress = Progress(
+            TextColumn(label),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        task = progress.add_task(label, total=total, detail="")
+
+        def update(done: int, detail: str, steps: int | None = None) -> None:
+            progress.update(task, completed=done, detail=detail, total=steps or total)
+
+        with progress:
+            yield update
+        return
+    last = [0.0]
+
+    def line(done: int, detail: str, steps: int | None = None) -> None:
+        now = time.perf_counter()
+        if now - last[0] > 5.0:
+            last[0] = now
+            click.echo(f"{label}: {done}/{steps or total or '?'} {detail}", err=True)
+
+    yield line
 
 
 @main.command("fit-curve")
