@@ -35,53 +35,57 @@ def _open_for(board: np.ndarray, attacker: int, index: int) -> bool:
     return board[1 - attacker, 23 - index] < 2
 
 
+# Bit k of ROLLS_WITH_DIE[d] is set when roll k (of board.ROLL_DICE) shows the die d (1..6).
+ROLLS_WITH_DIE = np.array(
+    [sum(1 << k for k, (high, low) in enumerate(ROLL_DICE) if die in (high, low)) for die in range(7)],
+    dtype=np.int64,
+)
+ROLLS_WITH_DIE.flags.writeable = False
+
+
+@njit(cache=True, inline="always")
+def _roll_bit(high: int, low: int) -> int:
+    """The bit of the roll ``high``-``low`` (high >= low) in the order of board.ROLL_DICE."""
+    return 1 << (high * (high - 1) // 2 + low - 1)
+
+
 @njit(cache=True)
 def hitting_rolls(board: np.ndarray, attacker: int) -> int:
     """Of the 36 rolls, how many let ``attacker`` (row 0 or 1) hit at least one blot of the other side,
     directly or with a combination whose landing points are open. Checkers on the bar count as starting
     from the bar; that they must enter before anything else moves is ignored (a feature, not a rule)."""
     defender = 1 - attacker
-    has_blot = False
-    for index in range(24):
-        if board[defender, index] == 1:
-            has_blot = True
-            break
-    if not has_blot:
-        return 0
-    total = 0
-    for roll in range(21):
-        high = ROLL_DICE[roll, 0]
-        low = ROLL_DICE[roll, 1]
-        hits = False
-        for start in range(ROW):
+    hits = 0
+    for target in range(24):  # the blot's place in the attacker's numbering
+        if board[defender, 23 - target] != 1:
+            continue
+        for start in range(target + 1, ROW):
             if board[attacker, start] == 0:
                 continue
-            if high == low:
-                spot = start
-                for _ in range(4):
-                    spot -= high
-                    if spot < 0 or not _open_for(board, attacker, spot):
+            distance = start - target
+            if distance <= 6:
+                hits |= ROLLS_WITH_DIE[distance]
+            if distance <= 11:  # two different dice: either may be played first
+                for high in range(max(distance - 6, (distance + 2) // 2), min(6, distance - 1) + 1):
+                    low = distance - high
+                    if low < high and (
+                        _open_for(board, attacker, start - high) or _open_for(board, attacker, start - low)
+                    ):
+                        hits |= _roll_bit(high, low)
+            for die in range(1, 7):  # a double: every landing point on the way must be open
+                steps = distance // die
+                if steps < 2 or steps > 4 or steps * die != distance:
+                    continue
+                clear = True
+                for step in range(1, steps):
+                    if not _open_for(board, attacker, start - step * die):
+                        clear = False
                         break
-                    if board[defender, 23 - spot] == 1:
-                        hits = True
-                        break
-            else:
-                for first in range(2):
-                    die_a = high if first == 0 else low
-                    die_b = low if first == 0 else high
-                    spot = start - die_a
-                    if spot < 0 or not _open_for(board, attacker, spot):
-                        continue
-                    if board[defender, 23 - spot] == 1:
-                        hits = True
-                        break
-                    spot -= die_b
-                    if spot >= 0 and _open_for(board, attacker, spot) and board[defender, 23 - spot] == 1:
-                        hits = True
-                        break
-            if hits:
-                break
-        if hits:
+                if clear:
+                    hits |= _roll_bit(die, die)
+    total = 0
+    for roll in range(21):
+        if hits & (1 << roll):
             total += ROLL_COUNTS[roll]
     return total
 
