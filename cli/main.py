@@ -382,14 +382,15 @@ def annotate(
 @click.option(
     "--engine",
     type=click.Choice(ENGINES),
-    help="With --game backgammon: time this evaluator and engine.analyse on real decisions instead.",
+    help="With --game backgammon: the evaluator to time on real decisions [default: own].",
 )
 @click.option(
     "--decisions",
     type=click.IntRange(min=1),
     default=200,
     show_default=True,
-    help="With --engine: decisions of the real matches in ../shared/data/backgammon/bglab.",
+    help="With --game backgammon: decisions of the real matches in ../shared/data/backgammon/bglab "
+    "(the bundled examples when absent).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
@@ -410,9 +411,10 @@ def bench(
     with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
     --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
     restarted, checked against a local run (exit 1 if a check fails).
-    With --game backgammon: full-turn legal play sets generated per second on a fixed position set; with
-    --engine, that evaluator's 0-ply evaluations per second and engine.analyse's seconds per decision at 0
-    and 2 plies on real decisions, beside gnubg's best_move at 0, 1 and 2 plies (with gnubg-nn installed)."""
+    With --game backgammon: full-turn legal play sets generated per second on a fixed position set, then the
+    evaluator's (--engine, own by default) 0-ply evaluations per second and engine.analyse's decisions per
+    second at 0 and 2 plies on real decisions, beside gnubg's best_move at 0, 1 and 2 plies and how often
+    both pick the same play (with gnubg-nn installed)."""
     if soak:
         from pathlib import Path
 
@@ -421,13 +423,11 @@ def bench(
         soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
-    if game == "backgammon" and engine is not None:
-        _backgammon_engine_bench(engine, decisions, as_json)
-        return
     if game == "backgammon":
         result = run_backgammon_bench()
+        engine_report = _backgammon_engine_report(engine or "own", decisions)
         if as_json:
-            click.echo(json.dumps(result.to_json()))
+            click.echo(json.dumps({**result.to_json(), "engine": engine_report.to_json()}))
             return
         click.echo(
             f"{result.turns:,} play sets ({result.plays:,} plays) in {result.seconds:.3f} s: "
@@ -440,6 +440,8 @@ def bench(
                 f"(ours {result.turns_per_second / result.gnubg.turns_per_second:.2f}x); sets whose number "
                 f"of plays differs from ours: {result.gnubg.count_mismatches}"
             )
+        for line in _engine_bench_lines(engine_report):
+            click.echo(line)
         return
     if service:
         from taldau.workers.bench import run_service_bench
@@ -471,31 +473,40 @@ def bench(
     )
 
 
-def _backgammon_engine_bench(engine: str, decisions: int, as_json: bool) -> None:
-    """``taldau bench --game backgammon --engine NAME``: see ``run_engine_bench``."""
+def _engine_bench_lines(report) -> list[str]:
+    """The text lines of an ``EngineBench``."""
+    lines = [
+        f"{report.engine} ({report.version}), {report.decisions} decisions of real matches",
+        f"0-ply evaluations: {report.evaluations_per_second:,.0f}/s one board per call, "
+        f"{report.batched_per_second:,.0f}/s in one call of {report.boards:,} boards",
+    ]
+    for plies, seconds in report.analyse_seconds.items():
+        lines.append(
+            f"engine.analyse at {plies}-ply: {seconds * 1000:.2f} ms per decision "
+            f"({1 / seconds:,.1f} decisions/s)"
+        )
+    if report.gnubg_best_move_per_second is not None:
+        for plies, rate in report.gnubg_best_move_per_second.items():
+            agreement = (report.best_move_agreement or {}).get(plies)
+            same = "" if agreement is None else f"; analyse picks the same play {agreement:.1%}"
+            loss = (report.gnubg_equity_loss or {}).get(plies)
+            if loss is not None and agreement is not None and agreement < 1:
+                same += f", the others give up {loss:.4f} by gnubg's {plies}-ply"
+            lines.append(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s{same}")
+    return lines
+
+
+def _backgammon_engine_report(engine: str, decisions: int):
+    """``run_engine_bench`` of ``engine`` on decisions of the real matches in ../shared/data, or of the
+    bundled examples when those are absent."""
     from pathlib import Path
 
     from taldau.games.backgammon.bench import real_decisions, run_engine_bench
 
     folder = Path("../shared/data/backgammon/bglab")
     if not folder.is_dir():
-        raise click.ClickException(f"the real matches are not at {folder} (run from the checkout)")
-    report = run_engine_bench(_evaluator(engine), real_decisions(folder, decisions))
-    if as_json:
-        click.echo(json.dumps(report.to_json()))
-        return
-    click.echo(f"{report.engine} ({report.version}), {report.decisions} decisions of real matches")
-    click.echo(
-        f"0-ply evaluations: {report.evaluations_per_second:,.0f}/s one board per call, "
-        f"{report.batched_per_second:,.0f}/s in one call of {report.boards:,} boards"
-    )
-    for plies, seconds in report.analyse_seconds.items():
-        click.echo(f"engine.analyse at {plies}-ply: {seconds * 1000:.2f} ms per decision")
-    if report.gnubg_best_move_per_second is not None:
-        for plies, rate in report.gnubg_best_move_per_second.items():
-            agreement = (report.best_move_agreement or {}).get(plies)
-            same = "" if agreement is None else f"; analyse picks the same play {agreement:.1%}"
-            click.echo(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s{same}")
+        folder = Path(__file__).resolve().parent.parent / "examples" / "backgammon"
+    return run_engine_bench(_evaluator(engine), real_decisions(folder, decisions))
 
 
 @main.command()

@@ -299,13 +299,16 @@ GNUBG_BENCH_KEYS = {"gnubg_turns_per_second", "gnubg_count_mismatches"}  # None 
 
 
 def test_bench_backgammon_json() -> None:
-    result = run_json("bench", "--game", "backgammon", "--json")
+    result = run_json("bench", "--game", "backgammon", "--decisions", "5", "--json")
+    engine = result.pop("engine")
     assert BENCH_KEYS <= set(result) <= BENCH_KEYS | GNUBG_BENCH_KEYS
     assert all(isinstance(result[key], int | float) and result[key] > 0 for key in BENCH_KEYS)
     assert result["turns"] == 20 * result["api_turns"]  # the fixed position set, 20 times in the core
     assert result["plays"] > result["turns"]
     if result.get("gnubg_turns_per_second") is not None:
         assert result["gnubg_turns_per_second"] > 0 and result["gnubg_count_mismatches"] >= 0
+    assert engine["engine"] == "own" and engine["decisions"] == 5
+    assert engine["evaluations_per_second"] > 0 and set(engine["analyse_seconds_per_decision"]) == {"0", "2"}
 
 
 def test_analyze_skips_backgammon_and_analyses_togyz(tmp_path: Path) -> None:

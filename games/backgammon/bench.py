@@ -14,6 +14,7 @@ import numpy as np
 
 from . import board as core
 from .eval import Evaluator
+from .eval.probabilities import equities, flipped
 from .position import Position
 
 
@@ -136,6 +137,8 @@ class EngineBench:
     analyse_seconds: dict[int, float]
     gnubg_best_move_per_second: dict[int, float] | None
     best_move_agreement: dict[int, float] | None  # share of decisions where analyse picks gnubg's play
+    gnubg_equity_loss: dict[int, float] | None = None  # mean cubeless equity, by gnubg at those plies,
+    # that analyse's pick gives up against gnubg's own pick, per decision where they differ
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -152,6 +155,9 @@ class EngineBench:
             "best_move_agreement": None
             if self.best_move_agreement is None
             else {str(k): round(v, 4) for k, v in self.best_move_agreement.items()},
+            "gnubg_equity_loss_per_disagreement": None
+            if self.gnubg_equity_loss is None
+            else {str(k): round(v, 4) for k, v in self.gnubg_equity_loss.items()},
         }
 
 
@@ -214,7 +220,7 @@ def run_engine_bench(
         picks = [analyse(evaluator, p, d, Limit(plies=depth)).best.play.moves for p, d in decisions]
         analyse_seconds[depth] = (time.perf_counter() - started) / len(decisions)
         chosen[depth] = picks
-    gnubg_rates, agreement = _gnubg_best_moves(decisions, gnubg_plies, chosen)
+    gnubg_rates, agreement, loss = _gnubg_best_moves(decisions, gnubg_plies, chosen)
     return EngineBench(
         engine=evaluator.name,
         version=evaluator.version,
@@ -225,22 +231,24 @@ def run_engine_bench(
         analyse_seconds=analyse_seconds,
         gnubg_best_move_per_second=gnubg_rates,
         best_move_agreement=agreement,
+        gnubg_equity_loss=loss,
     )
 
 
 def _gnubg_best_moves(
     decisions: list[tuple[Position, tuple[int, int]]], plies: tuple[int, ...], chosen: dict[int, list[tuple]]
-) -> tuple[dict[int, float] | None, dict[int, float] | None]:
-    """gnubg's ``best_move`` decisions per second at each of ``plies``, and how often the plays in
-    ``chosen`` (by plies) leave the same position as gnubg's at the same plies; (None, None) without
-    gnubg-nn."""
+) -> tuple[dict[int, float] | None, dict[int, float] | None, dict[int, float] | None]:
+    """gnubg's ``best_move`` decisions per second at each of ``plies``, how often the plays in
+    ``chosen`` (by plies) leave the same position as gnubg's at the same plies, and the mean equity (by
+    gnubg at those plies) the other plays give up; (None, None, None) without gnubg-nn."""
     from .eval.gnubg import GnubgEvaluator, gnubg_available
 
     if not gnubg_available():
-        return None, None
+        return None, None, None
     gnubg = GnubgEvaluator()
     rates: dict[int, float] = {}
     agreement: dict[int, float] = {}
+    loss: dict[int, float] = {}
     for depth in plies:
         started = time.perf_counter()
         picks = [gnubg.best_move(position.board, dice, depth) for position, dice in decisions]
@@ -251,7 +259,21 @@ def _gnubg_best_moves(
                 for (position, _), ours, theirs in zip(decisions, chosen[depth], picks, strict=True)
             )
             agreement[depth] = same / len(decisions)
-    return rates, agreement
+            lost = [
+                _equity_given_up(gnubg, position, ours, theirs, depth)
+                for (position, _), ours, theirs in zip(decisions, chosen[depth], picks, strict=True)
+                if not _leaves_same(position, ours, theirs)
+            ]
+            loss[depth] = sum(lost) / len(lost) if lost else 0.0
+    return rates, agreement, loss
+
+
+def _equity_given_up(gnubg: Evaluator, position: Position, ours: tuple, theirs: tuple, plies: int) -> float:
+    """How much cubeless equity, by ``gnubg`` at ``plies``, the play ``ours`` gives up against ``theirs``
+    (each position after a play is evaluated for the next player and turned back)."""
+    boards = np.stack([position.play_moves(ours).board, position.play_moves(theirs).board])
+    values = equities(flipped(gnubg.evaluate(boards, plies)))
+    return float(values[1] - values[0])
 
 
 def _leaves_same(position: Position, ours: tuple, theirs: tuple) -> bool:
