@@ -480,19 +480,19 @@ def _engine_bench_lines(report) -> list[str]:
         f"0-ply evaluations: {report.evaluations_per_second:,.0f}/s one board per call, "
         f"{report.batched_per_second:,.0f}/s in one call of {report.boards:,} boards",
     ]
-    for plies, seconds in report.analyse_seconds.items():
+    for label, seconds in report.analyse_seconds.items():
         lines.append(
-            f"engine.analyse at {plies}-ply: {seconds * 1000:.2f} ms per decision "
+            f"engine.analyse at {label}: {seconds * 1000:.2f} ms per decision "
             f"({1 / seconds:,.1f} decisions/s)"
         )
-    if report.gnubg_best_move_per_second is not None:
-        for plies, rate in report.gnubg_best_move_per_second.items():
-            agreement = (report.best_move_agreement or {}).get(plies)
-            same = "" if agreement is None else f"; analyse picks the same play {agreement:.1%}"
-            loss = (report.gnubg_equity_loss or {}).get(plies)
-            if loss is not None and agreement is not None and agreement < 1:
-                same += f", the others give up {loss:.4f} by gnubg's {plies}-ply"
-            lines.append(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s{same}")
+    for plies, rate in (report.gnubg_best_move_per_second or {}).items():
+        lines.append(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s")
+    for label, agreement in (report.best_move_agreement or {}).items():
+        loss = (report.gnubg_equity_loss or {}).get(label, 0.0)
+        lines.append(
+            f"analyse at {label} picks gnubg's play in {agreement:.1%} of decisions; "
+            f"the others give up {loss:.4f} on average by gnubg's own evaluation at the same plies"
+        )
     return lines
 
 

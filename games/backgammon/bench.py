@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from . import board as core
+from .engine import Limit, analyse
 from .eval import Evaluator
 from .eval.probabilities import equities, flipped
 from .position import Position
@@ -125,8 +126,11 @@ class EngineBench:
 
     ``evaluations_per_second``: 0-ply evaluations, one board per call (the positions of the decisions and
     every position their plays leave, each once); ``batched_per_second``: the same boards in one call.
-    ``analyse_seconds``: seconds per decision of ``engine.analyse`` by plies. ``gnubg_best_move_per_second``:
-    gnubg's ``best_move`` decisions per second by plies (None without gnubg-nn)."""
+    ``analyse_seconds``: seconds per decision of ``engine.analyse`` by limit (``BENCH_LIMITS``: 0-ply, 2-ply
+    with the analysis filter of up to 16 candidates within 0.32, and 2-ply with the lighter filter gnubg's
+    ``best_move`` uses, up to 8 within 0.16, so that the last compares like with like).
+    ``gnubg_best_move_per_second``: gnubg's ``best_move`` decisions per second by plies (None without
+    gnubg-nn); agreement and equity given up are keyed by limit, against gnubg at the limit's plies."""
 
     engine: str
     version: str
@@ -134,10 +138,10 @@ class EngineBench:
     boards: int
     evaluations_per_second: float
     batched_per_second: float
-    analyse_seconds: dict[int, float]
+    analyse_seconds: dict[str, float]
     gnubg_best_move_per_second: dict[int, float] | None
-    best_move_agreement: dict[int, float] | None  # share of decisions where analyse picks gnubg's play
-    gnubg_equity_loss: dict[int, float] | None = None  # mean cubeless equity, by gnubg at those plies,
+    best_move_agreement: dict[str, float] | None  # share of decisions where analyse picks gnubg's play
+    gnubg_equity_loss: dict[str, float] | None = None  # mean cubeless equity, by gnubg at those plies,
     # that analyse's pick gives up against gnubg's own pick, per decision where they differ
 
     def to_json(self) -> dict[str, object]:
@@ -148,16 +152,16 @@ class EngineBench:
             "boards": self.boards,
             "evaluations_per_second": round(self.evaluations_per_second),
             "batched_per_second": round(self.batched_per_second),
-            "analyse_seconds_per_decision": {str(k): round(v, 6) for k, v in self.analyse_seconds.items()},
+            "analyse_seconds_per_decision": {k: round(v, 6) for k, v in self.analyse_seconds.items()},
             "gnubg_best_move_per_second": None
             if self.gnubg_best_move_per_second is None
             else {str(k): round(v, 2) for k, v in self.gnubg_best_move_per_second.items()},
             "best_move_agreement": None
             if self.best_move_agreement is None
-            else {str(k): round(v, 4) for k, v in self.best_move_agreement.items()},
+            else {k: round(v, 4) for k, v in self.best_move_agreement.items()},
             "gnubg_equity_loss_per_disagreement": None
             if self.gnubg_equity_loss is None
-            else {str(k): round(v, 4) for k, v in self.gnubg_equity_loss.items()},
+            else {k: round(v, 4) for k, v in self.gnubg_equity_loss.items()},
         }
 
 
@@ -188,24 +192,32 @@ def real_decisions(folder: Path, count: int = 200, every: int = 10) -> list[tupl
     return decisions
 
 
+def bench_limits() -> dict[str, Limit]:
+    """The limits ``run_engine_bench`` times ``engine.analyse`` at, by label."""
+    return {
+        "0-ply": Limit(plies=0),
+        "2-ply": Limit(plies=2),
+        "2-ply 8/0.16": Limit(plies=2, candidates=8, threshold=0.16),
+    }
+
+
 def run_engine_bench(
     evaluator: Evaluator,
     decisions: list[tuple[Position, tuple[int, int]]],
-    plies: tuple[int, ...] = (0, 2),
     gnubg_plies: tuple[int, ...] = (0, 1, 2),
 ) -> EngineBench:
     """Time ``evaluator`` and ``engine.analyse`` on ``decisions`` (see ``EngineBench``), then gnubg's
     ``best_move`` at ``gnubg_plies`` when gnubg-nn is installed. Order matters for gnubg, which caches
     evaluations: the single-board pass runs first on boards it has not seen."""
-    from .engine import Limit, analyse
-
     boards_list = []
     for position, dice in decisions:
         boards_list.append(np.array(position.board))
         boards_list.extend(np.array(play.result.board) for play in position.plays(dice))
     unique = {board.tobytes(): board for board in boards_list}
     boards = np.stack(list(unique.values()))
-    analyse(evaluator, decisions[0][0], decisions[0][1])  # load and compile outside the clock
+    limits = bench_limits()
+    for limit in limits.values():  # load and compile outside the clock
+        analyse(evaluator, decisions[0][0], decisions[0][1], limit)
     started = time.perf_counter()
     for board in boards:
         evaluator.evaluate(board[np.newaxis], 0)
@@ -213,14 +225,14 @@ def run_engine_bench(
     started = time.perf_counter()
     evaluator.evaluate(boards, 0)
     batched = len(boards) / (time.perf_counter() - started)
-    analyse_seconds: dict[int, float] = {}
-    chosen: dict[int, list[tuple]] = {}
-    for depth in plies:
+    analyse_seconds: dict[str, float] = {}
+    chosen: dict[str, list[tuple]] = {}
+    for label, limit in limits.items():
         started = time.perf_counter()
-        picks = [analyse(evaluator, p, d, Limit(plies=depth)).best.play.moves for p, d in decisions]
-        analyse_seconds[depth] = (time.perf_counter() - started) / len(decisions)
-        chosen[depth] = picks
-    gnubg_rates, agreement, loss = _gnubg_best_moves(decisions, gnubg_plies, chosen)
+        picks = [analyse(evaluator, p, d, limit).best.play.moves for p, d in decisions]
+        analyse_seconds[label] = (time.perf_counter() - started) / len(decisions)
+        chosen[label] = picks
+    gnubg_rates, agreement, loss = _gnubg_best_moves(decisions, gnubg_plies, chosen, limits)
     return EngineBench(
         engine=evaluator.name,
         version=evaluator.version,
@@ -236,35 +248,36 @@ def run_engine_bench(
 
 
 def _gnubg_best_moves(
-    decisions: list[tuple[Position, tuple[int, int]]], plies: tuple[int, ...], chosen: dict[int, list[tuple]]
-) -> tuple[dict[int, float] | None, dict[int, float] | None, dict[int, float] | None]:
-    """gnubg's ``best_move`` decisions per second at each of ``plies``, how often the plays in
-    ``chosen`` (by plies) leave the same position as gnubg's at the same plies, and the mean equity (by
-    gnubg at those plies) the other plays give up; (None, None, None) without gnubg-nn."""
+    decisions: list[tuple[Position, tuple[int, int]]],
+    plies: tuple[int, ...],
+    chosen: dict[str, list[tuple]],
+    limits: dict[str, Limit],
+) -> tuple[dict[int, float] | None, dict[str, float] | None, dict[str, float] | None]:
+    """gnubg's ``best_move`` decisions per second at each of ``plies``; for each limit of ``chosen``, how
+    often its picks leave the same position as gnubg's at the limit's plies, and the mean equity (by gnubg
+    at those plies) the other picks give up; (None, None, None) without gnubg-nn."""
     from .eval.gnubg import GnubgEvaluator, gnubg_available
 
     if not gnubg_available():
         return None, None, None
     gnubg = GnubgEvaluator()
     rates: dict[int, float] = {}
-    agreement: dict[int, float] = {}
-    loss: dict[int, float] = {}
+    agreement: dict[str, float] = {}
+    loss: dict[str, float] = {}
     for depth in plies:
         started = time.perf_counter()
         picks = [gnubg.best_move(position.board, dice, depth) for position, dice in decisions]
         rates[depth] = len(decisions) / (time.perf_counter() - started)
-        if depth in chosen:
-            same = sum(
-                _leaves_same(position, ours, theirs)
-                for (position, _), ours, theirs in zip(decisions, chosen[depth], picks, strict=True)
-            )
-            agreement[depth] = same / len(decisions)
-            lost = [
-                _equity_given_up(gnubg, position, ours, theirs, depth)
-                for (position, _), ours, theirs in zip(decisions, chosen[depth], picks, strict=True)
-                if not _leaves_same(position, ours, theirs)
+        for label, limit in limits.items():
+            if limit.plies != depth:
+                continue
+            pairs = list(zip(decisions, chosen[label], picks, strict=True))
+            differ = [
+                (p, ours, theirs) for (p, _), ours, theirs in pairs if not _leaves_same(p, ours, theirs)
             ]
-            loss[depth] = sum(lost) / len(lost) if lost else 0.0
+            agreement[label] = 1 - len(differ) / len(decisions)
+            lost = [_equity_given_up(gnubg, p, ours, theirs, depth) for p, ours, theirs in differ]
+            loss[label] = sum(lost) / len(lost) if lost else 0.0
     return rates, agreement, loss
 
 
