@@ -481,8 +481,9 @@ def test_one_ply_is_the_average_of_zero_ply_over_the_rolls(shipped: OwnEvaluator
         assert got[0] >= 27 / 36 and got[1] >= 27 / 36 and got[2] >= 27 / 36
 
 
-def test_two_ply_is_the_average_of_one_ply_over_the_rolls(shipped: OwnEvaluator) -> None:
-    cells = PLY_POSITIONS["race"]
+@pytest.mark.parametrize("name", ["race", "bar"])
+def test_two_ply_is_the_average_of_one_ply_over_the_rolls(shipped: OwnEvaluator, name: str) -> None:
+    cells = PLY_POSITIONS[name]
     np.testing.assert_allclose(shipped.evaluate(cells, 2)[0], _plied(shipped, cells, 2), rtol=0, atol=1e-12)
 
 
