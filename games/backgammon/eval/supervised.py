@@ -12,6 +12,7 @@ folder chunk by chunk and a stopped run resumes where it stopped.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -104,20 +105,26 @@ def label(
     chunk: int,
     progress: Callable[[Stage], None] = lambda _: None,
 ) -> np.ndarray:
-    """The ``plies``-ply probabilities of every board, chunk by chunk, each chunk kept in ``work`` (and
-    read back instead of recomputed when a run resumes)."""
-    work.mkdir(parents=True, exist_ok=True)
+    """The ``plies``-ply probabilities of every board, chunk by chunk, each chunk kept in ``work`` and read
+    back instead of recomputed when a run resumes. The chunks live in a subfolder named by a digest of
+    the boards, the evaluator's version, the plies and the chunk size, so labels are only ever reused for
+    exactly the work that made them."""
+    digest = hashlib.sha256(np.ascontiguousarray(boards, dtype=np.int8).tobytes())
+    digest.update(f"{evaluator.version} {plies} {chunk}".encode())
+    folder = work / f"labels-{plies}ply-{digest.hexdigest()[:16]}"
+    folder.mkdir(parents=True, exist_ok=True)
     labels = np.empty((len(boards), 5), dtype=np.float64)
     for start in range(0, len(boards), chunk):
-        part = work / f"labels-{plies}ply-{start:08d}.npy"
+        part = folder / f"{start:08d}.npy"
         stop = min(len(boards), start + chunk)
         if part.exists():
             labels[start:stop] = np.load(part)
         else:
             began = time.perf_counter()
             labels[start:stop] = evaluator.evaluate(boards[start:stop], plies)
-            np.save(part.with_suffix(".part.npy"), labels[start:stop])
-            part.with_suffix(".part.npy").replace(part)
+            temporary = folder / f"{start:08d}.part.npy"
+            np.save(temporary, labels[start:stop])
+            temporary.replace(part)
             rate = (stop - start) / max(1e-9, time.perf_counter() - began)
             progress(Stage("label", stop, len(boards), f"{rate:.1f} positions/s"))
     return labels
