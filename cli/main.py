@@ -515,7 +515,7 @@ def _backgammon_engine_report(engine: str, decisions: int):
     "--a",
     "first",
     help="Togyz: default, plain, or a weights file [default: default]. "
-    "Backgammon: ENGINE:PLIES such as own:2 [default: own:0].",
+    "Backgammon: ENGINE:PLIES such as own:2 or nets.npz:0 (our nets from a weights file) [default: own:0].",
 )
 @click.option(
     "--b",

@@ -8,6 +8,7 @@ in seat 0 once and in seat 1 once: A's points over the pair are exactly 0."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from taldau.games.backgammon import match as match_module
@@ -135,6 +136,22 @@ def test_parse_player() -> None:
         parse_player("pips:two", evaluators)
     with pytest.raises(ValueError, match="unknown backgammon engine"):
         parse_player("xg:2")
+
+
+def test_a_player_of_a_weights_file(tmp_path: Path) -> None:
+    """``FILE.npz:PLIES`` plays our nets from a weights file (a training checkpoint, say)."""
+    from taldau.games.backgammon.eval.own import OwnEvaluator
+    from taldau.games.backgammon.eval.weights import load_nets, save_nets
+
+    nets, meta = load_nets()
+    path = tmp_path / "checkpoint.npz"
+    save_nets(path, nets, meta)
+    player = parse_player(f"{path}:1")
+    assert player.limit == Limit(plies=1)
+    assert isinstance(player.evaluator, OwnEvaluator)
+    assert player.evaluator.version == OwnEvaluator.load().version
+    with pytest.raises(ValueError, match="cannot be loaded"):
+        parse_player(f"{tmp_path / 'missing.npz'}:0")
 
 
 @pytest.mark.skipif(not gnubg_available(), reason="needs gnubg-nn (pip install 'taldau[gnubg]')")

@@ -173,8 +173,9 @@ class Analysis:
 
 
 def load_evaluator(name: str) -> Evaluator:
-    """The evaluator users choose by name: ``own`` (taldau's nets) or ``gnubg`` (gnubg's, needs the extra
-    ``taldau[gnubg]``); raises ValueError for an unknown name or an evaluator that cannot be loaded."""
+    """The evaluator users choose by name: ``own`` (taldau's shipped nets), a weights file of our nets
+    (``.npz``, as ``taldau train`` writes) or ``gnubg`` (gnubg's, needs the extra ``taldau[gnubg]``); raises
+    ValueError for an unknown name or an evaluator that cannot be loaded."""
     if name == "gnubg":
         from .eval.gnubg import GnubgEvaluator
 
@@ -182,14 +183,18 @@ def load_evaluator(name: str) -> Evaluator:
             return GnubgEvaluator()
         except ImportError as error:
             raise ValueError(str(error)) from None
-    if name == "own":
+    if name == "own" or name.endswith(".npz"):
+        from pathlib import Path
+
         from .eval.own import OwnEvaluator
 
         try:
-            return OwnEvaluator.load()
+            return OwnEvaluator.load() if name == "own" else OwnEvaluator.load(Path(name))
         except (OSError, ValueError) as error:
             raise ValueError(f"taldau's own backgammon evaluator cannot be loaded: {error}") from None
-    raise ValueError(f"unknown backgammon engine {name!r}: choose one of {', '.join(ENGINES)}")
+    raise ValueError(
+        f"unknown backgammon engine {name!r}: choose one of {', '.join(ENGINES)} or a weights file (.npz)"
+    )
 
 
 def exact_probabilities(board: np.ndarray) -> np.ndarray | None:

@@ -43,10 +43,11 @@ class Player:
 
 
 def parse_player(spec: str, evaluators: dict[str, Evaluator] | None = None) -> Player:
-    """A player from ``ENGINE[:PLIES]`` such as ``own:2`` or ``gnubg:0`` (plies default to 0). Evaluators
+    """A player from ``ENGINE[:PLIES]`` such as ``own:2``, ``gnubg:0`` or ``nets.npz:1`` (a weights file of
+    our nets; plies default to 0). Evaluators
     already loaded can be passed in ``evaluators`` (by engine name) and new ones are added to it, so that
     two players of one engine share it. ValueError for a bad spec or an engine that cannot be loaded."""
-    name, _, plies_text = spec.partition(":")
+    name, _, plies_text = spec.rpartition(":") if ":" in spec else (spec, "", "")
     try:
         plies = int(plies_text) if plies_text else 0
     except ValueError:
