@@ -165,31 +165,27 @@ class EngineBench:
         }
 
 
-def real_decisions(folder: Path, count: int = 200, every: int = 10) -> list[tuple[Position, tuple[int, int]]]:
+def real_decisions(folder: Path, count: int = 200) -> list[tuple[Position, tuple[int, int]]]:
     """``count`` checker-play decisions (position before the roll, dice) of the real matches under
-    ``folder`` (bglab's .txt files, sorted by path), every ``every``-th roll that has more than one play:
-    a fixed set for benchmarks."""
+    ``folder`` (every Jellyfish .txt/.mat and SGF file, sorted by path), evenly spread over all the rolls
+    that have more than one play: a fixed set for benchmarks."""
     from taldau.games.records import ReadLimits
 
     from .record import ActionKind
     from .replay import read_games
 
-    decisions: list[tuple[Position, tuple[int, int]]] = []
-    seen = 0
-    for path in sorted(folder.rglob("*.txt")):
+    found: list[tuple[Position, tuple[int, int]]] = []
+    for path in sorted(p for p in folder.rglob("*") if p.suffix in (".txt", ".mat", ".sgf")):
         for game in read_games(path.read_bytes(), str(path), ReadLimits()):
             for step in game.steps:
                 dice = step.action.dice
                 if step.action.kind is not ActionKind.ROLL or dice is None or step.play is None:
                     continue
-                if len(step.position.plays(dice)) < 2:
-                    continue
-                seen += 1
-                if seen % every == 0:
-                    decisions.append((step.position, dice))
-                    if len(decisions) == count:
-                        return decisions
-    return decisions
+                if len(step.position.plays(dice)) >= 2:
+                    found.append((step.position, dice))
+    if len(found) <= count:
+        return found
+    return [found[int(index)] for index in np.linspace(0, len(found) - 1, count)]
 
 
 def bench_limits() -> dict[str, Limit]:

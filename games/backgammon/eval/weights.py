@@ -34,10 +34,14 @@ def save_nets(path: Path, nets: NetPair, meta: dict[str, Any]) -> None:
     """Write ``nets`` and ``meta`` to ``path`` atomically (a temporary name, then a rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {**nets.contact.arrays("contact"), **nets.race.arrays("race")}
+    arrays: dict[str, Any] = {
+        "meta": np.array(json.dumps(meta, sort_keys=True)),
+        **nets.contact.arrays("contact"),
+        **nets.race.arrays("race"),
+    }
     temporary = path.with_name(path.name + ".part")
     with open(temporary, "wb") as handle:
-        np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+        np.savez(handle, **arrays)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
