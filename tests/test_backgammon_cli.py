@@ -450,3 +450,50 @@ def test_match_backgammon_usage_errors() -> None:
     assert code == 2 and "give an even number" in output
     code, output = run("match", "--game", "backgammon", "--a", "xg:1", "--b", "xg:0", "--games", "2")
     assert code == 1 and "unknown backgammon engine 'xg'" in output
+
+
+# --- train
+
+
+def test_train_td_then_supervised(tmp_path: Path) -> None:
+    """`train --stage td` writes a checkpoint that a second run with the same settings resumes (nothing
+    left to play: the same weights); `--stage supervised` improves those nets on labelled positions of
+    self-play and of a real match and says how the held-out error moved."""
+    from taldau.games.backgammon.eval.weights import load_nets, weights_digest
+
+    checkpoint = tmp_path / "td.npz"
+    code, output = run("train", "--stage", "td", "--games", "20", "--seed", "4", "--out", str(checkpoint))
+    assert code == 0, output
+    assert f"wrote {checkpoint} after 20 games of self-play" in output
+    nets, meta = load_nets(checkpoint)
+    assert meta["stage"] == "td" and meta["games_done"] == 20 and meta["settings"]["seed"] == 4
+    code, output = run("train", "--stage", "td", "--games", "20", "--seed", "4", "--out", str(checkpoint))
+    assert code == 0 and weights_digest(load_nets(checkpoint)[0]) == weights_digest(nets)
+    code, output = run("train", "--stage", "td", "--games", "20", "--seed", "5", "--out", str(checkpoint))
+    assert code == 1 and "other settings" in output
+    improved = tmp_path / "supervised.npz"
+    code, output = run(
+        "train",
+        "--stage",
+        "supervised",
+        "--start",
+        str(checkpoint),
+        "--games",
+        "2",
+        "--matches",
+        str(EXAMPLES / "backgammon" / "galaxy-6800849.txt"),
+        "--positions",
+        "80",
+        "--plies",
+        "0",
+        "--epochs",
+        "2",
+        "--out",
+        str(improved),
+    )
+    assert code == 0, output
+    assert f"wrote {improved}: held-out error" in output
+    fitted, meta = load_nets(improved)
+    assert meta["stage"] == "supervised" and meta["positions"] == 80 and len(meta["errors"]) == 3
+    assert weights_digest(fitted) != weights_digest(nets)
+    assert (tmp_path / "supervised.npz.work").is_dir()
