@@ -671,6 +671,13 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     show_default=True,
     help="supervised: passes over the positions.",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="supervised: threads that compute the labels.",
+)
 def train(
     game: str,
     stage: str,
@@ -682,6 +689,7 @@ def train(
     positions: int,
     plies: int,
     epochs: int,
+    threads: int,
 ) -> None:
     """Train the backgammon nets. Both stages resume where they stopped: td from OUT (a checkpoint of the
     same settings), supervised from its labels in OUT.work/."""
@@ -718,6 +726,7 @@ def train(
         max_positions=positions,
         label_plies=plies,
         epochs=epochs,
+        threads=threads,
         seed=seed,
     )
     with _training_bar("supervised", None) as show:

@@ -80,6 +80,17 @@ import numba  # noqa: E402  (after NUMBA_CACHE_DIR is set, which numba reads at 
 numba.config.reload_config()
 
 
+prange = numba.prange  # the parallel range of kernels compiled with ``njit(parallel=True)``
+
+
+def use_threads(count: int) -> int:
+    """Let kernels compiled with ``parallel=True`` use ``count`` threads (at most numba's pool, at least
+    one) from now on in this thread; returns the number set."""
+    count = max(1, min(count, numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(count)
+    return count
+
+
 def njit(**options: Any) -> Any:
     """``numba.njit(**options)``: ``cache=True`` caches in ``CACHE_DIR``, or not at all when that is None."""
     if CACHE_DIR is None:

@@ -474,6 +474,12 @@ def test_two_ply_is_the_average_of_one_ply_over_the_rolls(shipped: OwnEvaluator,
     np.testing.assert_allclose(shipped.evaluate(cells, 2)[0], _plied(shipped, cells, 2), rtol=0, atol=1e-12)
 
 
+def test_threads_give_the_same_numbers(shipped: OwnEvaluator, selfplay_boards: np.ndarray) -> None:
+    """Spreading boards over threads (as labelling does) changes nothing but the time."""
+    boards = selfplay_boards[::60]
+    np.testing.assert_array_equal(shipped.evaluate(boards, 1, threads=2), shipped.evaluate(boards, 1))
+
+
 def test_final_positions_are_exact_at_every_ply(shipped: OwnEvaluator) -> None:
     """The side not on roll has borne off everything: the side on roll has lost; a gammon when it bore
     off nothing, a backgammon when it also has a checker on the bar or in the winner's home board."""

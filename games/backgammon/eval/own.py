@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.games.jit import use_threads
 
+from ..board import KEY_WORDS
 from .bearoff import BEAROFF_VERSION, BearoffDatabase, load_bearoff_database
 from .model import NetPair
-from .plies import MAX_PLIES, evaluate_many, work_memory
+from .plies import MAX_PLIES, evaluate_many, evaluate_many_threads, work_memory
 from .weights import SHIPPED, load_nets, weights_digest
 
 
@@ -46,13 +48,17 @@ class OwnEvaluator:
             return (*self.nets.arrays(), empty, empty)
         return (*self.nets.arrays(), self.database.off, self.database.first)
 
-    def evaluate(self, boards: np.ndarray, plies: int = 0) -> np.ndarray:
+    def evaluate(self, boards: np.ndarray, plies: int = 0, threads: int = 1) -> np.ndarray:
         """The probabilities of each of ``boards`` (n, 2, 25) at ``plies`` (0..MAX_PLIES), see
-        ``Evaluator``."""
+        ``Evaluator``; ``threads`` above 1 spreads the boards over that many threads (same numbers)."""
         if not 0 <= plies <= MAX_PLIES:
             raise ValueError(f"plies must be 0..{MAX_PLIES}, not {plies}")
         boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
         out = np.empty((boards.shape[0], 5), dtype=np.float64)
         hidden = max(self.nets.contact.hidden, self.nets.race.hidden)
-        evaluate_many(boards, plies, self.model(), work_memory(hidden), out)
+        if threads > 1:
+            use_threads(threads)
+            evaluate_many_threads(boards, plies, self.model(), hidden, KEY_WORDS, out)
+        else:
+            evaluate_many(boards, plies, self.model(), work_memory(hidden), out)
         return out

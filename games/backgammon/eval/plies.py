@@ -12,7 +12,7 @@ play buffers per ply of look-ahead, so nothing is allocated per position.
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.games.jit import njit, prange
 
 from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, generate_plays
 from .bearoff import bearoff_probabilities, is_bearoff
@@ -25,6 +25,12 @@ MAX_PLIES = 3
 
 def work_memory(hidden: int) -> tuple[np.ndarray, ...]:
     """Scratch for the kernels with nets of at most ``hidden`` units and up to MAX_PLIES of look-ahead."""
+    return _work_memory(hidden, KEY_WORDS)
+
+
+@njit(cache=True)
+def _work_memory(hidden: int, words: np.ndarray) -> tuple:
+    """``work_memory``, made inside compiled code (one per thread of ``evaluate_many_threads``)."""
     levels = MAX_PLIES
     return (
         np.empty(MAX_NONZERO, dtype=np.int64),
@@ -39,7 +45,7 @@ def work_memory(hidden: int) -> tuple[np.ndarray, ...]:
         np.full(TABLE_SIZE, -1, dtype=np.int64),
         np.empty((levels + 1, 2, 25), dtype=np.int8),
         np.empty((levels + 1, 5), dtype=np.float64),
-        KEY_WORDS,
+        words,
     )
 
 
@@ -193,4 +199,15 @@ def evaluate_plied(board: np.ndarray, plies: int, model: tuple, work: tuple, out
 def evaluate_many(boards: np.ndarray, plies: int, model: tuple, work: tuple, out: np.ndarray) -> None:
     """``evaluate_plied`` of each of ``boards`` (n, 2, 25) into ``out`` (n, 5)."""
     for index in range(boards.shape[0]):
+        evaluate_plied(boards[index], plies, model, work, out[index])
+
+
+@njit(cache=True, parallel=True)
+def evaluate_many_threads(
+    boards: np.ndarray, plies: int, model: tuple, hidden: int, words: np.ndarray, out: np.ndarray
+) -> None:
+    """``evaluate_many`` spread over numba's threads, each board with scratch of its own: the same numbers,
+    for jobs that label many positions on every core of one machine."""
+    for index in prange(boards.shape[0]):
+        work = _work_memory(hidden, words)
         evaluate_plied(boards[index], plies, model, work, out[index])

@@ -39,7 +39,7 @@ from .weights import save_nets
 class SupervisedSettings:
     """Positions from ``selfplay_games`` games and from the matches under ``matches``, labelled at
     ``label_plies``; ``epochs`` passes of gradient descent at ``rate`` falling linearly to a tenth;
-    ``holdout`` of the positions kept apart to measure the fit."""
+    ``holdout`` of the positions kept apart to measure the fit; labels computed on ``threads`` threads."""
 
     selfplay_games: int = 2000
     matches: tuple[str, ...] = ()
@@ -50,6 +50,7 @@ class SupervisedSettings:
     holdout: float = 0.1
     seed: int = 1
     chunk: int = 500
+    threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ def label(
     work: Path,
     chunk: int,
     progress: Callable[[Stage], None] = lambda _: None,
+    threads: int = 1,
 ) -> np.ndarray:
     """The ``plies``-ply probabilities of every board, chunk by chunk, each chunk kept in ``work`` and read
     back instead of recomputed when a run resumes. The chunks live in a subfolder named by a digest of
@@ -121,7 +123,11 @@ def label(
             labels[start:stop] = np.load(part)
         else:
             began = time.perf_counter()
-            labels[start:stop] = evaluator.evaluate(boards[start:stop], plies)
+            labels[start:stop] = (
+                evaluator.evaluate(boards[start:stop], plies, threads)
+                if threads > 1
+                else evaluator.evaluate(boards[start:stop], plies)
+            )
             temporary = folder / f"{start:08d}.part.npy"
             np.save(temporary, labels[start:stop])
             temporary.replace(part)
@@ -226,7 +232,7 @@ def run_supervised(
     """The whole stage: positions, labels (resumable in ``work``), fit; the fitted nets are written to
     ``out`` with the settings and error history in their meta. Returns the error history."""
     boards = training_positions(evaluator.nets, settings)
-    labels = label(evaluator, boards, settings.label_plies, work, settings.chunk, progress)
+    labels = label(evaluator, boards, settings.label_plies, work, settings.chunk, progress, settings.threads)
     fitted, history = fit(evaluator.nets, boards, labels, settings, progress)
     meta = {
         "stage": "supervised",
