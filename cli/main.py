@@ -672,6 +672,11 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     help="supervised: passes over the positions.",
 )
 @click.option(
+    "--teacher",
+    type=click.Path(exists=True, dir_okay=False),
+    help="supervised: nets that play the self-play games and label the positions (default: --start).",
+)
+@click.option(
     "--threads",
     type=click.IntRange(min=1),
     default=1,
@@ -689,6 +694,7 @@ def train(
     positions: int,
     plies: int,
     epochs: int,
+    teacher: str | None,
     threads: int,
 ) -> None:
     """Train the backgammon nets. Both stages resume where they stopped: td from OUT (a checkpoint of the
@@ -718,6 +724,7 @@ def train(
         return
     try:
         evaluator = OwnEvaluator.load(Path(start_from)) if start_from else OwnEvaluator.load()
+        labeller = OwnEvaluator.load(Path(teacher)) if teacher else evaluator
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     settings = SupervisedSettings(
@@ -736,6 +743,7 @@ def train(
             Path(out),
             Path(out + ".work"),
             lambda s: show(s.done, f"{s.step} {s.done}/{s.total} {s.note}", s.total),
+            labeller,
         )
     click.echo(f"wrote {out}: held-out error {history[0][1]:.5f} -> {history[-1][1]:.5f}")
 

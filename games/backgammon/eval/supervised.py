@@ -228,17 +228,22 @@ def run_supervised(
     out: Path,
     work: Path,
     progress: Callable[[Stage], None] = lambda _: None,
+    teacher: OwnEvaluator | None = None,
 ) -> list[tuple[float, float]]:
-    """The whole stage: positions, labels (resumable in ``work``), fit; the fitted nets are written to
-    ``out`` with the settings and error history in their meta. Returns the error history."""
-    boards = training_positions(evaluator.nets, settings)
-    labels = label(evaluator, boards, settings.label_plies, work, settings.chunk, progress, settings.threads)
+    """The whole stage: positions, labels (resumable in ``work``), fit of ``evaluator``'s nets; the fitted
+    nets are written to ``out`` with the settings and error history in their meta. Returns the error
+    history. ``teacher`` (default: ``evaluator`` itself) plays the self-play games and labels the
+    positions, so that labels made once by one net can train another (a later checkpoint, say)."""
+    teacher = evaluator if teacher is None else teacher
+    boards = training_positions(teacher.nets, settings)
+    labels = label(teacher, boards, settings.label_plies, work, settings.chunk, progress, settings.threads)
     fitted, history = fit(evaluator.nets, boards, labels, settings, progress)
     meta = {
         "stage": "supervised",
         "settings": asdict(settings),
         "from": evaluator.version,
         "from_meta": evaluator.meta,
+        "teacher": teacher.version,
         "positions": len(boards),
         "errors": history,
     }
