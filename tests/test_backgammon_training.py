@@ -258,3 +258,11 @@ def test_run_supervised_writes_fitted_nets_and_resumes_its_labels(
     stages: list[Stage] = []
     assert run_supervised(shipped, settings, out, work, stages.append) == history
     assert not [stage for stage in stages if stage.step == "label"]  # labels read back, none computed
+    # another net (a later checkpoint, say) taught by the same teacher reuses the teacher's labels
+    student = OwnEvaluator(NetPair(Net.random(16, 1), Net.random(8, 2)), None)
+    stages.clear()
+    taught = run_supervised(student, settings, tmp_path / "student.npz", work, stages.append, teacher=shipped)
+    assert not [stage for stage in stages if stage.step == "label"]
+    assert taught[-1][0] < taught[0][0]  # the student moved towards the teacher's labels
+    _, meta = load_nets(tmp_path / "student.npz")
+    assert meta["teacher"] == shipped.version and meta["from"] == student.version
