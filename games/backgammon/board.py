@@ -323,6 +323,15 @@ def count_plays(positions: np.ndarray, rolls: np.ndarray, words: np.ndarray, rep
 
 
 @njit(cache=True)
+def swap_into(board: np.ndarray, out: np.ndarray) -> None:
+    """``board`` with its two rows exchanged into ``out``: the same checkers seen by the other side, as
+    when the turn passes after a play."""
+    for index in range(ROW):
+        out[0, index] = board[1, index]
+        out[1, index] = board[0, index]
+
+
+@njit(cache=True)
 def pip_counts(board: np.ndarray) -> tuple:
     """Pips each side needs to bear everything off: (opponent's, mover's); the bar counts 25."""
     opponent = 0

@@ -18,7 +18,7 @@ import numpy as np
 from taldau.games.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT
-from .inputs import FEATURES, MAX_NONZERO, encode
+from .inputs import encode
 from .net import Net, forward
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
@@ -50,19 +50,6 @@ class NetPair:
     def copy(self) -> NetPair:
         """An independent copy."""
         return NetPair(self.contact.copy(), self.race.copy())
-
-
-def scratch(hidden: int) -> tuple[np.ndarray, ...]:
-    """Working memory of the kernels for nets of at most ``hidden`` units: (indices, values, features,
-    hidden activations, hidden deltas, outputs)."""
-    return (
-        np.empty(MAX_NONZERO, dtype=np.int64),
-        np.empty(MAX_NONZERO, dtype=np.float32),
-        np.empty(FEATURES, dtype=np.float32),
-        np.empty(hidden, dtype=np.float32),
-        np.empty(hidden, dtype=np.float32),
-        np.empty(5, dtype=np.float64),
-    )
 
 
 @njit(cache=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from taldau.games.jit import njit, prange
 
-from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, generate_plays
+from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, generate_plays, swap_into
 from .bearoff import bearoff_probabilities, is_bearoff
 from .inputs import FEATURES, MAX_NONZERO
 from .model import evaluate_nets
@@ -75,14 +75,6 @@ def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> 
         work[3],
         out,
     )
-
-
-@njit(cache=True)
-def swap_into(board: np.ndarray, out: np.ndarray) -> None:
-    """``board`` with its two rows exchanged: the position as the other side sees it."""
-    for index in range(25):
-        out[0, index] = board[1, index]
-        out[1, index] = board[0, index]
 
 
 @njit(cache=True)

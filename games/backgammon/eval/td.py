@@ -11,21 +11,13 @@ from __future__ import annotations
 import numpy as np
 from taldau.games.jit import njit
 
-from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays
-from .inputs import encode
+from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
+from .inputs import FEATURES, MAX_NONZERO, encode
 from .model import RACE, evaluate_nets, position_class
 from .net import train_step
 from .probabilities import WIN_BACKGAMMON, WIN_GAMMON, equity, final_probabilities, flip_into
 
 MAX_GAME_PLIES = 1000  # a self-play game longer than this is cut off (and counted); none have come close
-
-
-@njit(cache=True)
-def _swap_into(board: np.ndarray, out: np.ndarray) -> None:
-    """``board`` with its two rows exchanged: the position as the other side sees it."""
-    for index in range(25):
-        out[0, index] = board[1, index]
-        out[1, index] = board[0, index]
 
 
 @njit(cache=True)
@@ -55,9 +47,9 @@ def self_play(
     while there is room (give a (0, 2, 25) array to keep none)."""
     np.random.seed(seed)
     hidden_units = max(cb1.shape[0], rb1.shape[0])
-    indices = np.empty(256, dtype=np.int64)
-    values = np.empty(256, dtype=np.float32)
-    features = np.empty(16, dtype=np.float32)
+    indices = np.empty(MAX_NONZERO, dtype=np.int64)
+    values = np.empty(MAX_NONZERO, dtype=np.float32)
+    features = np.empty(FEATURES, dtype=np.float32)
     hidden = np.empty(hidden_units, dtype=np.float32)
     delta = np.empty(hidden_units, dtype=np.float32)
     out = np.empty(5, dtype=np.float64)
@@ -93,7 +85,7 @@ def self_play(
             best = 0
             best_equity = -10.0
             for play in range(count):
-                _swap_into(boards[play], swapped)
+                swap_into(boards[play], swapped)
                 if not final_probabilities(swapped, out):
                     evaluate_nets(
                         swapped,
@@ -116,7 +108,7 @@ def self_play(
                 if value > best_equity:
                     best_equity = value
                     best = play
-            _swap_into(boards[best], board)
+            swap_into(boards[best], board)
             plies += 1
             if final_probabilities(board, out):
                 flip_into(out, result)  # the result from the winner's side, who played last
