@@ -672,6 +672,11 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     help="supervised: passes over the positions.",
 )
 @click.option(
+    "--stop-at",
+    type=click.IntRange(min=1),
+    help="td: stop after this many games of the run (its checkpoint then, resumable to --games).",
+)
+@click.option(
     "--teacher",
     type=click.Path(exists=True, dir_okay=False),
     help="supervised: nets that play the self-play games and label the positions (default: --start).",
@@ -694,6 +699,7 @@ def train(
     positions: int,
     plies: int,
     epochs: int,
+    stop_at: int | None,
     teacher: str | None,
     threads: int,
 ) -> None:
@@ -717,10 +723,12 @@ def train(
                         f"{p.games_per_second:,.0f} games/s, "
                         f"{p.plies_per_game:.0f} plies/game, error {p.error:.4f}",
                     ),
+                    stop_at,
                 )
             except ValueError as error:
                 raise click.ClickException(str(error)) from None
-        click.echo(f"wrote {out} after {_count(settings.games, 'game')} of self-play")
+        played = settings.games if stop_at is None else min(stop_at, settings.games)
+        click.echo(f"wrote {out} after {_count(played, 'game')} of self-play")
         return
     try:
         evaluator = OwnEvaluator.load(Path(start_from)) if start_from else OwnEvaluator.load()

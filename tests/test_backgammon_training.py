@@ -106,6 +106,18 @@ def test_td_resumes_from_its_checkpoint_as_if_never_stopped(tmp_path: Path) -> N
     assert same_nets(run_td(TINY, checkpoint), whole)
 
 
+def test_td_stop_at_leaves_the_checkpoint_an_uninterrupted_run_passes(tmp_path: Path) -> None:
+    """``stop_at`` ends the run early at a checkpoint the same command then goes on from: a teacher net
+    taken from the middle of a run can be remade exactly."""
+    whole = run_td(TINY, tmp_path / "whole.npz")
+    halfway = run_td(TINY, tmp_path / "part.npz", stop_at=2)
+    _, meta = load_nets(tmp_path / "part.npz")
+    assert meta["games_done"] == 2 and weights_digest(halfway) != weights_digest(whole)
+    assert weights_digest(run_td(TINY, tmp_path / "part.npz")) == weights_digest(whole)
+    with pytest.raises(ValueError, match="multiple of 2"):
+        run_td(TINY, tmp_path / "odd.npz", stop_at=3)
+
+
 def test_td_refuses_a_checkpoint_of_other_settings(tmp_path: Path) -> None:
     checkpoint = tmp_path / "run.npz"
     run_td(TINY, checkpoint)

@@ -66,9 +66,15 @@ def run_td(
     settings: TdSettings,
     checkpoint: Path,
     progress: Callable[[TdProgress], None] = lambda _: None,
+    stop_at: int | None = None,
 ) -> NetPair:
     """Run (or resume, when ``checkpoint`` exists and was made with the same settings) the TD stage;
-    returns the trained nets, also left in ``checkpoint``."""
+    returns the trained nets, also left in ``checkpoint``. ``stop_at`` stops the run after that many games
+    (a multiple of ``chunk``): the checkpoint is then the one an uninterrupted run passes through, and the
+    same command without ``stop_at`` goes on from it."""
+    if stop_at is not None and stop_at % settings.chunk:
+        raise ValueError(f"stop after a multiple of {settings.chunk} games, not {stop_at}")
+    last = settings.games if stop_at is None else min(stop_at, settings.games)
     checkpoint = Path(checkpoint)
     games_done = 0
     if checkpoint.exists():
@@ -87,7 +93,7 @@ def run_td(
     start = start_board()
     since_checkpoint = 0
     stats = np.zeros(8, dtype=np.int64)
-    while games_done < settings.games:
+    while games_done < last:
         games = min(settings.chunk, settings.games - games_done)
         chunk = games_done // settings.chunk
         stats[:] = 0
@@ -107,7 +113,7 @@ def run_td(
         elapsed = time.perf_counter() - began
         games_done += games
         since_checkpoint += games
-        if since_checkpoint >= settings.checkpoint_every or games_done == settings.games:
+        if since_checkpoint >= settings.checkpoint_every or games_done in (settings.games, last):
             meta = {"stage": "td", "settings": asdict(settings), "games_done": games_done}
             save_nets(checkpoint, nets, meta)
             since_checkpoint = 0
