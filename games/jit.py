@@ -86,7 +86,7 @@ prange = numba.prange  # the parallel range of kernels compiled with ``njit(para
 def use_threads(count: int) -> int:
     """Let kernels compiled with ``parallel=True`` use ``count`` threads (at most numba's pool, at least
     one) from now on in this thread; returns the number set."""
-    count = max(1, min(count, numba.config.NUMBA_NUM_THREADS))
+    count = max(1, min(count, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     numba.set_num_threads(count)
     return count
 

@@ -19,7 +19,7 @@ from taldau.games.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT
 from .inputs import encode
-from .net import Net, forward
+from .net import Net, forward, train_step
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
 CONTACT = 0
@@ -128,3 +128,31 @@ def evaluate_nets(
         forward(cw1, cb1, cw2, cb2, indices, values, count, hidden, out)
     sanitise(board, kind == RACE, out)
     return kind
+
+
+@njit(cache=True)
+def train_nets(
+    board: np.ndarray,
+    target: np.ndarray,
+    rate: float,
+    cw1: np.ndarray,
+    cb1: np.ndarray,
+    cw2: np.ndarray,
+    cb2: np.ndarray,
+    rw1: np.ndarray,
+    rb1: np.ndarray,
+    rw2: np.ndarray,
+    rb2: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    features: np.ndarray,
+    hidden: np.ndarray,
+    delta: np.ndarray,
+    out: np.ndarray,
+) -> float:
+    """One gradient step of the net of ``board``'s class towards ``target`` (``net.train_step``); returns
+    the squared error before the step."""
+    count = encode(board, indices, values, features)
+    if position_class(board) == RACE:
+        return train_step(rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out)
+    return train_step(cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out)

@@ -27,9 +27,8 @@ from ..board import KEY_WORDS, start_board
 from ..record import ActionKind
 from ..replay import replay_file
 from .bearoff import is_bearoff
-from .inputs import FEATURES, MAX_NONZERO, encode
-from .model import RACE, NetPair, position_class
-from .net import forward, train_step
+from .inputs import FEATURES, MAX_NONZERO
+from .model import NetPair, evaluate_nets, train_nets
 from .own import OwnEvaluator
 from .td import self_play
 from .weights import save_nets
@@ -154,7 +153,7 @@ def fit_epoch(
 ) -> float:
     """One pass over ``boards`` in ``order`` towards ``targets``, each board by its class's net; with
     ``learn`` False the weights are left alone. Returns the mean squared error of the outputs (before
-    each step when learning)."""
+    each step when learning, of the evaluation as the engine uses it otherwise)."""
     units = max(cb1.shape[0], rb1.shape[0])
     indices = np.empty(MAX_NONZERO, dtype=np.int64)
     values = np.empty(MAX_NONZERO, dtype=np.float32)
@@ -166,24 +165,30 @@ def fit_epoch(
     for k in range(order.shape[0]):
         board = boards[order[k]]
         target = targets[order[k]]
-        count = encode(board, indices, values, features)
-        race = position_class(board) == RACE
         if learn:
-            if race:
-                total += train_step(
-                    rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out
-                )
-            else:
-                total += train_step(
-                    cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out
-                )
-        else:
-            if race:
-                forward(rw1, rb1, rw2, rb2, indices, values, count, hidden, out)
-            else:
-                forward(cw1, cb1, cw2, cb2, indices, values, count, hidden, out)
-            for j in range(5):
-                total += (out[j] - target[j]) ** 2
+            total += train_nets(
+                board,
+                target,
+                rate,
+                cw1,
+                cb1,
+                cw2,
+                cb2,
+                rw1,
+                rb1,
+                rw2,
+                rb2,
+                indices,
+                values,
+                features,
+                hidden,
+                delta,
+                out,
+            )
+            continue
+        evaluate_nets(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, indices, values, features, hidden, out)
+        for j in range(5):
+            total += (out[j] - target[j]) ** 2
     return total / max(1, order.shape[0])
 
 

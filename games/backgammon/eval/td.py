@@ -12,9 +12,8 @@ import numpy as np
 from taldau.games.jit import njit
 
 from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
-from .inputs import FEATURES, MAX_NONZERO, encode
-from .model import RACE, evaluate_nets, position_class
-from .net import train_step
+from .inputs import FEATURES, MAX_NONZERO
+from .model import evaluate_nets, train_nets
 from .probabilities import WIN_BACKGAMMON, WIN_GAMMON, equity, final_probabilities, flip_into
 
 MAX_GAME_PLIES = 1000  # a self-play game longer than this is cut off (and counted); none have come close
@@ -138,14 +137,23 @@ def self_play(
                 for k in range(5):
                     mixed[k] = (1.0 - lam) * estimates[ply + 1, k] + lam * target[k]
                 flip_into(mixed, target)
-            position = history[ply]
-            count = encode(position, indices, values, features)
-            if position_class(position) == RACE:
-                error = train_step(
-                    rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out
-                )
-            else:
-                error = train_step(
-                    cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out
-                )
+            error = train_nets(
+                history[ply],
+                target,
+                rate,
+                cw1,
+                cb1,
+                cw2,
+                cb2,
+                rw1,
+                rb1,
+                rw2,
+                rb2,
+                indices,
+                values,
+                features,
+                hidden,
+                delta,
+                out,
+            )
             stats[6] += int(error * 1e6)
