@@ -612,7 +612,7 @@ def test_shipped_nets_self_play_finishes_every_game_legally(shipped: OwnEvaluato
     keep = np.empty((games * 200, 2, 25), dtype=np.int8)
     stats = np.zeros(8, dtype=np.int64)
     nets = shipped.nets.copy()
-    self_play(*nets.arrays(), KEY_WORDS, start_board(), games, 9, 0.0, 0.0, False, stats, keep)
+    self_play(nets.arrays(), KEY_WORDS, start_board(), games, 9, 0.0, 0.0, False, stats, keep)
     assert stats[0] == games and stats[5] == 0
     assert stats[2] + stats[3] + stats[4] == games
     assert stats[7] == stats[1]  # every position kept

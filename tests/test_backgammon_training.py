@@ -158,7 +158,7 @@ def test_tiny_net_fit_lowers_training_and_held_out_error(labelled: tuple[np.ndar
     assert [stage.done for stage in stages] == list(range(1, 13))
     assert all(stage.step == "fit" for stage in stages)
     # the fitted nets themselves, over all 300 positions, sit between their training and held-out errors
-    everything = fit_epoch(*fitted.arrays(), boards, targets, np.arange(len(boards)), 0.0, False)
+    everything = fit_epoch(fitted.arrays(), boards, targets, np.arange(len(boards)), 0.0, False)
     assert min(train_after, held_after) <= everything <= max(train_after, held_after)
 
 

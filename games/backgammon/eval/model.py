@@ -104,14 +104,7 @@ def sanitise(board: np.ndarray, race: bool, out: np.ndarray) -> None:
 @njit(cache=True)
 def evaluate_nets(
     board: np.ndarray,
-    cw1: np.ndarray,
-    cb1: np.ndarray,
-    cw2: np.ndarray,
-    cb2: np.ndarray,
-    rw1: np.ndarray,
-    rb1: np.ndarray,
-    rw2: np.ndarray,
-    rb2: np.ndarray,
+    nets: tuple,
     indices: np.ndarray,
     values: np.ndarray,
     features: np.ndarray,
@@ -119,7 +112,8 @@ def evaluate_nets(
     out: np.ndarray,
 ) -> int:
     """The nets' probabilities of a live ``board`` (side on roll in row MOVER) into ``out``; returns the
-    position class, which says which net answered."""
+    position class, which says which net answered. ``nets`` is ``NetPair.arrays()``."""
+    cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = nets
     count = encode(board, indices, values, features)
     kind = position_class(board)
     if kind == RACE:
@@ -135,14 +129,7 @@ def train_nets(
     board: np.ndarray,
     target: np.ndarray,
     rate: float,
-    cw1: np.ndarray,
-    cb1: np.ndarray,
-    cw2: np.ndarray,
-    cb2: np.ndarray,
-    rw1: np.ndarray,
-    rb1: np.ndarray,
-    rw2: np.ndarray,
-    rb2: np.ndarray,
+    nets: tuple,
     indices: np.ndarray,
     values: np.ndarray,
     features: np.ndarray,
@@ -151,7 +138,8 @@ def train_nets(
     out: np.ndarray,
 ) -> float:
     """One gradient step of the net of ``board``'s class towards ``target`` (``net.train_step``); returns
-    the squared error before the step."""
+    the squared error before the step. ``nets`` is ``NetPair.arrays()``, changed in place."""
+    cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = nets
     count = encode(board, indices, values, features)
     if position_class(board) == RACE:
         return train_step(rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out)

@@ -41,12 +41,12 @@ class OwnEvaluator:
         base = f"own-{weights_digest(self.nets)}"
         return f"{base}-bearoff{BEAROFF_VERSION}" if self.database is not None else base
 
-    def model(self) -> tuple[np.ndarray, ...]:
-        """The arrays the compiled kernels take (see ``plies``)."""
+    def model(self) -> tuple:
+        """What the compiled kernels take (see ``plies``): the nets' arrays, then the database's."""
         if self.database is None:
             empty = np.zeros((0, 1), dtype=np.float64)
-            return (*self.nets.arrays(), empty, empty)
-        return (*self.nets.arrays(), self.database.off, self.database.first)
+            return (self.nets.arrays(), empty, empty)
+        return (self.nets.arrays(), self.database.off, self.database.first)
 
     def evaluate(self, boards: np.ndarray, plies: int = 0, threads: int = 1) -> np.ndarray:
         """The probabilities of each of ``boards`` (n, 2, 25) at ``plies`` (0..MAX_PLIES), see

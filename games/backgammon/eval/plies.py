@@ -3,10 +3,11 @@ both sides are bearing off, else the contact or race net); n-ply averages, over 
 many of the 36 they stand for, the position after the best play of the roll chosen at 0-ply and evaluated at
 (n - 1)-ply. That is how gnubg defines its plies, so figures can be compared with its own.
 
-The *model* the kernels take is one tuple of arrays: the contact net's four, the race net's four, and the
-bear-off database's two (``off``, ``first``; give arrays of length 0 to let the race net answer bear-offs
-too, as self-play training does). The *work* tuple is scratch memory made by ``work_memory``, one set of
-play buffers per ply of look-ahead, so nothing is allocated per position.
+The *model* the kernels take is one tuple: the nets' arrays (``NetPair.arrays()``: the contact net's
+four, the race net's four) and the bear-off database's two (``off``, ``first``; give arrays of length 0
+to let the race net answer bear-offs too, as self-play training does). The *work* tuple is scratch memory
+made by ``work_memory``, one set of play buffers per ply of look-ahead, so nothing is allocated per
+position.
 """
 
 from __future__ import annotations
@@ -55,26 +56,11 @@ def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> 
     is over or both sides are bearing off and the model has the database, else the nets'."""
     if final_probabilities(board, out):
         return
-    off = model[8]
+    off = model[1]
     if off.shape[0] > 0 and is_bearoff(board):
-        bearoff_probabilities(board, off, model[9], out)
+        bearoff_probabilities(board, off, model[2], out)
         return
-    evaluate_nets(
-        board,
-        model[0],
-        model[1],
-        model[2],
-        model[3],
-        model[4],
-        model[5],
-        model[6],
-        model[7],
-        work[0],
-        work[1],
-        work[2],
-        work[3],
-        out,
-    )
+    evaluate_nets(board, model[0], work[0], work[1], work[2], work[3], out)
 
 
 @njit(cache=True)
@@ -200,6 +186,9 @@ def evaluate_many_threads(
 ) -> None:
     """``evaluate_many`` spread over numba's threads, each board with scratch of its own: the same numbers,
     for jobs that label many positions on every core of one machine."""
+    cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = model[0]  # numba's parallel loops take arrays, not
+    off, first = model[1], model[2]  # nested tuples: the model is taken apart here, built again inside
     for index in prange(boards.shape[0]):
         work = _work_memory(hidden, words)
-        evaluate_plied(boards[index], plies, model, work, out[index])
+        local = ((cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2), off, first)
+        evaluate_plied(boards[index], plies, local, work, out[index])

@@ -81,7 +81,7 @@ def selfplay_positions(nets: NetPair, games: int, seed: int) -> np.ndarray:
     keep = np.empty((games * 120, 2, 25), dtype=np.int8)
     stats = np.zeros(8, dtype=np.int64)
     work = nets.copy()
-    self_play(*work.arrays(), KEY_WORDS, start_board(), games, seed, 0.0, 0.0, False, stats, keep)
+    self_play(work.arrays(), KEY_WORDS, start_board(), games, seed, 0.0, 0.0, False, stats, keep)
     return keep[: stats[7]]
 
 
@@ -137,14 +137,7 @@ def label(
 
 @njit(cache=True)
 def fit_epoch(
-    cw1: np.ndarray,
-    cb1: np.ndarray,
-    cw2: np.ndarray,
-    cb2: np.ndarray,
-    rw1: np.ndarray,
-    rb1: np.ndarray,
-    rw2: np.ndarray,
-    rb2: np.ndarray,
+    nets: tuple,
     boards: np.ndarray,
     targets: np.ndarray,
     order: np.ndarray,
@@ -154,7 +147,7 @@ def fit_epoch(
     """One pass over ``boards`` in ``order`` towards ``targets``, each board by its class's net; with
     ``learn`` False the weights are left alone. Returns the mean squared error of the outputs (before
     each step when learning, of the evaluation as the engine uses it otherwise)."""
-    units = max(cb1.shape[0], rb1.shape[0])
+    units = max(nets[1].shape[0], nets[5].shape[0])
     indices = np.empty(MAX_NONZERO, dtype=np.int64)
     values = np.empty(MAX_NONZERO, dtype=np.float32)
     features = np.empty(FEATURES, dtype=np.float32)
@@ -166,27 +159,9 @@ def fit_epoch(
         board = boards[order[k]]
         target = targets[order[k]]
         if learn:
-            total += train_nets(
-                board,
-                target,
-                rate,
-                cw1,
-                cb1,
-                cw2,
-                cb2,
-                rw1,
-                rb1,
-                rw2,
-                rb2,
-                indices,
-                values,
-                features,
-                hidden,
-                delta,
-                out,
-            )
+            total += train_nets(board, target, rate, nets, indices, values, features, hidden, delta, out)
             continue
-        evaluate_nets(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, indices, values, features, hidden, out)
+        evaluate_nets(board, nets, indices, values, features, hidden, out)
         for j in range(5):
             total += (out[j] - target[j]) ** 2
     return total / max(1, order.shape[0])
@@ -209,18 +184,18 @@ def fit(
     arrays = fitted.arrays()
     history = [
         (
-            fit_epoch(*arrays, boards, targets, train, 0.0, False),
-            fit_epoch(*arrays, boards, targets, test, 0.0, False),
+            fit_epoch(arrays, boards, targets, train, 0.0, False),
+            fit_epoch(arrays, boards, targets, test, 0.0, False),
         )
     ]
     for epoch in range(settings.epochs):
         rate = settings.rate * (1.0 - 0.9 * epoch / max(1, settings.epochs - 1))
         rng.shuffle(train)
-        fit_epoch(*arrays, boards, targets, train, rate, True)
+        fit_epoch(arrays, boards, targets, train, rate, True)
         history.append(
             (
-                fit_epoch(*arrays, boards, targets, train, 0.0, False),
-                fit_epoch(*arrays, boards, targets, test, 0.0, False),
+                fit_epoch(arrays, boards, targets, train, 0.0, False),
+                fit_epoch(arrays, boards, targets, test, 0.0, False),
             )
         )
         progress(Stage("fit", epoch + 1, settings.epochs, f"held-out error {history[-1][1]:.5f}"))

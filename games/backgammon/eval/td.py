@@ -21,14 +21,7 @@ MAX_GAME_PLIES = 1000  # a self-play game longer than this is cut off (and count
 
 @njit(cache=True)
 def self_play(
-    cw1: np.ndarray,
-    cb1: np.ndarray,
-    cw2: np.ndarray,
-    cb2: np.ndarray,
-    rw1: np.ndarray,
-    rb1: np.ndarray,
-    rw2: np.ndarray,
-    rb2: np.ndarray,
+    nets: tuple,
     words: np.ndarray,
     start: np.ndarray,
     games: int,
@@ -39,13 +32,14 @@ def self_play(
     stats: np.ndarray,
     keep: np.ndarray,
 ) -> None:
-    """Play ``games`` games from ``start`` (a board, usually the starting position) of the nets against
-    themselves, learning after each one when ``learn``. ``stats`` (int64, 8) accumulates: games, plies,
-    single wins, gammons, backgammons, cut-off games, (scaled by 1e6) the summed squared error of the
-    updates, and the positions kept: every position before a roll is copied into ``keep`` (k, 2, 25)
-    while there is room (give a (0, 2, 25) array to keep none)."""
+    """The nets (``NetPair.arrays()``, changed in place) play ``games`` games against themselves from
+    ``start`` (a board, usually the starting position), learning after each one when ``learn``.
+    ``stats`` (int64, 8) accumulates: games, plies, single wins, gammons, backgammons, cut-off games,
+    (scaled by 1e6) the summed squared error of the updates, and the positions kept: every position
+    before a roll is copied into ``keep`` (k, 2, 25) while there is room (give a (0, 2, 25) array to
+    keep none)."""
     np.random.seed(seed)
-    hidden_units = max(cb1.shape[0], rb1.shape[0])
+    hidden_units = max(nets[1].shape[0], nets[5].shape[0])
     indices = np.empty(MAX_NONZERO, dtype=np.int64)
     values = np.empty(MAX_NONZERO, dtype=np.float32)
     features = np.empty(FEATURES, dtype=np.float32)
@@ -72,9 +66,7 @@ def self_play(
         finished = False
         while plies < MAX_GAME_PLIES:
             history[plies] = board
-            evaluate_nets(
-                board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, indices, values, features, hidden, out
-            )
+            evaluate_nets(board, nets, indices, values, features, hidden, out)
             estimates[plies] = out
             die1 = np.random.randint(1, 7)
             die2 = np.random.randint(1, 7)
@@ -86,22 +78,7 @@ def self_play(
             for play in range(count):
                 swap_into(boards[play], swapped)
                 if not final_probabilities(swapped, out):
-                    evaluate_nets(
-                        swapped,
-                        cw1,
-                        cb1,
-                        cw2,
-                        cb2,
-                        rw1,
-                        rb1,
-                        rw2,
-                        rb2,
-                        indices,
-                        values,
-                        features,
-                        hidden,
-                        out,
-                    )
+                    evaluate_nets(swapped, nets, indices, values, features, hidden, out)
                 flip_into(out, flipped)
                 value = equity(flipped)
                 if value > best_equity:
@@ -138,22 +115,6 @@ def self_play(
                     mixed[k] = (1.0 - lam) * estimates[ply + 1, k] + lam * target[k]
                 flip_into(mixed, target)
             error = train_nets(
-                history[ply],
-                target,
-                rate,
-                cw1,
-                cb1,
-                cw2,
-                cb2,
-                rw1,
-                rb1,
-                rw2,
-                rb2,
-                indices,
-                values,
-                features,
-                hidden,
-                delta,
-                out,
+                history[ply], target, rate, nets, indices, values, features, hidden, delta, out
             )
             stats[6] += int(error * 1e6)

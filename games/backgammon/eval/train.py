@@ -99,7 +99,7 @@ def run_td(
         stats[:] = 0
         began = time.perf_counter()
         self_play(
-            *nets.arrays(),
+            nets.arrays(),
             KEY_WORDS,
             start,
             games,
