@@ -1,7 +1,9 @@
-"""Building Togyz positions for tests from pit lists, through the FEN parser."""
+"""Building positions for tests: Togyz from pit lists (through the FEN parser), backgammon boards from
+checker counts per point."""
 
 from __future__ import annotations
 
+import numpy as np
 from taldau.games.togyz import Position
 
 
@@ -28,3 +30,13 @@ def make_position(
         black_kazan = 162 - on_board - white_kazan
     board = f"{_row(list(reversed(black)))}/{_row(white)}"
     return Position.from_fen(f"{board} {white_kazan} {black_kazan} {turn} {move_number}")
+
+
+def backgammon_board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
+    """A backgammon board from {point: checkers} of each side, points 1..24 from that side, 25 the bar;
+    ``mover`` is on roll (row 1)."""
+    cells = np.zeros((2, 25), dtype=np.int8)
+    for row, side in ((1, mover), (0, opponent)):
+        for point, count in side.items():
+            cells[row, point - 1] = count
+    return cells

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import backgammon_board as board
 from taldau.games.backgammon.engine import (
     Limit,
     analyse,
@@ -46,15 +47,6 @@ class PipEvaluator:
         out = np.zeros((len(boards), 5))
         out[:, 0] = np.clip(0.5 + (waiting - on_roll) / 90 + 0.01 * plies, 0.0, 1.0)
         return out
-
-
-def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board from {point: checkers} of each side, points 1..24 from that side, 25 the bar."""
-    cells = np.zeros((2, 25), dtype=np.int8)
-    for row, side in ((1, mover), (0, opponent)):
-        for point, count in side.items():
-            cells[row, point - 1] = count
-    return cells
 
 
 # The mover: 5 checkers each on its 13, 8 and 6 points (135 pips; 132 after any 21). The opponent: blots on

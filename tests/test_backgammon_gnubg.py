@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import backgammon_board as board
 from taldau.games.backgammon.board import start_board
 from taldau.games.backgammon.eval import Evaluator
 from taldau.games.backgammon.eval.gnubg import INSTALL_HINT, GnubgEvaluator, gnubg_available, load_gnubg
@@ -25,15 +26,6 @@ TOLERANCE = 0.005
 needs_gnubg = pytest.mark.skipif(
     not gnubg_available(), reason="needs gnubg-nn (pip install 'taldau[gnubg]'), an optional extra"
 )
-
-
-def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board from {point: checkers} of each side, points 1..24 from that side, 25 the bar."""
-    cells = np.zeros((2, 25), dtype=np.int8)
-    for row, side in ((1, mover), (0, opponent)):
-        for point, count in side.items():
-            cells[row, point - 1] = count
-    return cells
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ import numpy as np
 from taldau.games.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT
-from .inputs import encode
+from .inputs import FEATURES, MAX_NONZERO, encode
 from .net import Net, forward, train_step
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
@@ -50,6 +50,21 @@ class NetPair:
     def copy(self) -> NetPair:
         """An independent copy."""
         return NetPair(self.contact.copy(), self.race.copy())
+
+
+@njit(cache=True)
+def net_scratch(nets: tuple) -> tuple:
+    """Working memory of ``evaluate_nets`` and ``train_nets`` for ``nets`` (``NetPair.arrays()``): sparse
+    inputs (indices, values), features, hidden activations, hidden deltas and the five outputs."""
+    units = max(nets[1].shape[0], nets[5].shape[0])
+    return (
+        np.empty(MAX_NONZERO, dtype=np.int64),
+        np.empty(MAX_NONZERO, dtype=np.float32),
+        np.empty(FEATURES, dtype=np.float32),
+        np.empty(units, dtype=np.float32),
+        np.empty(units, dtype=np.float32),
+        np.empty(5, dtype=np.float64),
+    )
 
 
 @njit(cache=True)

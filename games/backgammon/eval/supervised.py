@@ -27,8 +27,7 @@ from ..board import KEY_WORDS, start_board
 from ..record import ActionKind
 from ..replay import replay_file
 from .bearoff import is_bearoff
-from .inputs import FEATURES, MAX_NONZERO
-from .model import NetPair, evaluate_nets, train_nets
+from .model import NetPair, evaluate_nets, net_scratch, train_nets
 from .own import OwnEvaluator
 from .td import self_play
 from .weights import save_nets
@@ -147,13 +146,7 @@ def fit_epoch(
     """One pass over ``boards`` in ``order`` towards ``targets``, each board by its class's net; with
     ``learn`` False the weights are left alone. Returns the mean squared error of the outputs (before
     each step when learning, of the evaluation as the engine uses it otherwise)."""
-    units = max(nets[1].shape[0], nets[5].shape[0])
-    indices = np.empty(MAX_NONZERO, dtype=np.int64)
-    values = np.empty(MAX_NONZERO, dtype=np.float32)
-    features = np.empty(FEATURES, dtype=np.float32)
-    hidden = np.empty(units, dtype=np.float32)
-    delta = np.empty(units, dtype=np.float32)
-    out = np.empty(5, dtype=np.float64)
+    indices, values, features, hidden, delta, out = net_scratch(nets)
     total = 0.0
     for k in range(order.shape[0]):
         board = boards[order[k]]

@@ -12,8 +12,7 @@ import numpy as np
 from taldau.games.jit import njit
 
 from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
-from .inputs import FEATURES, MAX_NONZERO
-from .model import evaluate_nets, train_nets
+from .model import evaluate_nets, net_scratch, train_nets
 from .probabilities import WIN_BACKGAMMON, WIN_GAMMON, equity, final_probabilities, flip_into
 
 MAX_GAME_PLIES = 1000  # a self-play game longer than this is cut off (and counted); none have come close
@@ -39,13 +38,7 @@ def self_play(
     before a roll is copied into ``keep`` (k, 2, 25) while there is room (give a (0, 2, 25) array to
     keep none)."""
     np.random.seed(seed)
-    hidden_units = max(nets[1].shape[0], nets[5].shape[0])
-    indices = np.empty(MAX_NONZERO, dtype=np.int64)
-    values = np.empty(MAX_NONZERO, dtype=np.float32)
-    features = np.empty(FEATURES, dtype=np.float32)
-    hidden = np.empty(hidden_units, dtype=np.float32)
-    delta = np.empty(hidden_units, dtype=np.float32)
-    out = np.empty(5, dtype=np.float64)
+    indices, values, features, hidden, delta, out = net_scratch(nets)
     flipped = np.empty(5, dtype=np.float64)
     boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
     moves = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
