@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -628,10 +629,11 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
 @click.option("--game", type=click.Choice(["backgammon"]), default="backgammon", show_default=True)
 @click.option(
     "--stage",
-    type=click.Choice(["td", "supervised"]),
+    type=click.Choice(["td", "supervised", "prune"]),
     default="td",
     show_default=True,
-    help="td: self-play from random weights; supervised: fit the nets to their own deeper plies.",
+    help="td: self-play from random weights; supervised: fit the nets to their own deeper plies; "
+    "prune: fit the small nets that sort plays inside the plies to the nets' 0-ply.",
 )
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="Weights file to write.")
 @click.option(
@@ -642,20 +644,20 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     "--start",
     "start_from",
     type=click.Path(exists=True, dir_okay=False),
-    help="supervised: nets to improve (default the shipped ones).",
+    help="supervised, prune: nets to improve (default the shipped ones).",
 )
 @click.option(
     "--matches",
     multiple=True,
     type=click.Path(exists=True),
-    help="supervised: real match records to take positions from.",
+    help="supervised, prune: real match records to take positions from.",
 )
 @click.option(
     "--positions",
     type=click.IntRange(min=1),
     default=100_000,
     show_default=True,
-    help="supervised: at most this many positions.",
+    help="supervised, prune: at most this many positions (prune: before a roll, each giving its plays).",
 )
 @click.option(
     "--plies",
@@ -669,7 +671,7 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     type=click.IntRange(min=1),
     default=10,
     show_default=True,
-    help="supervised: passes over the positions.",
+    help="supervised, prune: passes over the positions.",
 )
 @click.option(
     "--stop-at",
@@ -703,11 +705,12 @@ def train(
     teacher: str | None,
     threads: int,
 ) -> None:
-    """Train the backgammon nets. Both stages resume where they stopped: td from OUT (a checkpoint of the
-    same settings), supervised from its labels in OUT.work/."""
+    """Train the backgammon nets. td and supervised resume where they stopped: td from OUT (a checkpoint
+    of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two."""
     from pathlib import Path
 
     from taldau.games.backgammon.eval.own import OwnEvaluator
+    from taldau.games.backgammon.eval.pruning import PruningSettings, run_pruning
     from taldau.games.backgammon.eval.supervised import SupervisedSettings, run_supervised
     from taldau.games.backgammon.eval.train import TdSettings, run_td
 
@@ -744,6 +747,16 @@ def train(
         threads=threads,
         seed=seed,
     )
+    if stage == "prune":
+        with _training_bar("pruning", None) as show:
+            history = run_pruning(
+                evaluator,
+                PruningSettings(replace(settings, label_plies=0)),
+                Path(out),
+                lambda s: show(s.done, f"{s.step} {s.done}/{s.total} {s.note}", s.total),
+            )
+        click.echo(f"wrote {out}: pruning nets' held-out error {history[0][1]:.5f} -> {history[-1][1]:.5f}")
+        return
     with _training_bar("supervised", None) as show:
         history = run_supervised(
             evaluator,

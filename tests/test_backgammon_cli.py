@@ -458,8 +458,9 @@ def test_match_backgammon_usage_errors() -> None:
 def test_train_td_then_supervised(tmp_path: Path) -> None:
     """`train --stage td` writes a checkpoint that a second run with the same settings resumes (nothing
     left to play: the same weights); `--stage supervised` improves those nets on labelled positions of
-    self-play and of a real match and says how the held-out error moved."""
-    from taldau.games.backgammon.eval.weights import load_nets, weights_digest
+    self-play and of a real match and says how the held-out error moved; `--stage prune` adds pruning
+    nets fitted to those nets, which it keeps as they are."""
+    from taldau.games.backgammon.eval.weights import load_nets, load_pruning, weights_digest
 
     checkpoint = tmp_path / "td.npz"
     code, output = run("train", "--stage", "td", "--games", "20", "--seed", "4", "--out", str(checkpoint))
@@ -497,3 +498,27 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     assert meta["stage"] == "supervised" and meta["positions"] == 80 and len(meta["errors"]) == 3
     assert weights_digest(fitted) != weights_digest(nets)
     assert (tmp_path / "supervised.npz.work").is_dir()
+    pruned = tmp_path / "pruned.npz"
+    code, output = run(
+        "train",
+        "--stage",
+        "prune",
+        "--start",
+        str(improved),
+        "--games",
+        "4",
+        "--positions",
+        "60",
+        "--epochs",
+        "3",
+        "--out",
+        str(pruned),
+    )
+    assert code == 0, output
+    assert f"wrote {pruned}: pruning nets' held-out error" in output
+    kept, meta = load_nets(pruned)
+    assert weights_digest(kept) == weights_digest(fitted)  # the full nets are carried over unchanged
+    history = meta["pruning"]["errors"]
+    assert meta["stage"] == "supervised" and len(history) == 4 and history[-1][0] < history[0][0]
+    pruning = load_pruning(pruned)
+    assert pruning is not None and pruning.contact.hidden == 16 and pruning.race.hidden == 8

@@ -141,11 +141,11 @@ def test_parse_player() -> None:
 def test_a_player_of_a_weights_file(tmp_path: Path) -> None:
     """``FILE.npz:PLIES`` plays our nets from a weights file (a training checkpoint, say)."""
     from taldau.games.backgammon.eval.own import OwnEvaluator
-    from taldau.games.backgammon.eval.weights import load_nets, save_nets
+    from taldau.games.backgammon.eval.weights import load_nets, load_pruning, save_nets
 
     nets, meta = load_nets()
     path = tmp_path / "checkpoint.npz"
-    save_nets(path, nets, meta)
+    save_nets(path, nets, meta, load_pruning())
     player = parse_player(f"{path}:1")
     assert player.limit == Limit(plies=1)
     assert isinstance(player.evaluator, OwnEvaluator)

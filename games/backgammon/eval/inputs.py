@@ -9,6 +9,9 @@ the pip count (pips needed to bear everything off), home-board points made, the 
 made points that blocks the opponent), checkers *back* (in the opponent's home board or on the bar), blots,
 and the share of the 36 rolls with which the other side hits one of its blots (*shots*).
 
+A *pruning* net (a small net that only sorts plays before the full nets judge the best few) sees the
+point units alone (``POINT_INPUTS``): they cost almost nothing to write, the features most of the encoding.
+
 The point units are sparse (a side occupies at most 15 of its 25 places), so the encoder writes the
 non-zero inputs as (index, value) pairs: the first layer then adds one weight row per non-zero input
 instead of multiplying a mostly-zero vector.
@@ -130,10 +133,13 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def encode(board: np.ndarray, indices: np.ndarray, values: np.ndarray, features: np.ndarray) -> int:
+def encode(
+    board: np.ndarray, inputs: int, indices: np.ndarray, values: np.ndarray, features: np.ndarray
+) -> int:
     """Write the non-zero inputs of ``board`` (side on roll in row MOVER) as ``indices``/``values`` pairs
-    (arrays of at least MAX_NONZERO); ``features`` is working memory of FEATURES floats. Returns how many
-    pairs were written."""
+    (arrays of at least MAX_NONZERO) for a net of ``inputs`` inputs: INPUTS, or POINT_INPUTS for the
+    point units alone. ``features`` is working memory of FEATURES floats. Returns how many pairs were
+    written."""
     count = 0
     for order in range(2):
         side = MOVER if order == 0 else OPPONENT
@@ -158,6 +164,8 @@ def encode(board: np.ndarray, indices: np.ndarray, values: np.ndarray, features:
                 indices[count] = unit + 3
                 values[count] = (checkers - 3) / 2.0
                 count += 1
+    if inputs == POINT_INPUTS:
+        return count
     for order in range(2):
         side = MOVER if order == 0 else OPPONENT
         _side_features(board, side, features)
@@ -175,7 +183,7 @@ def encode_dense(board: np.ndarray) -> np.ndarray:
     indices = np.empty(MAX_NONZERO, dtype=np.int64)
     values = np.empty(MAX_NONZERO, dtype=np.float32)
     features = np.empty(FEATURES, dtype=np.float32)
-    count = encode(np.ascontiguousarray(board, dtype=np.int8), indices, values, features)
+    count = encode(np.ascontiguousarray(board, dtype=np.int8), INPUTS, indices, values, features)
     dense = np.zeros(INPUTS, dtype=np.float32)
     dense[indices[:count]] = values[:count]
     return dense

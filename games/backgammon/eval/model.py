@@ -29,10 +29,22 @@ CLASS_NAMES = ("contact", "race")
 
 @dataclass(frozen=True)
 class NetPair:
-    """The contact net and the race net."""
+    """The contact net and the race net, both over the same inputs (the full ones, or the point units
+    alone for the pruning nets)."""
 
     contact: Net
     race: Net
+
+    def __post_init__(self) -> None:
+        if self.contact.inputs != self.race.inputs:
+            raise ValueError(
+                f"the contact net has {self.contact.inputs} inputs, the race net {self.race.inputs}"
+            )
+
+    @property
+    def hidden(self) -> int:
+        """The larger net's hidden units (the scratch memory the kernels need)."""
+        return max(self.contact.hidden, self.race.hidden)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The eight weight arrays in the order the kernels take them (contact's four, then race's)."""
@@ -129,7 +141,7 @@ def evaluate_nets(
     """The nets' probabilities of a live ``board`` (side on roll in row MOVER) into ``out``; returns the
     position class, which says which net answered. ``nets`` is ``NetPair.arrays()``."""
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = nets
-    count = encode(board, indices, values, features)
+    count = encode(board, cw1.shape[0], indices, values, features)
     kind = position_class(board)
     if kind == RACE:
         forward(rw1, rb1, rw2, rb2, indices, values, count, hidden, out)
@@ -155,7 +167,7 @@ def train_nets(
     """One gradient step of the net of ``board``'s class towards ``target`` (``net.train_step``); returns
     the squared error before the step. ``nets`` is ``NetPair.arrays()``, changed in place."""
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = nets
-    count = encode(board, indices, values, features)
+    count = encode(board, cw1.shape[0], indices, values, features)
     if position_class(board) == RACE:
         return train_step(rw1, rb1, rw2, rb2, indices, values, count, target, rate, hidden, delta, out)
     return train_step(cw1, cb1, cw2, cb2, indices, values, count, target, rate, hidden, delta, out)

@@ -1,9 +1,10 @@
 """The evaluation nets: one hidden layer of sigmoid units and five sigmoid outputs, the five cubeless
 probabilities (see ``probabilities.PROBABILITIES``), in the design gnubg and TD-Gammon use.
 
-A ``Net`` is four arrays. ``w1`` is (INPUTS, hidden) so that each non-zero input adds one contiguous row
-(the inputs are sparse, see ``inputs``); ``w2`` is (5, hidden). The kernels below compute one position at a
-time over caller-owned scratch memory, so that the search and the trainer allocate nothing per position.
+A ``Net`` is four arrays. ``w1`` is (INPUTS, hidden) (POINT_INPUTS, hidden for a pruning net) so that
+each non-zero input adds one contiguous row (the inputs are sparse, see ``inputs``); ``w2`` is
+(5, hidden). The kernels below compute one position at a time over caller-owned scratch memory, so that
+the search and the trainer allocate nothing per position.
 Training minimises the cross-entropy of each output against its target, whose gradient at the output's
 input is simply (output - target).
 """
@@ -17,15 +18,15 @@ from pathlib import Path
 import numpy as np
 from taldau.games.jit import njit
 
-from .inputs import INPUTS
+from .inputs import INPUTS, POINT_INPUTS
 
 OUTPUTS = 5
 
 
 @dataclass(frozen=True)
 class Net:
-    """Weights of one net: ``w1`` (INPUTS, hidden), ``b1`` (hidden,), ``w2`` (5, hidden), ``b2`` (5,),
-    all float32."""
+    """Weights of one net: ``w1`` (INPUTS or POINT_INPUTS, hidden), ``b1`` (hidden,), ``w2`` (5, hidden),
+    ``b2`` (5,), all float32."""
 
     w1: np.ndarray
     b1: np.ndarray
@@ -37,12 +38,17 @@ class Net:
         """Number of hidden units."""
         return int(self.b1.shape[0])
 
+    @property
+    def inputs(self) -> int:
+        """Number of inputs: INPUTS, or POINT_INPUTS for a pruning net."""
+        return int(self.w1.shape[0])
+
     @classmethod
-    def random(cls, hidden: int, seed: int) -> Net:
+    def random(cls, hidden: int, seed: int, inputs: int = INPUTS) -> Net:
         """Small random weights (uniform, scaled by fan-in) from ``seed``: where training starts."""
         rng = np.random.default_rng(seed)
         return cls(
-            w1=rng.uniform(-1, 1, (INPUTS, hidden)).astype(np.float32) * np.float32(1 / math.sqrt(40)),
+            w1=rng.uniform(-1, 1, (inputs, hidden)).astype(np.float32) * np.float32(1 / math.sqrt(40)),
             b1=np.zeros(hidden, dtype=np.float32),
             w2=rng.uniform(-1, 1, (OUTPUTS, hidden)).astype(np.float32) * np.float32(1 / math.sqrt(hidden)),
             b2=np.zeros(OUTPUTS, dtype=np.float32),
@@ -68,10 +74,11 @@ class Net:
             raise ValueError(f"no {missing.args[0]} in the weights") from None
         w1, b1, w2, b2 = parts
         hidden = b1.shape[0]
-        if w1.shape != (INPUTS, hidden) or w2.shape != (OUTPUTS, hidden) or b2.shape != (OUTPUTS,):
+        shapes_fit = w1.shape in ((INPUTS, hidden), (POINT_INPUTS, hidden))
+        if not shapes_fit or w2.shape != (OUTPUTS, hidden) or b2.shape != (OUTPUTS,):
             raise ValueError(
                 f"net {prefix!r} has shapes {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}; "
-                f"expected ({INPUTS}, h), (h,), ({OUTPUTS}, h), ({OUTPUTS},)"
+                f"expected ({INPUTS} or {POINT_INPUTS}, h), (h,), ({OUTPUTS}, h), ({OUTPUTS},)"
             )
         return cls(w1, b1, w2, b2)
 

@@ -3,9 +3,15 @@ both sides are bearing off, else the contact or race net); n-ply averages, over 
 many of the 36 they stand for, the position after the best play of the roll chosen at 0-ply and evaluated at
 (n - 1)-ply. That is how gnubg defines its plies, so figures can be compared with its own.
 
+Choosing a play at 0-ply inside a deeper ply is most of the work. As gnubg does, a *pruning* pair of
+small nets over the point units alone (see ``inputs``) first sorts every play of a roll, and only the
+``PRUNED_PLAYS`` best of them (or all, when there are no more) are judged by the full nets; the play
+chosen is the best of those by the full nets. Without pruning nets every play is judged by the full nets.
+
 The *model* the kernels take is one tuple: the nets' arrays (``NetPair.arrays()``: the contact net's
-four, the race net's four) and the bear-off database's two (``off``, ``first``; give arrays of length 0
-to let the race net answer bear-offs too, as self-play training does). The *work* tuple is scratch memory
+four, the race net's four), the bear-off database's two (``off``, ``first``; give arrays of length 0
+to let the race net answer bear-offs too, as self-play training does) and the pruning nets' arrays (the
+same eight; a ``w1`` of no rows turns pruning off). The *work* tuple is scratch memory
 made by ``work_memory``, one set of play buffers per ply of look-ahead, so nothing is allocated per
 position.
 """
@@ -22,6 +28,7 @@ from .model import evaluate_nets
 from .probabilities import equity, final_probabilities, flip_into
 
 MAX_PLIES = 3
+PRUNED_PLAYS = 5  # the plays of a roll the full nets judge after the pruning nets have sorted them
 
 
 def work_memory(hidden: int) -> tuple[np.ndarray, ...]:
@@ -47,6 +54,8 @@ def _work_memory(hidden: int, words: np.ndarray) -> tuple:
         np.empty((levels + 1, 2, 25), dtype=np.int8),
         np.empty((levels + 1, 5), dtype=np.float64),
         words,
+        np.empty((levels, MAX_PLAYS), dtype=np.float64),
+        np.empty((levels, MAX_PLAYS), dtype=np.bool_),
     )
 
 
@@ -54,13 +63,46 @@ def _work_memory(hidden: int, words: np.ndarray) -> tuple:
 def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
     """The 0-ply probabilities of ``board`` (side on roll in row MOVER) into ``out``: exact when the game
     is over or both sides are bearing off and the model has the database, else the nets'."""
+    _evaluate_with(board, model[0], model, work, out)
+
+
+@njit(cache=True)
+def _evaluate_with(board: np.ndarray, nets: tuple, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """``evaluate0`` with ``nets`` (the model's full nets or its pruning nets) answering live positions."""
     if final_probabilities(board, out):
         return
     off = model[1]
     if off.shape[0] > 0 and is_bearoff(board):
         bearoff_probabilities(board, off, model[2], out)
         return
-    evaluate_nets(board, model[0], work[0], work[1], work[2], work[3], out)
+    evaluate_nets(board, nets, work[0], work[1], work[2], work[3], out)
+
+
+@njit(cache=True)
+def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple) -> None:
+    """Mark in ``work[14][level]`` the plays the full nets will judge: the PRUNED_PLAYS best of the
+    ``count`` result ``boards`` by the pruning nets (the first of equal ones), or all of them."""
+    kept = work[14][level]
+    pruning = model[3]
+    if pruning[0].shape[0] == 0 or count <= PRUNED_PLAYS:
+        kept[:count] = True
+        return
+    scores = work[13][level]
+    candidate = work[10][level]
+    probabilities = work[11][level]
+    mine = work[11][level + 1]
+    for play in range(count):
+        swap_into(boards[play], candidate)
+        _evaluate_with(candidate, pruning, model, work, probabilities)
+        flip_into(probabilities, mine)
+        scores[play] = equity(mine)
+        kept[play] = False
+    for _ in range(PRUNED_PLAYS):
+        best = -1
+        for play in range(count):
+            if not kept[play] and (best < 0 or scores[play] > scores[best]):
+                best = play
+        kept[best] = True
 
 
 @njit(cache=True)
@@ -90,11 +132,15 @@ def best_reply(
         work[8][level],
         work[9],
     )
+    _prune(boards, count, level, model, work)
+    kept = work[14][level]
     candidate = work[10][level]
     probabilities = work[11][level]
     mine = work[11][level + 1]
     best_equity = -10.0
     for play in range(count):
+        if not kept[play]:
+            continue
         swap_into(boards[play], candidate)
         evaluate0(candidate, model, work, probabilities)
         flip_into(probabilities, mine)
@@ -188,7 +234,13 @@ def evaluate_many_threads(
     for jobs that label many positions on every core of one machine."""
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = model[0]  # numba's parallel loops take arrays, not
     off, first = model[1], model[2]  # nested tuples: the model is taken apart here, built again inside
+    pw1, pb1, pw2, pb2, qw1, qb1, qw2, qb2 = model[3]
     for index in prange(boards.shape[0]):
         work = _work_memory(hidden, words)
-        local = ((cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2), off, first)
+        local = (
+            (cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2),
+            off,
+            first,
+            (pw1, pb1, pw2, pb2, qw1, qb1, qw2, qb2),
+        )
         evaluate_plied(boards[index], plies, local, work, out[index])

@@ -1,7 +1,8 @@
 """Weights files: the contact and race nets and what made them, in one ``.npz``.
 
-A file holds each net's four arrays (``contact.w1`` ...) and ``meta``, a JSON text saying how the nets were
-trained (stage, games, seed, settings). Its identity, the first 12 hex digits of the SHA-256 of the weight
+A file holds each net's four arrays (``contact.w1`` ...), optionally the pruning nets fitted to them
+(``prune.contact.w1`` ..., see ``plies``), and ``meta``, a JSON text saying how the nets were trained
+(stage, games, seed, settings). Its identity, the first 12 hex digits of the SHA-256 of the weight
 arrays, enters the engine version, so every change of weights changes the version of the analyses made
 with them.
 """
@@ -30,8 +31,9 @@ def weights_digest(nets: NetPair) -> str:
     return digest.hexdigest()[:12]
 
 
-def save_nets(path: Path, nets: NetPair, meta: dict[str, Any]) -> None:
-    """Write ``nets`` and ``meta`` to ``path`` atomically (a temporary name, then a rename)."""
+def save_nets(path: Path, nets: NetPair, meta: dict[str, Any], pruning: NetPair | None = None) -> None:
+    """Write ``nets``, their ``pruning`` nets if any and ``meta`` to ``path`` atomically (a temporary
+    name, then a rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, Any] = {
@@ -39,6 +41,9 @@ def save_nets(path: Path, nets: NetPair, meta: dict[str, Any]) -> None:
         **nets.contact.arrays("contact"),
         **nets.race.arrays("race"),
     }
+    if pruning is not None:
+        arrays.update(pruning.contact.arrays("prune.contact"))
+        arrays.update(pruning.race.arrays("prune.race"))
     temporary = path.with_name(path.name + ".part")
     with open(temporary, "wb") as handle:
         np.savez(handle, **arrays)
@@ -57,3 +62,15 @@ def load_nets(path: Path = SHIPPED) -> tuple[NetPair, dict[str, Any]]:
     except (ValueError, json.JSONDecodeError) as error:
         raise ValueError(f"{path}: {error}") from None
     return nets, meta
+
+
+def load_pruning(path: Path = SHIPPED) -> NetPair | None:
+    """The pruning nets stored at ``path``, None when it has none; raises ValueError naming the file when
+    it is not a weights file."""
+    arrays = load_arrays(Path(path))
+    if not any(name.startswith("prune.") for name in arrays):
+        return None
+    try:
+        return NetPair(Net.from_arrays(arrays, "prune.contact"), Net.from_arrays(arrays, "prune.race"))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
