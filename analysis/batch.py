@@ -229,7 +229,8 @@ def _figures(player: PlayerStats) -> SideFigures:
     )
 
 
-def _move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
+def move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
+    """The ``moves`` rows of a reviewed game."""
     return [
         MoveRow(
             game_id=game_id,
@@ -284,5 +285,5 @@ def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, lis
                 }
             )
         )
-        moves += _move_rows(planned.game_id, review)
+        moves += move_rows(planned.game_id, review)
     return moves_table(moves), rows
