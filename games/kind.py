@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 from taldau.games.records import RecordError, RecordFile
 
@@ -180,8 +180,7 @@ class GameKind(Protocol[Game]):
     game has no engine for the batch). ``Game`` is the game's own replayed-game type, which only its
     kind looks into."""
 
-    @property
-    def name(self) -> str: ...
+    name: ClassVar[str]
 
     @property
     def analyser(self) -> Analyser | None: ...

@@ -8,6 +8,7 @@ No analyser yet (``analyser`` is None): the batch lists backgammon matches as sk
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from taldau.games.identity import game_id
 from taldau.games.kind import Analyser, GameFacts
@@ -21,7 +22,7 @@ from .writer import format_action, write_jellyfish
 class BackgammonKind:
     """Backgammon matches and money sessions; recognised by their content."""
 
-    name = "backgammon"
+    name: ClassVar[str] = "backgammon"
     analyser: Analyser | None = None
 
     def recognises(self, file: RecordFile) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from taldau.games.identity import game_id
 from taldau.games.kind import AnalysisOptions, Annotation, GameAnalysis, GameFacts, MarkScale
@@ -77,7 +78,7 @@ class TogyzKind:
     """Togyz Kumalak records (PlayOK, scoresheets, compact strings, opening books) and its analyser. It
     recognises any file: it is the last kind asked."""
 
-    name = "togyz"
+    name: ClassVar[str] = "togyz"
 
     @cached_property
     def analyser(self) -> TogyzAnalyser:
