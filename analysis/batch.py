@@ -1,9 +1,11 @@
-"""The batch analysis of an archive, as pure functions: plan the games, analyse one game into rows.
+"""The batch analysis of an archive, as pure functions: plan the tasks, analyse one task into rows.
 
-``plan`` reads every record under the paths and yields a ``GameTask`` per valid game (its record written back
-as text, small enough for a task queue) and a finished ``games`` row per invalid one. ``analyse_task`` turns
-one task and the settings into the game's ``moves`` table and ``games`` row; the executors (local process
-pool or Celery workers) only run it and store what it returns, so both give the same rows.
+``plan`` reads every record under the paths and yields a ``GameTask`` per task of valid games (one Togyz
+game, one backgammon match: see ``taldau.games.kind``), written back as text small enough for a task
+queue, and a finished ``games`` row per invalid game. ``analyse_task`` turns one task and the settings into
+its games' ``moves`` rows and ``games`` rows; the executors (local process pool or Celery workers) only run
+it and store what it returns, so both give the same rows. Nothing here looks into a game: the game's kind
+(its facts, identity and task text) and its analyser do.
 """
 
 from __future__ import annotations
@@ -12,22 +14,32 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from taldau.games.kind import Analyser, AnalysisOptions, GameFacts, GameKind
 from taldau.games.records import ReadLimits
-from taldau.games.registry import GameFacts, analyser, game_kind
-from taldau.schemas import GAMES_SCHEMA_VERSION, HEADER_COLUMNS, MOVES_SCHEMA_VERSION, moves_table
+from taldau.games.registry import analyser, game_kind
+from taldau.schemas import (
+    GAMES_SCHEMA_VERSION,
+    MOVES_SCHEMA_VERSION,
+    GameRow,
+    MoveRow,
+    SideFigures,
+    Status,
+    moves_table,
+)
 
-from .identity import game_id
-from .review import GameReview, ReviewSettings, review_game
+from .review import GameReview, PlayerStats, Thresholds, check_thresholds, review_task
 from .validation import Unreadable, archive_games
 
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """What an analysis depends on: the game, the limit (None: the game's default) and the mark thresholds.
+    """What an analysis depends on: the game, the limit (None: the game's default) and the mark thresholds
+    (None: the game's analyser's own).
 
     ``key`` names the result set: the same settings and engine give the same key on any machine.
     """
@@ -35,22 +47,42 @@ class BatchSettings:
     game: str = "togyz"
     depth: int | None = None
     nodes: int | None = None
-    thresholds: tuple[float, float, float] = (0.1, 0.2, 0.3)
+    thresholds: Thresholds | None = None
 
-    def limit(self) -> Any:
-        return analyser(self.game).limit(self.depth, self.nodes)
+    @cached_property
+    def analyser(self) -> Analyser:
+        """The game's analyser; ValueError when the game has none yet."""
+        return analyser(self.game)
+
+    def kind(self) -> GameKind[Any]:
+        return game_kind(self.game)
+
+    @property
+    def options(self) -> AnalysisOptions:
+        return AnalysisOptions(depth=self.depth, nodes=self.nodes)
+
+    def marks(self) -> Thresholds:
+        """The thresholds of the marks, in the analyser's scale."""
+        return check_thresholds(self.thresholds or self.analyser.scale.thresholds)
+
+    def limit(self) -> object:
+        return self.analyser.limit(self.options)
+
+    def time_budget(self, decisions: int) -> float:
+        """Seconds a task of ``decisions`` decisions may take, as the game's analyser states it."""
+        return self.analyser.time_budget(self.options, decisions)
 
     def describe(self) -> dict[str, Any]:
         """Everything the results depend on, for the manifest and the key."""
         return {
             "game": self.game,
             "limit": str(self.limit()),
-            "thresholds": list(self.thresholds),
-            "engine": analyser(self.game).engine_version(),
+            "thresholds": list(self.marks()),
+            "engine": self.analyser.version(),
             "schemas": {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
         }
 
-    @property
+    @cached_property
     def key(self) -> str:
         text = json.dumps(self.describe(), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -60,71 +92,70 @@ class BatchSettings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BatchSettings:
-        return cls(**{**data, "thresholds": tuple(data["thresholds"])})
+        thresholds = data.get("thresholds")
+        return cls(**{**data, "thresholds": None if thresholds is None else tuple(thresholds)})
+
+
+@dataclass(frozen=True)
+class TaskGame:
+    """A valid game of a task: its id, its index in its record file and its number of decisions."""
+
+    game_id: str
+    index: int
+    plies: int
 
 
 @dataclass(frozen=True)
 class GameTask:
-    """One valid game to analyse: its id, where it came from, its record as text and its number of plies
-    (what its time limits are made of)."""
+    """One task: the valid games of one Togyz record or one backgammon match, where they came from, and
+    their record as text. ``id`` names the task's parts (a single game's id, or a digest of the match's
+    game ids); ``plies``, its decisions, is what its time limits are made of."""
 
-    game_id: str
+    id: str
     source: str
     index: int
     format: str
     record: str
-    plies: int
+    games: tuple[TaskGame, ...]
+
+    @property
+    def plies(self) -> int:
+        return sum(game.plies for game in self.games)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
-
-def _base_row(game: Any, identity: str, settings: BatchSettings) -> dict[str, Any]:
-    """The columns of a ``games`` row that do not depend on the analysis."""
-    record = game.record
-    row: dict[str, Any] = {
-        "game_id": identity,
-        "game": settings.game,
-        "source": record.source,
-        "index": record.index,
-        "format": record.format,
-        "headers": dict(record.headers),
-        "result": game.result,
-        "termination": game.termination.value,
-        "plies": game.plies,
-        "settings": settings.key,
-    }
-    for header, column in HEADER_COLUMNS.items():
-        row[column] = record.headers.get(header)
-    return row
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameTask:
+        return cls(**{**data, "games": tuple(TaskGame(**game) for game in data["games"])})
 
 
-def identity_of(game: Any, settings: BatchSettings) -> str:
-    """The content-derived id of a replayed game."""
-    return game_id(settings.game, game.record.headers, game.positions[0].fen(), game.moves)
+def task_id(game_ids: Iterable[str]) -> str:
+    """A task's id: its game's id, or for several games a digest of theirs."""
+    ids = list(game_ids)
+    if len(ids) == 1:
+        return ids[0]
+    return hashlib.sha256(("task " + " ".join(ids)).encode()).hexdigest()[:16]
 
 
-def _other_kind_row(kind: str, facts: GameFacts, settings: BatchSettings) -> dict[str, Any]:
-    """The finished ``invalid`` row of a bad game of another kind than the run's (a backgammon match in a
-    Togyz run, say): its id comes from where it lies, as it has no engine to replay it for one."""
-    identity = hashlib.sha256(f"invalid {kind} {facts.source} {facts.index}".encode()).hexdigest()[:16]
-    row: dict[str, Any] = {
-        "game_id": identity,
-        "game": kind,
-        "source": facts.source,
-        "index": facts.index,
-        "format": facts.format,
-        "headers": dict(facts.headers),
-        "result": facts.result,
-        "termination": facts.termination,
-        "plies": facts.plies,
-        "status": "invalid",
-        "error": "; ".join(str(error) for error in facts.errors),
-        "settings": settings.key,
-    }
-    for header, column in HEADER_COLUMNS.items():
-        row[column] = facts.headers.get(header)
-    return row
+def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: str) -> GameRow:
+    """The ``games`` row of a replayed game, without the analysis' figures (an ``invalid`` one has its
+    errors)."""
+    errors = "; ".join(str(error) for error in facts.errors) if status is Status.INVALID else None
+    return GameRow(
+        game_id=identity,
+        game=game,
+        source=facts.source,
+        index=facts.index,
+        status=status,
+        settings=key,
+        format=facts.format,
+        headers=dict(facts.headers),
+        result=facts.result,
+        termination=facts.termination,
+        plies=facts.plies,
+        error=errors,
+    )
 
 
 @dataclass(frozen=True)
@@ -136,71 +167,123 @@ class Skipped:
     reason: str
 
 
+def _tasks(kind: GameKind[Any], games: list[Any], settings: BatchSettings) -> Iterator[GameTask | GameRow]:
+    """The ``invalid`` rows of a task's bad games, then the task of its valid ones (if any)."""
+    valid: list[TaskGame] = []
+    first: GameFacts | None = None
+    for game in games:
+        facts, identity = kind.facts(game), kind.identity(game)
+        if not facts.valid:
+            yield game_row(facts, identity, settings.game, Status.INVALID, settings.key)
+            continue
+        first = first or facts
+        valid.append(TaskGame(identity, facts.index, facts.plies))
+    if first is not None:
+        ids = (game.game_id for game in valid)
+        yield GameTask(
+            task_id(ids), first.source, first.index, first.format, kind.task_text(games), tuple(valid)
+        )
+
+
 def plan(
     paths: Iterable[str | Path], settings: BatchSettings, limits: ReadLimits | None = None
-) -> Iterator[GameTask | Skipped | dict[str, Any]]:
-    """A task per valid game under ``paths``, a finished ``invalid`` row per bad game (of any kind) or
-    unreadable file, and a ``Skipped`` note per valid game of another kind than ``settings.game``. Records
-    are read within ``limits`` (the defaults if None), one game at a time."""
-    write_record = analyser(settings.game).write_record
+) -> Iterator[GameTask | Skipped | GameRow]:
+    """A task per valid game (or match) under ``paths``, a finished ``invalid`` row per bad game (of any
+    kind) or unreadable file, and a ``Skipped`` note per valid game of another kind than ``settings.game``.
+    Records are read within ``limits`` (the defaults if None), one game at a time (a match at a time)."""
+    kind = settings.kind()
+    pending: list[Any] = []  # the games of the task being read
     for item in archive_games(paths, limits or ReadLimits()):
+        if not isinstance(item, Unreadable) and item[0].name == settings.game:
+            game = item[1]
+            if pending and not kind.same_task(pending[-1], game):
+                yield from _tasks(kind, pending, settings)
+                pending = []
+            pending.append(game)
+            continue
+        if pending:
+            yield from _tasks(kind, pending, settings)
+            pending = []
         if isinstance(item, Unreadable):
             identity = hashlib.sha256(f"unreadable {item.source}".encode()).hexdigest()[:16]
-            yield {
-                "game_id": identity,
-                "game": settings.game,
-                "source": item.source,
-                "index": 0,
-                "plies": 0,
-                "status": "invalid",
-                "error": item.reason,
-                "settings": settings.key,
-            }
+            yield GameRow(
+                identity, settings.game, item.source, 0, Status.INVALID, settings.key, error=item.reason
+            )
             continue
-        kind, game = item
-        if kind.name != settings.game:
-            facts = kind.facts(game)
-            if facts.errors:
-                yield _other_kind_row(kind.name, facts, settings)
-                continue
-            yield Skipped(facts.source, facts.index, f"a {kind.name} game; this run analyses {settings.game}")
+        other, game = item
+        facts = other.facts(game)
+        if not facts.valid:  # its id comes from where it lies: there is no engine to replay it for one
+            identity = hashlib.sha256(
+                f"invalid {other.name} {facts.source} {facts.index}".encode()
+            ).hexdigest()
+            yield game_row(facts, identity[:16], other.name, Status.INVALID, settings.key)
             continue
-        identity = identity_of(game, settings)
-        if not game.valid:
-            errors = "; ".join(str(error) for error in game.errors)
-            yield {**_base_row(game, identity, settings), "status": "invalid", "error": errors}
-            continue
-        record = game.record
-        yield GameTask(identity, record.source, record.index, record.format, write_record(game), game.plies)
+        yield Skipped(facts.source, facts.index, f"a {other.name} game; this run analyses {settings.game}")
+    if pending:
+        yield from _tasks(kind, pending, settings)
 
 
-def _stats_columns(review: GameReview) -> dict[str, Any]:
-    columns: dict[str, Any] = {}
-    for side, player in zip(("white", "black"), review.players, strict=True):
-        columns[f"{side}_inaccuracies"] = player.inaccuracies
-        columns[f"{side}_mistakes"] = player.mistakes
-        columns[f"{side}_blunders"] = player.blunders
-        columns[f"{side}_accuracy"] = player.accuracy
-        columns[f"{side}_mean_loss"] = player.mean_loss
-    return columns
-
-
-def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, dict[str, Any]]:
-    """Replay and review one game: its ``moves`` rows and its ``games`` row (status ``ok``)."""
-    kind = game_kind(settings.game)
-    tools = analyser(settings.game)
-    (game,) = kind.read_games(task.record.encode("utf-8"), task.source)
-    if not game.valid:  # the record was valid when planned: this is a bug, not bad input
-        raise ValueError(f"game {task.game_id} no longer replays: {game.errors[0]}")
-    review = review_game(
-        game, tools.engine(), tools.win_curve(), ReviewSettings(settings.limit(), settings.thresholds)
+def _figures(player: PlayerStats) -> SideFigures:
+    return SideFigures(
+        player.inaccuracies, player.mistakes, player.blunders, player.accuracy, player.mean_loss
     )
-    row = {
-        **_base_row(game, task.game_id, settings),
-        "source": task.source,
-        "index": task.index,
-        "format": task.format,
-        "status": "ok",
-        **_stats_columns(review),
-    }
-    return moves_table(task.game_id, review.plies), row
+
+
+def move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
+    """The ``moves`` rows of a reviewed game."""
+    return [
+        MoveRow(
+            game_id=game_id,
+            ply=row.decision.ply,
+            side=row.decision.side,
+            fen=row.decision.position,
+            key=row.decision.key,
+            move=row.decision.played,
+            best_move=row.decision.best,
+            pv=row.decision.pv,
+            score_best=row.decision.score_best,
+            score_played=row.decision.score_played,
+            loss=row.decision.loss,
+            plies_to_result_best=row.decision.plies_to_result_best,
+            plies_to_result_played=row.decision.plies_to_result_played,
+            win_chance_before=row.decision.chance_before,
+            win_chance_after=row.decision.chance_after,
+            mark=row.mark,
+            forced=row.decision.forced,
+            depth=row.decision.depth,
+            seldepth=row.decision.seldepth,
+            nodes=row.decision.nodes,
+            seconds=row.decision.seconds,
+        )
+        for row in review.decisions
+    ]
+
+
+def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, list[GameRow]]:
+    """Replay and review one task: its games' ``moves`` rows and ``games`` rows (status ``ok``)."""
+    kind = settings.kind()
+    replayed = [kind.facts(game) for game in kind.read_games(task.record.encode("utf-8"), task.source)]
+    valid = [facts for facts in replayed if facts.valid]
+    if len(valid) != len(task.games):  # the record was valid when planned: this is a bug, not bad input
+        errors = [str(error) for facts in replayed for error in facts.errors]
+        raise ValueError(f"task {task.id} no longer replays as planned: {errors[:1] or 'other games'}")
+    reviews = review_task(settings.analyser, task.record, task.source, settings.options, settings.marks())
+    moves: list[MoveRow] = []
+    rows: list[GameRow] = []
+    for planned, facts, review in zip(task.games, valid, reviews, strict=True):
+        base = game_row(facts, planned.game_id, settings.game, Status.OK, settings.key)
+        white, black = review.players
+        rows.append(
+            GameRow(
+                **{
+                    **asdict(base),
+                    "source": task.source,
+                    "index": planned.index,
+                    "format": task.format,
+                    "white": _figures(white),
+                    "black": _figures(black),
+                }
+            )
+        )
+        moves += move_rows(planned.game_id, review)
+    return moves_table(moves), rows

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from taldau.games.archive import Refused, iter_sources
+from taldau.games.kind import GameFacts, GameKind
 from taldau.games.records import ReadLimits, RecordError, UnreadableFile
-from taldau.games.registry import GameFacts, GameKind, detect_game
+from taldau.games.registry import detect_game
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class GameCheck:
 
     @property
     def valid(self) -> bool:
-        return not self.facts.errors
+        return self.facts.valid
 
     @property
     def source(self) -> str:
@@ -92,10 +93,11 @@ class Summary:
 
 def archive_games(
     paths: Iterable[str | Path], limits: ReadLimits
-) -> Iterator[tuple[GameKind, Any] | Unreadable]:
+) -> Iterator[tuple[GameKind[Any], Any] | Unreadable]:
     """Every game under ``paths`` (files, directories, archives, ``.gz`` files) read and replayed one at a
     time, in order, with the kind of game it is, within ``limits``; a source that is not read (refused, or
-    failing to be read) comes as ``Unreadable``."""
+    failing to be read) comes as ``Unreadable``. The game is of its kind's own type, which only the kind
+    looks into."""
     for source in iter_sources(paths, limits):
         if isinstance(source, Refused):
             yield Unreadable(source.name, source.reason)

@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any
 
 import click
-from taldau.analysis.review import ReviewSettings, review_game, review_headers
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.games.backgammon import parse_dice
@@ -32,11 +31,11 @@ from taldau.games.backgammon.engine import (
 from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position
+from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 from taldau.games.registry import analyser
-from taldau.games.togyz import START_FEN, FenError, Position, perft, write_scoresheet
+from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.bench import run_bench
-from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.diagram import render
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit
 from taldau.games.togyz.evaluate import load_weights
@@ -355,12 +354,22 @@ def annotate(
     paths: tuple[str, ...], depth: int | None, nodes: int | None, movetime: float | None, form: str
 ) -> None:
     """Analyse every move of the games in PATHS and print them as scoresheets with marks and statistics."""
-    limit = _limit(depth, nodes, movetime, default_limit())
-    engine, curve, settings = Engine(), load_win_curve(), ReviewSettings(limit)
-    for game in _games(paths):
-        review = review_game(game, engine, curve, settings)
-        headers = review_headers(review, f"taldau, {limit}")
-        click.echo(write_scoresheet(game, form, marks=review.marks, headers=headers))
+    from taldau.analysis.batch import BatchSettings, GameTask, Skipped, plan
+    from taldau.analysis.review import annotation, review_task
+
+    if sum(value is not None for value in (depth, nodes, movetime)) > 1:
+        raise click.UsageError("give one of --depth, --nodes or --movetime")
+    settings = BatchSettings()
+    tools, options = settings.analyser, AnalysisOptions(depth, nodes, movetime)
+    annotator = f"taldau, {tools.limit(options)}"
+    for item in plan(paths, settings, ReadLimits()):
+        if isinstance(item, GameTask):
+            reviews = review_task(tools, item.record, item.source, options)
+            notes = [annotation(review, annotator) for review in reviews]
+            click.echo(tools.annotate(item.record, item.source, notes, form))
+        else:
+            reason = item.reason if isinstance(item, Skipped) else item.error
+            click.echo(f"{item.source}, game {item.index}: skipped: {reason}", err=True)
 
 
 @main.command()

@@ -1,7 +1,15 @@
 """Arrow schemas of every table taldau writes, each with its version in the schema metadata."""
 
-from .games import GAMES_SCHEMA, GAMES_SCHEMA_VERSION, HEADER_COLUMNS, games_table
-from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, moves_table
+from .games import (
+    GAMES_SCHEMA,
+    GAMES_SCHEMA_VERSION,
+    HEADER_COLUMNS,
+    GameRow,
+    SideFigures,
+    Status,
+    games_table,
+)
+from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
 
 __all__ = [
     "GAMES_SCHEMA",
@@ -9,6 +17,10 @@ __all__ = [
     "HEADER_COLUMNS",
     "MOVES_SCHEMA",
     "MOVES_SCHEMA_VERSION",
+    "GameRow",
+    "MoveRow",
+    "SideFigures",
+    "Status",
     "games_table",
     "moves_table",
 ]

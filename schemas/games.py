@@ -8,8 +8,9 @@ side's moves not ``forced``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import cast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 import pyarrow as pa
 
@@ -25,6 +26,69 @@ HEADER_COLUMNS = {
     "BlackElo": "black_elo",
 }
 SIDE_STATS = ("inaccuracies", "mistakes", "blunders", "accuracy", "mean_loss")
+
+
+class Status(StrEnum):
+    """How a game ended up in the table (the ``status`` column holds these strings)."""
+
+    OK = "ok"  # analysed
+    INVALID = "invalid"  # the record breaks the rules or cannot be read
+    FAILED = "failed"  # the analysis itself failed
+
+
+@dataclass(frozen=True)
+class SideFigures:
+    """One side's figures over an analysed game: counts of each mark, accuracy (0 to 100), mean loss."""
+
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    accuracy: float
+    mean_loss: float
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of the ``games`` table. The header columns (``event``, ``white``...) are read from
+    ``headers`` (HEADER_COLUMNS); the sides' figures are null unless the game was analysed."""
+
+    game_id: str
+    game: str
+    source: str
+    index: int
+    status: Status
+    settings: str
+    format: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    result: str | None = None
+    termination: str | None = None
+    plies: int = 0
+    error: str | None = None
+    white: SideFigures | None = None
+    black: SideFigures | None = None
+
+    def columns(self) -> dict[str, object]:
+        """The row as GAMES_SCHEMA's columns."""
+        row: dict[str, object] = {
+            "game_id": self.game_id,
+            "game": self.game,
+            "source": self.source,
+            "index": self.index,
+            "format": self.format,
+            "headers": list(self.headers.items()),
+            "result": self.result,
+            "termination": self.termination,
+            "plies": self.plies,
+            "status": str(self.status),
+            "error": self.error,
+            "settings": self.settings,
+        }
+        for header, column in HEADER_COLUMNS.items():
+            row[column] = self.headers.get(header)
+        for side, figures in (("white", self.white), ("black", self.black)):
+            for name in SIDE_STATS:
+                row[f"{side}_{name}"] = None if figures is None else getattr(figures, name)
+        return row
 
 
 def _side_fields(side: str) -> list[pa.Field]:
@@ -59,9 +123,9 @@ GAMES_SCHEMA = pa.schema(
 )
 
 
-def games_table(rows: Iterable[Mapping[str, object]]) -> pa.Table:
-    """Rows (dicts with GAMES_SCHEMA's names; missing ones are null) as a table of GAMES_SCHEMA."""
-    rows = list(rows)
-    columns = {name: [row.get(name) for row in rows] for name in GAMES_SCHEMA.names}
-    columns["headers"] = [list(cast(Mapping[str, str], h or {}).items()) for h in columns["headers"]]
-    return pa.Table.from_pydict(columns, schema=GAMES_SCHEMA)
+def games_table(rows: Iterable[GameRow]) -> pa.Table:
+    """Rows as a table of GAMES_SCHEMA."""
+    records = [row.columns() for row in rows]
+    return pa.Table.from_pydict(
+        {name: [record[name] for record in records] for name in GAMES_SCHEMA.names}, schema=GAMES_SCHEMA
+    )

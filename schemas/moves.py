@@ -4,7 +4,7 @@ Scores and winning chances are stored from White's (the first player's) side; ``
 plies to a forced result from the mover's side. Scores are in the game's unit (kumalak for Togyz Kumalak); a
 forced result is its own value, the plies to it in ``plies_to_result_best`` / ``plies_to_result_played``
 (its score stays ``+-(1000 - plies)``, so that scores sort). ``loss`` is in the game's unit, at most
-``analysis.review.LOSS_CAP`` (20 kumalak): the games table's mean loss is the mean of ``loss`` over the
+``games.togyz.review.LOSS_CAP`` (20 kumalak): the games table's mean loss is the mean of ``loss`` over the
 moves not ``forced``. Winning chances are in [-1, 1].
 
 Version 2 added the two plies columns and capped ``loss`` (version 1 stored forced results in it as up to
@@ -14,10 +14,10 @@ Version 2 added the two plies columns and capped ``loss`` (version 1 stored forc
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import astuple, fields
+from dataclasses import astuple, dataclass, fields
 
 import pyarrow as pa
-from taldau.analysis.review import LOSS_CAP, PlyReview
+from taldau.games.togyz.review import LOSS_CAP
 
 MOVES_SCHEMA_VERSION = "2"
 
@@ -63,13 +63,39 @@ MOVES_SCHEMA = pa.schema(
     metadata={"taldau.table": "moves", "taldau.schema_version": MOVES_SCHEMA_VERSION},
 )
 
-_REVIEW_FIELDS = [field.name for field in fields(PlyReview)]
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One row of the ``moves`` table (the columns' meanings are in MOVES_SCHEMA's field docs)."""
+
+    game_id: str
+    ply: int
+    side: int
+    fen: str
+    key: int
+    move: str
+    best_move: str
+    pv: str
+    score_best: float
+    score_played: float
+    loss: float
+    plies_to_result_best: int | None
+    plies_to_result_played: int | None
+    win_chance_before: float
+    win_chance_after: float
+    mark: str | None
+    forced: bool
+    depth: int
+    seldepth: int
+    nodes: int
+    seconds: float
 
 
-def moves_table(game_id: str, plies: Iterable[PlyReview]) -> pa.Table:
-    """The rows of one reviewed game as a table of MOVES_SCHEMA."""
-    rows = [astuple(ply) for ply in plies]
-    columns: dict[str, list[object]] = {"game_id": [game_id] * len(rows)}
-    for index, name in enumerate(_REVIEW_FIELDS):
-        columns[name] = [row[index] for row in rows]
-    return pa.Table.from_pydict({name: columns[name] for name in MOVES_SCHEMA.names}, schema=MOVES_SCHEMA)
+_ROW_FIELDS = [field.name for field in fields(MoveRow)]
+
+
+def moves_table(rows: Iterable[MoveRow]) -> pa.Table:
+    """Rows as a table of MOVES_SCHEMA."""
+    values = [astuple(row) for row in rows]
+    columns = {name: [value[index] for value in values] for index, name in enumerate(_ROW_FIELDS)}
+    return pa.Table.from_pydict(columns, schema=MOVES_SCHEMA)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -10,16 +11,32 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from helpers import make_position
-from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
-from taldau.analysis.identity import game_id
-from taldau.analysis.review import LOSS_CAP, ReviewSettings, move_accuracy, review_game, review_headers
-from taldau.analysis.winchance import WinCurve, fit_win_curve
+from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, move_rows, plan
+from taldau.analysis.review import (
+    GameReview,
+    check_thresholds,
+    judge,
+    mark_of,
+    move_accuracy,
+    review_headers,
+)
+from taldau.analysis.winchance import fit_win_curve
+from taldau.games.identity import game_id
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, Limit
-from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, moves_table
+from taldau.games.togyz.kind import SCALE, TogyzKind
+from taldau.games.togyz.review import LOSS_CAP, review_game
+from taldau.games.winchance import WinCurve
+from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
 
 LIMIT = Limit(depth=6)
+
+
+def reviewed(game: Game, engine: Engine, limit: Limit = LIMIT) -> tuple[list[MoveRow], GameReview]:
+    """The game judged by the Togyz engine, marked at the Togyz thresholds, as ``moves`` rows."""
+    review = judge(review_game(game, engine, load_win_curve(), limit), SCALE.thresholds)
+    return move_rows("g", review), review
 
 
 def record(position: Position, pits: list[int]) -> Game:
@@ -44,8 +61,7 @@ def test_a_planted_blunder_is_marked(engine: Engine) -> None:
     # White wins at once with 91(82) but plays 89; Black answers with its best move.
     start = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
     game = record(start, [8, 1])
-    review = review_game(game, engine, load_win_curve(), ReviewSettings(LIMIT))
-    blunder, reply = review.plies
+    (blunder, reply), review = reviewed(game, engine)
     assert (blunder.move, blunder.best_move, blunder.mark) == ("89", "91(82)", "??")
     assert blunder.score_best == 999.0 and blunder.score_played < 0  # win in 1 -> a lost position
     assert blunder.win_chance_before == 1.0 and blunder.win_chance_after == -1.0
@@ -62,7 +78,7 @@ def test_a_planted_blunder_is_marked(engine: Engine) -> None:
 def test_forced_moves_are_flagged_not_marked(engine: Engine) -> None:
     start = make_position([1, 0, 0, 0, 0, 0, 0, 0, 0], [5, 5, 5, 5, 5, 5, 5, 5, 3], black_kazan=80)
     game = record(start, [1, 9])
-    first, second = review_game(game, engine, load_win_curve(), ReviewSettings(LIMIT)).plies
+    (first, second), _ = reviewed(game, engine)
     assert first.forced and first.mark is None and first.score_best == -998.0
     assert not second.forced and second.score_best == -999.0  # White's side: Black wins in 1
     assert second.plies_to_result_best == second.plies_to_result_played == 1  # the mover's side: Black's
@@ -72,25 +88,22 @@ def test_forced_moves_are_flagged_not_marked(engine: Engine) -> None:
 def test_a_thrown_away_forced_win_loses_the_cap_and_keeps_its_plies(engine: Engine) -> None:
     # White wins at once with 91(82) and in 3 with 12; 69 leaves about +34 kumalak and no forced result.
     start = make_position([2, 0, 4, 0, 0, 4, 5, 0, 2], [3, 6, 4, 6, 2, 4, 2, 5, 3], white_kazan=78)
-    reviewed = {
-        pit: review_game(record(start, [pit]), engine, load_win_curve(), ReviewSettings(LIMIT)).plies[0]
-        for pit in (9, 1, 6)
-    }
-    assert {pit: (row.best_move, row.move) for pit, row in reviewed.items()} == {
+    rows = {pit: reviewed(record(start, [pit]), engine)[0][0] for pit in (9, 1, 6)}
+    assert {pit: (row.best_move, row.move) for pit, row in rows.items()} == {
         9: ("91(82)", "91(82)"),
         1: ("91(82)", "12"),
         6: ("91(82)", "69"),
     }
-    thrown = reviewed[6]
+    thrown = rows[6]
     assert thrown.loss == LOSS_CAP == 20.0 and thrown.mark == "?!"  # chances 1 -> about 0.9
     assert (thrown.plies_to_result_best, thrown.plies_to_result_played) == (1, None)
     assert 20 < thrown.score_played < 50  # the move played has a score in kumalak, and no forced result
-    slower = reviewed[1]  # still a forced win, two plies later: no kumalak lost, the plies tell the rest
+    slower = rows[1]  # still a forced win, two plies later: no kumalak lost, the plies tell the rest
     assert slower.loss == 0.0 and slower.mark is None
     assert (slower.plies_to_result_best, slower.plies_to_result_played) == (1, 3)
-    best = reviewed[9]
+    best = rows[9]
     assert best.loss == 0.0 and (best.plies_to_result_best, best.plies_to_result_played) == (1, 1)
-    table = moves_table("thrown", [thrown, slower]).to_pydict()
+    table = moves_table([thrown, slower]).to_pydict()
     assert table["loss"] == [20.0, 0.0]
     assert (table["plies_to_result_best"], table["plies_to_result_played"]) == ([1, 1], [None, 3])
 
@@ -103,11 +116,12 @@ def test_the_moves_mean_loss_is_the_games_mean_loss(togyz_examples: Path) -> Non
     capped = forced_results = 0
     for task in (tasks[1], tasks[2], tasks[3], tasks[5]):
         assert isinstance(task, GameTask)
-        moves, row = analyse_task(task, settings)
+        moves, (row,) = analyse_task(task, settings)
         means = dict(
             duckdb.sql("select side, avg(loss) from moves where not forced group by side").fetchall()
         )
-        assert means == {0: pytest.approx(row["white_mean_loss"]), 1: pytest.approx(row["black_mean_loss"])}
+        assert row.white is not None and row.black is not None
+        assert means == {0: pytest.approx(row.white.mean_loss), 1: pytest.approx(row.black.mean_loss)}
         assert pc.min(moves["loss"]).as_py() >= 0.0 and pc.max(moves["loss"]).as_py() <= LOSS_CAP
         capped += pc.sum(pc.equal(moves["loss"], LOSS_CAP)).as_py() or 0
         forced_results += moves["plies_to_result_best"].null_count < moves.num_rows
@@ -118,10 +132,11 @@ def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
     games = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))
     curve = load_win_curve()
     for game in (games[5], games[2]):  # 24 and 62 plies
-        review = review_game(game, engine, curve, ReviewSettings(Limit(depth=4)))
-        assert [row.ply for row in review.plies] == list(range(game.plies))
-        assert [row.move for row in review.plies] == [s.notation for s in game.sowings]
-        for row in review.plies:
+        review = judge(review_game(game, engine, curve, Limit(depth=4)), SCALE.thresholds)
+        rows = move_rows("g", review)
+        assert [row.ply for row in rows] == list(range(game.plies))
+        assert [row.move for row in rows] == [s.notation for s in game.sowings]
+        for row in rows:
             assert row.fen == game.positions[row.ply].fen() and row.side == row.ply % 2
             assert -1 <= row.win_chance_after <= 1 and row.loss >= 0 and row.depth >= 4
             assert row.pv.split()[0] == row.best_move
@@ -138,18 +153,14 @@ def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
 
 def test_same_limit_same_review(togyz_examples: Path) -> None:
     game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[5]
-    settings = ReviewSettings(Limit(depth=5))
-    first = review_game(game, Engine(), load_win_curve(), settings)
-    second = review_game(game, Engine(), load_win_curve(), settings)
-    assert first.plies == [
-        row.__class__(**{**row.__dict__, "seconds": first.plies[i].seconds})
-        for i, row in enumerate(second.plies)
-    ]
+    first = review_game(game, Engine(), load_win_curve(), Limit(depth=5)).decisions
+    second = review_game(game, Engine(), load_win_curve(), Limit(depth=5)).decisions
+    assert list(first) == [replace(row, seconds=first[i].seconds) for i, row in enumerate(second)]
 
 
 def test_marks_follow_the_thresholds() -> None:
-    settings = ReviewSettings(Limit(depth=1))
-    assert [settings.mark(drop) for drop in (0.05, 0.1, 0.19, 0.2, 0.3, 1.5)] == [
+    assert SCALE.thresholds == (0.1, 0.2, 0.3)
+    assert [mark_of(drop, SCALE.thresholds) for drop in (0.05, 0.1, 0.19, 0.2, 0.3, 1.5)] == [
         None,
         "?!",
         "?!",
@@ -157,10 +168,9 @@ def test_marks_follow_the_thresholds() -> None:
         "??",
         "??",
     ]
-    custom = ReviewSettings(Limit(depth=1), thresholds=(0.05, 0.1, 0.15))
-    assert custom.mark(0.12) == "?"
+    assert mark_of(0.12, (0.05, 0.1, 0.15)) == "?"
     with pytest.raises(ValueError):
-        ReviewSettings(Limit(depth=1), thresholds=(0.3, 0.2, 0.1))
+        check_thresholds((0.3, 0.2, 0.1))
     assert move_accuracy(0.5, 0.5) == pytest.approx(100.0, abs=0.01)
     assert move_accuracy(1.0, -1.0) == 0.0
 
@@ -183,9 +193,9 @@ def test_win_curve_fit_recovers_a_known_curve() -> None:
 
 def test_rows_as_arrow_and_parquet(tmp_path: Path, togyz_examples: Path, engine: Engine) -> None:
     game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[5]
-    review = review_game(game, engine, load_win_curve(), ReviewSettings(Limit(depth=3)))
-    identity = game_id("togyz", game.record.headers, game.positions[0].fen(), game.moves)
-    table = moves_table(identity, review.plies)
+    identity = TogyzKind().identity(game)
+    assert identity == game_id("togyz", game.record.headers, game.positions[0].fen(), game.moves)
+    table = moves_table(move_rows(identity, reviewed(game, engine, Limit(depth=3))[1]))
     assert table.schema.equals(MOVES_SCHEMA, check_metadata=True)
     assert table.schema.metadata[b"taldau.schema_version"] == MOVES_SCHEMA_VERSION.encode()
     assert table.num_rows == game.plies and set(table.column("game_id").to_pylist()) == {identity}

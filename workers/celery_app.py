@@ -6,15 +6,14 @@ visibility timeout above them (broker and result backend alike), children recycl
 no delivery count, so the task counts its own deliveries and gives up after MAX_DELIVERIES: a record that
 crashes its worker every time ends as a ``failed`` row instead of looping forever.
 
-A task's id comes from its game, its settings key and its output folder, so the same game of the same run
-is never queued twice: a marker key, set only if absent (``SET NX``), says that a task is queued or running
-and which run sent it; a client that finds the marker follows the task instead of sending it again (a rerun
-after an interruption, or two clients on one folder). Once the task's result is stored the worker removes
-the marker and the delivery count; the client removes the results it read, and when the run is over marks
-it finished: a task of that run delivered again later (a worker killed holding it comes back after the
+A task's id comes from its game (or match), its settings key and its output folder, so the same task of the
+same run is never queued twice: a marker key, set only if absent (``SET NX``), says that a task is queued or
+running and which run sent it; a client that finds the marker follows the task instead of sending it again (a
+rerun after an interruption, or two clients on one folder). Once the task's result is stored the worker
+removes the marker and the delivery count; the client removes the results it read, and when the run is over
+marks it finished: a task of that run delivered again later (a worker killed holding it comes back after the
 visibility timeout) is then dropped without a trace. A task whose marker and result are both gone has ended
-and another client took its result: its parts on disk tell how it ended.
-"""
+and another client took its result: its parts on disk tell how it ended."""
 
 from __future__ import annotations
 
@@ -34,6 +33,7 @@ from kombu.exceptions import OperationalError
 from kombu.utils.url import maybe_sanitize_url
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
+from taldau.analysis.batch import BatchSettings, GameTask
 
 from .run import (
     MAX_DELIVERIES,
@@ -49,7 +49,6 @@ from .store import ResultStore
 
 TASK_NAME = "taldau.analyse_game"
 QUEUE = "celery"  # Celery's default queue: a Redis list of JSON messages
-LONGEST_GAME = 600  # plies, for the app's default limits; the real archive's longest game has 371
 DELIVERIES_KEY = "taldau:deliveries:{}"  # per task id: how many times a worker started it
 QUEUED_KEY = "taldau:queued:{}"  # per task id: the task is queued or running; the value is the sending run
 FINISHED_KEY = "taldau:finished:{}"  # per run id: the run is over, its tasks delivered again are dropped
@@ -121,24 +120,19 @@ def redis_client(broker: str) -> redis.Redis:
     )
 
 
-def time_limits(depth: int | None, nodes: int | None, plies: int, visibility_timeout: int) -> tuple[int, int]:
-    """Soft and hard time limits in seconds for a game of ``plies`` plies at an analysis limit (None, None:
-    the default).
-
-    Measured (BENCHMARKS.md): 0.2 s per ply at depth 12, about 2.5 times more per extra ply of depth; a node
-    limit costs two searches of that many nodes per ply at 3 million nodes/s. A game gets five times its own
-    plies' worth, at least a minute, and the hard limit stays below the visibility timeout so that a running
-    task is never handed out twice.
-    """
-    per_ply = 2 * nodes / 3e6 if nodes is not None else 0.2 * 2.5 ** ((depth or 12) - 12)
-    soft = int(min(max(60.0, 5 * per_ply * plies), visibility_timeout / 2))
+def time_limits(budget: float, visibility_timeout: int) -> tuple[int, int]:
+    """Soft and hard time limits in seconds for a task that its game's analyser gives ``budget`` seconds
+    (``Analyser.time_budget``): at least a minute, and the hard limit a minute more but below the
+    visibility timeout, so that a running task is never handed out twice."""
+    soft = int(min(max(60.0, budget), visibility_timeout / 2))
     return soft, soft + min(60, visibility_timeout // 4)
 
 
-def task_id(spec: RunSpec, game_id: str) -> str:
-    """The id of a game's task: the same game, settings key and output folder give the same id."""
+def task_id(spec: RunSpec, task: str) -> str:
+    """The Celery id of a task: the same task (game or match), settings key and output folder give the
+    same id."""
     folder = hashlib.sha256(spec.out.encode()).hexdigest()[:12]
-    return f"taldau-{spec.key}-{folder}-{game_id}"
+    return f"taldau-{spec.key}-{folder}-{task}"
 
 
 def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
@@ -146,7 +140,8 @@ def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
     service = service or ServiceSettings()
     app = Celery("taldau", broker=broker, backend=broker)
     transport = service.transport_options()
-    soft, hard = time_limits(None, None, LONGEST_GAME, service.visibility_timeout)
+    # Every task is sent with its own limits (its analyser's budget); the app's are the ceiling.
+    soft, hard = time_limits(service.visibility_timeout / 2, service.visibility_timeout)
     app.conf.update(
         task_serializer="json",
         result_serializer="json",
@@ -175,7 +170,7 @@ def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
 
     @app.task(name=TASK_NAME, bind=True, after_return=release)
     def analyse_game(self: Any, task: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
-        """Analyse and store one game, unless its run is over (then drop the task without a result) or it
+        """Analyse and store one task, unless its run is over (then drop the task without a result) or it
         has already been delivered MAX_DELIVERIES times (then store it as failed)."""
         spec = RunSpec.from_json(run)
         if client.exists(FINISHED_KEY.format(spec.id)):
@@ -304,6 +299,7 @@ class _Client:
         self.redis = redis_client(broker)
         self.service = service
         self.spec = spec
+        self.settings = BatchSettings.from_json(spec.settings)
         self.store = ResultStore(spec.out, spec.key)
         self.release = self.redis.register_script(_RELEASE)
         self.pending: dict[str, tuple[dict[str, Any], int]] = {}  # task id -> (task, times sent again)
@@ -315,12 +311,8 @@ class _Client:
 
     def send(self, task: str, game: dict[str, Any]) -> None:
         """Send a game's task (the marker is ours already, and a stale result of the same id gone)."""
-        soft, hard = time_limits(
-            self.spec.settings["depth"],
-            self.spec.settings["nodes"],
-            game["plies"],
-            self.service.visibility_timeout,
-        )
+        budget = self.settings.time_budget(GameTask.from_json(game).plies)
+        soft, hard = time_limits(budget, self.service.visibility_timeout)
         self.app.send_task(
             TASK_NAME, args=[game, self.spec.to_json()], task_id=task, soft_time_limit=soft, time_limit=hard
         )
@@ -328,7 +320,7 @@ class _Client:
     def submit(self, games: list[dict[str, Any]]) -> None:
         """Send each game's task unless another run has it queued or running (then follow it). Games
         already pending are passed over, so that a submission cut by a broker restart can start again."""
-        by_id = {task_id(self.spec, game["game_id"]): game for game in games}
+        by_id = {task_id(self.spec, game["id"]): game for game in games}
         for batch in _chunks([task for task in by_id if task not in self.pending], SEND_BATCH):
             pipe = self.redis.pipeline(transaction=False)
             for task in batch:
@@ -397,7 +389,7 @@ class _Client:
             pipe.exists(QUEUED_KEY.format(task))
         for task, marked in zip(unfinished, pipe.execute(), strict=True):
             game, _ = self.pending[task]
-            stored = None if marked else self.store.stored(game["game_id"])
+            stored = None if marked else self.store.stored(game["id"])
             if stored is not None:
                 del self.pending[task]
                 progress = True
@@ -450,7 +442,7 @@ class _Client:
                 raise BrokerUnavailable(f"no worker answers on {safe_url(self.app.conf.broker_url)}")
             time.sleep(1.0)
         watch = Watch(self.app, self.redis, self.service)
-        tasks = [task_id(self.spec, game["game_id"]) for game in games]
+        tasks = [task_id(self.spec, game["id"]) for game in games]
 
         def patiently(action: Callable[[], None]) -> None:
             """Do ``action`` once the broker answers (again, if it restarts meanwhile)."""

@@ -1,10 +1,10 @@
 """Running a batch analysis end to end on an executor: plan, skip what is done, analyse, store, compact.
 
 The executor is a local process pool (the default, no broker) or Celery workers behind a Redis broker; both
-run ``store_task`` on each game, so both write the same rows. Every result an executor reports is checked
-against the output folder: a game reported stored must have its parts there, or the run stops with a
-``WorkerProblem`` naming the worker (a worker that writes elsewhere, cannot write, or runs another engine).
-"""
+run ``store_task`` on each task (a game, or a backgammon match), so both write the same rows. Every result an
+executor reports is checked against the output folder: a task reported stored must have its parts there, or
+the run stops with a ``WorkerProblem`` naming the worker (a worker that writes elsewhere, cannot write, or
+runs another engine)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from taldau.analysis.batch import BatchSettings, GameTask, Skipped, analyse_task, plan
+from taldau.schemas import GameRow, Status
 
 from .store import ResultStore, RunRecord
 
@@ -66,28 +67,31 @@ class RunSpec:
         return cls(**data)
 
 
-def failed_row(task: GameTask, settings: BatchSettings, error: str) -> dict[str, Any]:
-    """The ``games`` row of a game whose analysis failed."""
+def failed_rows(task: GameTask, settings: BatchSettings, error: str) -> list[GameRow]:
+    """The ``games`` rows of a task whose analysis failed: one per game of it."""
+    return [
+        GameRow(
+            game_id=game.game_id,
+            game=settings.game,
+            source=task.source,
+            index=game.index,
+            status=Status.FAILED,
+            settings=settings.key,
+            format=task.format,
+            error=error,
+        )
+        for game in task.games
+    ]
+
+
+def _report(task: GameTask, key: str, status: str, plies: int, outcome: str, problem: str | None = None):
+    """What a task reports to the client: its status (``ok`` unless a game of it is not) and plies, what
+    the task did (``stored``, ``exists``: already stored, ``refused``), the key it computed, its host, and a
+    problem if any."""
     return {
-        "game_id": task.game_id,
-        "game": settings.game,
+        "task": task.id,
         "source": task.source,
         "index": task.index,
-        "format": task.format,
-        "plies": 0,
-        "status": "failed",
-        "error": error,
-        "settings": settings.key,
-    }
-
-
-def _report(game: GameTask, key: str, status: str, plies: int, outcome: str, problem: str | None = None):
-    """What a task reports to the client: the game's status and plies, what the task did (``stored``,
-    ``exists``: already stored, ``refused``), the key it computed, its host, and a problem if any."""
-    return {
-        "game_id": game.game_id,
-        "source": game.source,
-        "index": game.index,
         "status": status,
         "plies": plies,
         "outcome": outcome,
@@ -98,51 +102,52 @@ def _report(game: GameTask, key: str, status: str, plies: int, outcome: str, pro
 
 
 def store_failure(task: dict[str, Any], spec: RunSpec, message: str) -> dict[str, Any]:
-    """Store a ``failed`` row for a game whose analysis could not be run."""
+    """Store ``failed`` rows for a task whose analysis could not be run."""
     batch = BatchSettings.from_json(spec.settings)
-    game = GameTask(**task)
-    ResultStore(spec.out, batch.key).write(game.game_id, None, failed_row(game, batch, message))
-    return _report(game, batch.key, "failed", 0, "stored")
+    game = GameTask.from_json(task)
+    ResultStore(spec.out, batch.key).write(game.id, None, failed_rows(game, batch, message))
+    return _report(game, batch.key, Status.FAILED, 0, "stored")
 
 
 def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
-    """Analyse one game and store its rows under ``spec.out``; an exception in the analysis becomes a
-    ``failed`` row. Nothing is written (and the report says why) when this process computes another
-    settings key than the client or does not see the output folder; a game already stored is not
+    """Analyse one task and store its rows under ``spec.out``; an exception in the analysis becomes
+    ``failed`` rows. Nothing is written (and the report says why) when this process computes another
+    settings key than the client or does not see the output folder; a task already stored is not
     analysed again unless ``spec.redo``."""
     batch = BatchSettings.from_json(spec.settings)
-    game = GameTask(**task)
+    game = GameTask.from_json(task)
     store = ResultStore(spec.out, batch.key)
     if batch.key != spec.key:
         engine = batch.describe()["engine"]
         problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
-        return _report(game, batch.key, "failed", 0, "refused", problem)
+        return _report(game, batch.key, Status.FAILED, 0, "refused", problem)
     if not store.visible():
         problem = f"does not see the output folder {spec.out} (no {store.parts}): is it mounted there?"
-        return _report(game, batch.key, "failed", 0, "refused", problem)
-    if not spec.redo and store.done(game.game_id):
-        stored = store.stored(game.game_id)
+        return _report(game, batch.key, Status.FAILED, 0, "refused", problem)
+    if not spec.redo and store.done(game.id):
+        stored = store.stored(game.id)
         if stored is not None:
             return _report(game, batch.key, stored["status"], stored["plies"], "exists")
     try:
-        moves, row = analyse_task(game, batch)
-    except Exception as error:  # a failed game is reported in its row, the batch goes on
+        moves, rows = analyse_task(game, batch)
+    except Exception as error:  # a failed task is reported in its rows, the batch goes on
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-        moves, row = None, failed_row(game, batch, detail)
+        moves, rows = None, failed_rows(game, batch, detail)
     try:
-        store.write(game.game_id, moves, row)
+        store.write(game.id, moves, rows)
     except OSError as error:
-        return _report(game, batch.key, "failed", 0, "refused", f"cannot write in {spec.out}: {error}")
-    return _report(game, batch.key, row["status"], row["plies"], "stored")
+        return _report(game, batch.key, Status.FAILED, 0, "refused", f"cannot write in {spec.out}: {error}")
+    status = next((row.status for row in rows if row.status is not Status.OK), Status.OK)
+    return _report(game, batch.key, status, sum(row.plies for row in rows), "stored")
 
 
 def check_stored(result: dict[str, Any], store: ResultStore, worker: str | None = None) -> None:
-    """Raise WorkerProblem unless the game a worker reports done has its parts in the client's folder."""
+    """Raise WorkerProblem unless the task a worker reports done has its parts in the client's folder."""
     name = worker or result.get("worker") or "?"
     where = f"{result.get('source')}, game {result.get('index')}"
     if result.get("problem"):
         raise WorkerProblem(f"worker {name} did not store {where}: it {result['problem']}")
-    missing = store.missing(result["game_id"], result["status"])
+    missing = store.missing(result["task"], result["status"])
     if missing:
         raise WorkerProblem(
             f"worker {name} reports {where} stored, but {missing[0]} is not there: the worker writes "
@@ -165,7 +170,7 @@ class Progress:
     def add(self, result: dict[str, Any]) -> None:
         self.done += 1
         self.plies += int(result["plies"])
-        self.failed += result["status"] == "failed"
+        self.failed += result["status"] == Status.FAILED
 
 
 Executor = Callable[[list[dict[str, Any]], RunSpec, Callable[[dict[str, Any]], None]], None]
@@ -243,21 +248,22 @@ def run_analysis(
     store.prepare()
     state = Progress()
     tasks: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen: set[str] = set()  # game ids
     skipped: list[dict[str, Any]] = []
     for item in plan(paths, settings):
         if isinstance(item, Skipped):
             skipped.append(asdict(item))
             continue
-        if isinstance(item, dict):
-            store.write(item["game_id"], None, item)
-            seen.add(item["game_id"])
+        if isinstance(item, GameRow):
+            store.write(item.game_id, None, [item])
+            seen.add(item.game_id)
             state.invalid += 1
             continue
-        if item.game_id in seen:  # the same game twice in the archive: one analysis, one row
+        planned = {game.game_id for game in item.games}
+        if planned <= seen:  # the same game (match) twice in the archive: one analysis, one row each
             continue
-        seen.add(item.game_id)
-        if resume and store.done(item.game_id):
+        seen |= planned
+        if resume and store.done(item.id):
             state.resumed += 1
             continue
         tasks.append(item.to_json())

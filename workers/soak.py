@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from taldau.analysis.batch import BatchSettings
 from taldau.games.togyz import Game, GameRecord, Position, Sowing, write_playok
-from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, Status
 
 from .celery_app import ServiceSettings, celery_executor, redis_client
 from .private_redis import PrivateRedis
@@ -241,7 +241,7 @@ def check(celery: Path, local: Path, games: int) -> dict[str, Any]:
     pairs = set(zip(moves.column("game_id").to_pylist(), moves.column("ply").to_pylist(), strict=True))
     report["games_stored"] = len(ids)
     report["distinct_games"] = len(set(ids))
-    report["ok"] = stored.column("status").to_pylist().count("ok")
+    report["ok"] = stored.column("status").to_pylist().count(Status.OK)
     report["plies"] = plies
     report["move_rows"] = moves.num_rows
     report["exactly_once"] = len(ids) == len(set(ids)) == games and moves.num_rows == len(pairs) == plies

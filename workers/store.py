@@ -2,8 +2,9 @@
 
 Layout of an output directory::
 
-    parts/<settings key>/moves/part-<game id>.parquet   one file per game, written by whoever analysed it
-    parts/<settings key>/games/part-<game id>.parquet
+    parts/<settings key>/moves/part-<task id>.parquet   one file per task (a game, or a backgammon match),
+    parts/<settings key>/games/part-<task id>.parquet   written by whoever analysed it; an invalid game's
+                                                        row is a part of its own, named by its game id
     moves/<settings key>-00000.parquet                  compacted, sorted by game and ply, zstd
     games/<settings key>-00000.parquet                  compacted, sorted by source and index
     manifest.json                                       settings, schema versions, the last run's counts
@@ -34,7 +35,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, games_table
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 
 ROWS_PER_FILE = 500_000
 TABLES = ("games", "moves")
@@ -108,9 +109,9 @@ def _counts(games: pa.Table, plies: int) -> dict[str, int]:
     statuses = games.column("status").to_pylist()
     return {
         "games": games.num_rows,
-        "ok": statuses.count("ok"),
-        "invalid": statuses.count("invalid"),
-        "failed": statuses.count("failed"),
+        "ok": statuses.count(Status.OK),
+        "invalid": statuses.count(Status.INVALID),
+        "failed": statuses.count(Status.FAILED),
         "plies": plies,
     }
 
@@ -143,32 +144,34 @@ class ResultStore:
         return all((self.parts / table).is_dir() for table in TABLES)
 
     def part(self, table: str, identity: str) -> Path:
-        """The part file of one game in ``games`` or ``moves``."""
+        """The part file of one task (or one invalid game) in ``games`` or ``moves``."""
         return self.parts / table / f"part-{identity}.parquet"
 
     def done(self, identity: str) -> bool:
-        """Whether the game is analysed: both parts stored (a failed game has no moves part, so a rerun
+        """Whether the task is analysed: both parts stored (a failed task has no moves part, so a rerun
         tries it again)."""
         return self.part("games", identity).exists() and self.part("moves", identity).exists()
 
     def stored(self, identity: str) -> dict[str, Any] | None:
-        """The status and plies of the game's stored ``games`` row, None when it has none."""
+        """The status (``ok`` unless a game of it is not) and plies of the task's stored ``games`` rows,
+        None when it has none."""
         try:
-            row = pq.read_table(self.part("games", identity), columns=["status", "plies"]).to_pylist()[0]
+            rows = pq.read_table(self.part("games", identity), columns=["status", "plies"]).to_pylist()
         except FileNotFoundError:
             return None
-        return {"game_id": identity, "status": row["status"], "plies": row["plies"]}
+        status = next((row["status"] for row in rows if row["status"] != Status.OK), Status.OK)
+        return {"task": identity, "status": str(status), "plies": sum(row["plies"] for row in rows)}
 
     def missing(self, identity: str, status: str) -> list[Path]:
-        """The parts a game stored with ``status`` should have and that are not here."""
-        tables = TABLES if status == "ok" else ("games",)
+        """The parts a task stored with ``status`` should have and that are not here."""
+        tables = TABLES if status == Status.OK else ("games",)
         return [path for path in (self.part(table, identity) for table in tables) if not path.exists()]
 
-    def write(self, identity: str, moves: pa.Table | None, row: dict[str, Any]) -> None:
-        """Store one game: its moves (if any), then its games row, each atomically."""
+    def write(self, identity: str, moves: pa.Table | None, rows: list[GameRow]) -> None:
+        """Store one task: its moves (if any), then its games rows, each atomically."""
         if moves is not None:
             _write_atomic(moves, self.part("moves", identity))
-        _write_atomic(games_table([row]), self.part("games", identity))
+        _write_atomic(games_table(rows), self.part("games", identity))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
         """Merge the parts into sorted files and write the manifest, holding the folder's lock; returns
@@ -208,7 +211,7 @@ class ResultStore:
                     "error": row["error"],
                 }
                 for row in own.select(["source", "index", "status", "error"]).to_pylist()
-                if row["status"] != "ok"
+                if row["status"] != Status.OK
             ]
             manifest = {
                 "key": self.key,

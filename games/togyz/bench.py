@@ -5,13 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from taldau.analysis.review import ReviewSettings, review_game
-
 from .chances import load_win_curve
 from .engine import Engine, Limit, default_limit
 from .perft import perft
 from .position import Position
 from .replay import Game, read_games
+from .review import review_game
 
 # A real game of 93 plies (the archive's average is 92.6): PlayOK, 2024-12-26, 1-0 by kazan, compact form.
 BENCH_GAME = "799799445492886239928859281997296897889496883958979684472919984316826398973827853859188798469"
@@ -42,9 +41,9 @@ def run_bench(limit: Limit | None = None) -> dict[str, Any]:
         seconds += info.seconds
 
     started = time.perf_counter()
-    review = review_game(game, engine, load_win_curve(), ReviewSettings(limit))
+    review = review_game(game, engine, load_win_curve(), limit)
     review_seconds = time.perf_counter() - started
-    depths = [row.depth for row in review.plies]
+    depths = [decision.depth for decision in review.decisions]
     return {
         "perft": {"depth": PERFT_DEPTH, "nodes": result.nodes, "nps": round(result.nps)},
         "search": {

@@ -202,7 +202,7 @@ def detect(data: bytes) -> None:
     file = RecordFile.of_bytes(data, SOURCE, ReadLimits())
     try:
         kind = registry.detect_game(file)
-        assert kind.name in registry.KINDS
+        assert kind.name in registry.NAMES
         for game in kind.read_file(file):
             facts = kind.facts(game)
             _check_errors(list(facts.errors), "facts")

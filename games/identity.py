@@ -1,4 +1,5 @@
-"""Content-derived game ids: the same game gets the same id in any run, on any machine."""
+"""Content-derived game ids: the same game gets the same id in any run, on any machine (each game kind
+hashes what makes its game: see ``GameKind.identity``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,122 @@
+"""Togyz Kumalak behind taldau's common face (``taldau.games.kind``): its records, and its analyser (the
+alpha-beta engine with the winning-chance curve fitted on real games).
+
+A task is one game, written back as PlayOK text. A move's ``drop`` is the winning chances it gives away
+(chances in [-1, 1] through the win curve), marked ``?!`` / ``?`` / ``??`` from 0.1 / 0.2 / 0.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+from taldau.games.identity import game_id
+from taldau.games.kind import AnalysisOptions, Annotation, GameAnalysis, GameFacts, MarkScale
+from taldau.games.records import RecordFile
+from taldau.games.winchance import WinCurve
+
+from .chances import load_win_curve
+from .engine import DEFAULT_DEPTH, Engine, Limit, default_limit, engine_version
+from .replay import Game, read_games, replay_file
+from .review import review_game
+from .writers import write_playok, write_scoresheet
+
+SCALE = MarkScale("winning chances, -1 to 1, through the win curve", (0.1, 0.2, 0.3))
+SECONDS_PER_PLY = 0.2  # measured at depth 12 (BENCHMARKS.md); about 2.5 times more per extra ply of depth
+DEPTH_FACTOR = 2.5
+NODES_PER_SECOND = 3e6
+MARGIN = 5  # a task may take five times its measured cost
+
+
+@dataclass(frozen=True)
+class TogyzAnalyser:
+    """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``)."""
+
+    curve: WinCurve
+
+    @property
+    def scale(self) -> MarkScale:
+        return SCALE
+
+    def limit(self, options: AnalysisOptions) -> Limit:
+        if options.depth is None and options.nodes is None and options.movetime is None:
+            return default_limit()
+        return Limit(depth=options.depth, nodes=options.nodes, time=options.movetime)
+
+    def version(self) -> str:
+        return engine_version()
+
+    def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
+        """Five times the measured cost: 0.2 s per ply at depth 12, about 2.5 times more per extra ply of
+        depth; a node or time limit costs two searches of that many nodes (at 3 million nodes/s) or
+        seconds per ply."""
+        limit = self.limit(options)
+        if limit.nodes is not None:
+            per_ply = 2 * limit.nodes / NODES_PER_SECOND
+        elif limit.time is not None:
+            per_ply = 2 * limit.time
+        else:
+            per_ply = SECONDS_PER_PLY * DEPTH_FACTOR ** ((limit.depth or DEFAULT_DEPTH) - DEFAULT_DEPTH)
+        return MARGIN * per_ply * decisions
+
+    def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
+        engine, limit = Engine(), self.limit(options)
+        games = [game for game in read_games(text.encode(), source) if game.valid]
+        return [review_game(game, engine, self.curve, limit) for game in games]
+
+    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
+        games = [game for game in read_games(text.encode(), source) if game.valid]
+        return "".join(
+            write_scoresheet(game, form, marks=note.marks, headers=note.headers)
+            for game, note in zip(games, notes, strict=True)
+        )
+
+
+class TogyzKind:
+    """Togyz Kumalak records (PlayOK, scoresheets, compact strings, opening books) and its analyser. It
+    recognises any file: it is the last kind asked."""
+
+    name: ClassVar[str] = "togyz"
+
+    @cached_property
+    def analyser(self) -> TogyzAnalyser:
+        """The engine with the shipped win curve, read once per kind."""
+        return TogyzAnalyser(load_win_curve())
+
+    def recognises(self, file: RecordFile) -> bool:
+        return True
+
+    def read_file(self, file: RecordFile) -> Iterator[Game]:
+        return replay_file(file)
+
+    def read_games(self, data: bytes, source: str) -> Iterator[Game]:
+        return read_games(data, source)
+
+    def facts(self, game: Game) -> GameFacts:
+        record = game.record
+        players = tuple(record.headers[name] for name in ("White", "Black") if name in record.headers)
+        return GameFacts(
+            source=record.source,
+            index=record.index,
+            format=record.format,
+            plies=game.plies,
+            result=game.result,
+            termination=game.termination.value,
+            errors=tuple(game.errors),
+            headers=dict(record.headers),
+            players=players,
+            details={"kazans": list(game.kazans)},
+        )
+
+    def identity(self, game: Game) -> str:
+        """A hash of the headers, the start position's FEN and the moves (origin pits)."""
+        return game_id(self.name, game.record.headers, game.positions[0].fen(), game.moves)
+
+    def same_task(self, first: Game, second: Game) -> bool:
+        return False
+
+    def task_text(self, games: Sequence[Game]) -> str:
+        (game,) = games
+        return write_playok(game)
