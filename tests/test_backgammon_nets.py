@@ -40,7 +40,7 @@ from taldau.games.backgammon.eval.inputs import (
     hitting_rolls,
 )
 from taldau.games.backgammon.eval.model import CONTACT, RACE, NetPair, position_class, sanitise
-from taldau.games.backgammon.eval.net import OUTPUTS, Net, forward, train_step
+from taldau.games.backgammon.eval.net import OUTPUTS, Net, forward, forward_points, train_step
 from taldau.games.backgammon.eval.own import OwnEvaluator
 from taldau.games.backgammon.eval.plies import PRUNED_PLAYS
 from taldau.games.backgammon.eval.supervised import selfplay_positions
@@ -697,3 +697,19 @@ def test_shipped_nets_self_play_finishes_every_game_legally(shipped: OwnEvaluato
                 break
         assert reachable, (Position(before).position_id(), Position(after).position_id())
     assert starts == games - 1
+
+
+def test_pruning_forward_reads_the_board_as_the_encoding_does(selfplay_boards: np.ndarray) -> None:
+    """``forward_points`` (a pruning net straight off the board) gives bit for bit what ``encode`` with
+    POINT_INPUTS then ``forward`` give, on every self-play position."""
+    net = Net.random(16, 9, POINT_INPUTS)
+    indices = np.empty(MAX_NONZERO, dtype=np.int64)
+    values = np.empty(MAX_NONZERO, dtype=np.float32)
+    hidden = np.empty(16, dtype=np.float32)
+    direct, listed = np.empty(5), np.empty(5)
+    for cells in selfplay_boards[::7]:
+        count = encode(cells, POINT_INPUTS, indices, values, np.empty(FEATURES, dtype=np.float32))
+        assert np.all(indices[:count] < POINT_INPUTS)
+        forward(net.w1, net.b1, net.w2, net.b2, indices, values, count, hidden, listed)
+        forward_points(cells, net.w1, net.b1, net.w2, net.b2, hidden, direct)
+        np.testing.assert_array_equal(direct, listed)

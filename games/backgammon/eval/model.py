@@ -18,8 +18,8 @@ import numpy as np
 from taldau.games.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT
-from .inputs import FEATURES, MAX_NONZERO, encode
-from .net import Net, forward, train_step
+from .inputs import FEATURES, MAX_NONZERO, POINT_INPUTS, encode
+from .net import Net, forward, forward_points, train_step
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
 CONTACT = 0
@@ -141,12 +141,18 @@ def evaluate_nets(
     """The nets' probabilities of a live ``board`` (side on roll in row MOVER) into ``out``; returns the
     position class, which says which net answered. ``nets`` is ``NetPair.arrays()``."""
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = nets
-    count = encode(board, cw1.shape[0], indices, values, features)
     kind = position_class(board)
-    if kind == RACE:
-        forward(rw1, rb1, rw2, rb2, indices, values, count, hidden, out)
+    if cw1.shape[0] == POINT_INPUTS:  # a pruning net reads the board itself: no list of inputs to write
+        if kind == RACE:
+            forward_points(board, rw1, rb1, rw2, rb2, hidden, out)
+        else:
+            forward_points(board, cw1, cb1, cw2, cb2, hidden, out)
     else:
-        forward(cw1, cb1, cw2, cb2, indices, values, count, hidden, out)
+        count = encode(board, cw1.shape[0], indices, values, features)
+        if kind == RACE:
+            forward(rw1, rb1, rw2, rb2, indices, values, count, hidden, out)
+        else:
+            forward(cw1, cb1, cw2, cb2, indices, values, count, hidden, out)
     sanitise(board, kind == RACE, out)
     return kind
 

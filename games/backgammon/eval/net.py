@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 from taldau.games.jit import njit
 
-from .inputs import INPUTS, POINT_INPUTS
+from ..board import MOVER, OPPONENT, ROW
+from .inputs import INPUTS, POINT_INPUTS, UNITS
 
 OUTPUTS = 5
 
@@ -84,7 +85,7 @@ class Net:
 
 
 @njit(cache=True, inline="always")
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
     if x < -40.0:
         return 0.0
     return 1.0 / (1.0 + math.exp(-x))
@@ -112,13 +113,58 @@ def forward(
         value = values[k]
         for unit in range(units):
             hidden[unit] += value * w1[row, unit]
+    _outputs(w2, b2, hidden, out)
+
+
+@njit(cache=True)
+def forward_points(
+    board: np.ndarray,
+    w1: np.ndarray,
+    b1: np.ndarray,
+    w2: np.ndarray,
+    b2: np.ndarray,
+    hidden: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``forward`` of a net over the point units alone (a pruning net) read straight off ``board`` (side
+    on roll in row MOVER): the same sums in the same order as ``encode`` then ``forward``, so the same
+    numbers, without writing the inputs out first."""
+    units = b1.shape[0]
     for unit in range(units):
-        hidden[unit] = _sigmoid(hidden[unit])
+        hidden[unit] = b1[unit]
+    for order in range(2):
+        side = MOVER if order == 0 else OPPONENT
+        for index in range(ROW):
+            checkers = board[side, index]
+            if checkers == 0:
+                continue
+            row = (order * ROW + index) * UNITS
+            for unit in range(units):
+                hidden[unit] += w1[row, unit]
+            if checkers >= 2:
+                for unit in range(units):
+                    hidden[unit] += w1[row + 1, unit]
+            if checkers >= 3:
+                for unit in range(units):
+                    hidden[unit] += w1[row + 2, unit]
+            if checkers > 3:
+                excess = np.float32((checkers - 3) / 2.0)
+                for unit in range(units):
+                    hidden[unit] += excess * w1[row + 3, unit]
+    _outputs(w2, b2, hidden, out)
+
+
+@njit(cache=True, inline="always")
+def _outputs(w2: np.ndarray, b2: np.ndarray, hidden: np.ndarray, out: np.ndarray) -> None:
+    """The hidden units' activations (from their sums, in place) and the five outputs."""
+    units = w2.shape[1]
+    for unit in range(units):
+        hidden[unit] = sigmoid(hidden[unit])
     for output in range(OUTPUTS):
         total = np.float64(b2[output])
         for unit in range(units):
             total += hidden[unit] * w2[output, unit]
-        out[output] = _sigmoid(total)
+        out[output] = sigmoid(total)
 
 
 @njit(cache=True)

@@ -24,7 +24,8 @@ from taldau.games.jit import njit, prange
 from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, generate_plays, swap_into
 from .bearoff import bearoff_probabilities, is_bearoff
 from .inputs import FEATURES, MAX_NONZERO
-from .model import evaluate_nets
+from .model import RACE, evaluate_nets, position_class, sanitise
+from .net import forward_points
 from .probabilities import equity, final_probabilities, flip_into
 
 MAX_PLIES = 3
@@ -63,25 +64,22 @@ def _work_memory(hidden: int, words: np.ndarray) -> tuple:
 def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
     """The 0-ply probabilities of ``board`` (side on roll in row MOVER) into ``out``: exact when the game
     is over or both sides are bearing off and the model has the database, else the nets'."""
-    _evaluate_with(board, model[0], model, work, out)
-
-
-@njit(cache=True)
-def _evaluate_with(board: np.ndarray, nets: tuple, model: tuple, work: tuple, out: np.ndarray) -> None:
-    """``evaluate0`` with ``nets`` (the model's full nets or its pruning nets) answering live positions."""
     if final_probabilities(board, out):
         return
     off = model[1]
     if off.shape[0] > 0 and is_bearoff(board):
         bearoff_probabilities(board, off, model[2], out)
         return
-    evaluate_nets(board, nets, work[0], work[1], work[2], work[3], out)
+    evaluate_nets(board, model[0], work[0], work[1], work[2], work[3], out)
 
 
 @njit(cache=True)
 def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple) -> None:
     """Mark in ``work[14][level]`` the plays the full nets will judge: the PRUNED_PLAYS best of the
-    ``count`` result ``boards`` by the pruning nets (the first of equal ones), or all of them."""
+    ``count`` result ``boards`` by the pruning nets (the first of equal ones), or all of them. Finished
+    games and bear-offs are valued exactly, as ``evaluate0`` does; the pruning nets are called here
+    directly rather than through ``evaluate_nets``, which takes the whole model and costs twice as much
+    per play at this net size."""
     kept = work[14][level]
     pruning = model[3]
     if pruning[0].shape[0] == 0 or count <= PRUNED_PLAYS:
@@ -91,12 +89,22 @@ def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple
     candidate = work[10][level]
     probabilities = work[11][level]
     mine = work[11][level + 1]
+    hidden = work[3]
     for play in range(count):
+        kept[play] = False
         swap_into(boards[play], candidate)
-        _evaluate_with(candidate, pruning, model, work, probabilities)
+        if final_probabilities(candidate, probabilities):
+            pass
+        elif model[1].shape[0] > 0 and is_bearoff(candidate):
+            bearoff_probabilities(candidate, model[1], model[2], probabilities)
+        elif position_class(candidate) == RACE:
+            forward_points(candidate, pruning[4], pruning[5], pruning[6], pruning[7], hidden, probabilities)
+            sanitise(candidate, True, probabilities)
+        else:
+            forward_points(candidate, pruning[0], pruning[1], pruning[2], pruning[3], hidden, probabilities)
+            sanitise(candidate, False, probabilities)
         flip_into(probabilities, mine)
         scores[play] = equity(mine)
-        kept[play] = False
     for _ in range(PRUNED_PLAYS):
         best = -1
         for play in range(count):
