@@ -15,8 +15,9 @@ What a review holds (``review_match``):
 - **move**: for each roll, the play made and the best play of the roll at ``ReviewSettings.plies`` (gnubg's
   move filter before the deeper plies, the played play always evaluated as deep as the best), ranked by
   CUBEFUL equity in EMG: the position after a play, the opponent on roll with the cube as it stands, is
-  worth minus the opponent's ``cubeful.cubeful_equity`` (Janowski's interpolation over the cubeless
-  probabilities, as gnubg does at 0-ply). The equity lost (>= 0), gnubg's mark (``Mark``: ``?!`` doubtful,
+  worth minus the opponent's equity with his best cube action (No double, or a double taken or passed when
+  he may double and that is better for him), each by Janowski's interpolation over the cubeless
+  probabilities (``cubeful``), as gnubg values it at 0-ply. The equity lost (>= 0), gnubg's mark (``Mark``: ``?!`` doubtful,
   ``?`` bad, ``??`` very bad, for a loss above 0.03 / 0.06 / 0.12), never on a forced play. The *luck* of
   the roll (gnubg's ``LuckNormal``): the value of the best play of the roll made minus the average over the
   21 rolls (weighted by the 36 they stand for) of the value of each roll's best play, at
@@ -46,9 +47,11 @@ gnubg searches cubeful equities ply by ply: the figures then differ from gnubg's
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from math import fsum
 
 import numpy as np
 from taldau.games.records import RecordError
@@ -276,15 +279,6 @@ class CubeReview(Decision):
     plies: int
 
 
-# the statistics' count and error fields of each kind of cube mistake
-MISTAKES = {
-    CubeMistake.MISSED_DOUBLE: ("missed_doubles", "missed_double_error"),
-    CubeMistake.WRONG_DOUBLE: ("wrong_doubles", "wrong_double_error"),
-    CubeMistake.WRONG_TAKE: ("wrong_takes", "wrong_take_error"),
-    CubeMistake.WRONG_PASS: ("wrong_passes", "wrong_pass_error"),
-}
-
-
 def _rating(error: float, decisions: int) -> str:
     """gnubg's rating of ``error`` (EMG) over ``decisions``."""
     if decisions == 0:
@@ -331,45 +325,52 @@ class PlayerStatistics:
     @classmethod
     def of(cls, decisions: Iterable[Decision], player: int) -> PlayerStatistics:
         """The sums over ``player``'s decisions."""
-        counts: dict[str, float] = {}
+        moves = [d for d in decisions if isinstance(d, MoveDecision) and d.player == player]
+        cubes = [d for d in decisions if isinstance(d, CubeReview) and d.player == player]
+        rolls = [d.luck for d in moves if d.luck is not None]
+        marks = Counter(d.mark for d in moves)
+        lucks = Counter(d.luck_mark for d in moves)
+        actions = Counter(d.action for d in cubes)
 
-        def add(name: str, value: float = 1) -> None:
-            counts[name] = counts.get(name, 0) + value
+        def mistakes(kind: CubeMistake) -> tuple[int, float]:
+            losses = [d.loss for d in cubes if d.mistake is kind]
+            return len(losses), fsum(losses)
 
-        for decision in decisions:
-            if decision.player != player:
-                continue
-            if isinstance(decision, MoveDecision):
-                add("moves")
-                add("unforced", not decision.forced)
-                add("checker_error", decision.loss)
-                add("checker_error_mwc", decision.loss_mwc or 0.0)
-                if decision.mark is not None:
-                    add(decision.mark.name.lower())
-                if decision.luck is not None:
-                    add("rolls")
-                    add("luck", decision.luck)
-                    if decision.luck_mark is not None:
-                        add(decision.luck_mark.name.lower())
-            elif isinstance(decision, CubeReview):
-                add("cube_decisions")
-                add("close_cube_decisions", decision.close)
-                add("cube_marks", decision.mark is not None)
-                add("cube_error_mwc", decision.loss_mwc or 0.0)
-                taken = {
-                    CubeChoice.DOUBLE: "doubles",
-                    CubeChoice.TAKE: "takes",
-                    CubeChoice.PASS: "passes",
-                    CubeChoice.BEAVER: "beavers",
-                }
-                if decision.action in taken:
-                    add(taken[decision.action])
-                if decision.mistake is not None:
-                    count, error = MISTAKES[decision.mistake]
-                    add(count)
-                    add(error, decision.loss)
-        whole = {item.name for item in fields(cls) if item.type == "int"}
-        return cls(**{name: int(value) if name in whole else float(value) for name, value in counts.items()})
+        missed_doubles, missed_double_error = mistakes(CubeMistake.MISSED_DOUBLE)
+        wrong_doubles, wrong_double_error = mistakes(CubeMistake.WRONG_DOUBLE)
+        wrong_takes, wrong_take_error = mistakes(CubeMistake.WRONG_TAKE)
+        wrong_passes, wrong_pass_error = mistakes(CubeMistake.WRONG_PASS)
+        return cls(
+            moves=len(moves),
+            unforced=sum(not d.forced for d in moves),
+            doubtful=marks[Mark.DOUBTFUL],
+            bad=marks[Mark.BAD],
+            very_bad=marks[Mark.VERY_BAD],
+            checker_error=fsum(d.loss for d in moves),
+            checker_error_mwc=fsum(d.loss_mwc or 0.0 for d in moves),
+            cube_decisions=len(cubes),
+            close_cube_decisions=sum(d.close for d in cubes),
+            doubles=actions[CubeChoice.DOUBLE],
+            takes=actions[CubeChoice.TAKE],
+            passes=actions[CubeChoice.PASS],
+            beavers=actions[CubeChoice.BEAVER],
+            cube_marks=sum(d.mark is not None for d in cubes),
+            missed_doubles=missed_doubles,
+            missed_double_error=missed_double_error,
+            wrong_doubles=wrong_doubles,
+            wrong_double_error=wrong_double_error,
+            wrong_takes=wrong_takes,
+            wrong_take_error=wrong_take_error,
+            wrong_passes=wrong_passes,
+            wrong_pass_error=wrong_pass_error,
+            cube_error_mwc=fsum(d.loss_mwc or 0.0 for d in cubes),
+            rolls=len(rolls),
+            luck=fsum(rolls),
+            very_lucky=lucks[LuckMark.VERY_LUCKY],
+            lucky=lucks[LuckMark.LUCKY],
+            unlucky=lucks[LuckMark.UNLUCKY],
+            very_unlucky=lucks[LuckMark.VERY_UNLUCKY],
+        )
 
     @property
     def checker_error_rate(self) -> float | None:
@@ -498,20 +499,27 @@ def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, inde
     """Review one replayed game (``index``: its place in the match)."""
     decisions: list[Decision] = []
     offered: tuple[_Cube, Step] | None = None  # the double waiting for its answer
+    # the position left by the last play and its probabilities (the next player's) at the cube plies: the
+    # played play was evaluated as deep as the analysis goes, so the next cube decision need not again
+    known: tuple[Position, tuple[float, ...]] | None = None
     opening = True
     for number, step in enumerate(game.steps):
         kind = step.action.kind
         player = step.action.player
         if kind is ActionKind.ROLL:
             if not opening and step.state.offered_by is None and step.state.can_double(player):
-                cube = _cube(evaluator, step, settings)
+                cube = _cube(evaluator, step, settings, known)
                 if cube.decision.available:
                     decisions.append(_doubling(cube, step, index, number, settings, doubled=False))
             if step.play is not None and step.action.dice is not None:
-                decisions.append(_move(evaluator, step, index, number, settings, opening))
+                move = _move(evaluator, step, index, number, settings, opening)
+                decisions.append(move)
+                if move.plies == settings.cube_depth:
+                    turned = flipped(np.array([move.played_probabilities]))[0]
+                    known = step.play.result, tuple(float(p) for p in turned)
             opening = False
         elif kind is ActionKind.DOUBLE:
-            cube = _cube(evaluator, step, settings)
+            cube = _cube(evaluator, step, settings, known)
             decisions.append(_doubling(cube, step, index, number, settings, doubled=True))
             offered = cube, step
         elif kind in ANSWERS and offered is not None:
@@ -561,10 +569,19 @@ class _Cube:
     decision: CubeDecision
 
 
-def _cube(evaluator: Evaluator, step: Step, settings: ReviewSettings) -> _Cube:
-    """The cube decision of the player on roll in ``step`` (before his roll or his double)."""
+def _cube(
+    evaluator: Evaluator,
+    step: Step,
+    settings: ReviewSettings,
+    known: tuple[Position, tuple[float, ...]] | None,
+) -> _Cube:
+    """The cube decision of the player on roll in ``step`` (before his roll or his double); ``known``: a
+    position with its probabilities at the cube plies, used when it is the step's."""
     position = step.position
-    probabilities = evaluate_position(evaluator, position, settings.cube_depth).probabilities
+    if known is not None and known[0] == position:
+        probabilities = known[1]
+    else:
+        probabilities = evaluate_position(evaluator, position, settings.cube_depth).probabilities
     decision = cube_decision(
         probabilities,
         _without_beavers(step.state),
@@ -711,7 +728,7 @@ def _move(
     best_at = int(np.argmax(values))
     loss = max(0.0, float(values[best_at] - values[played_at]))
     forced = len(analysis) == 1
-    luck = _luck(evaluator, position, state, dice, opening, settings) if settings.luck else None
+    luck = roll_luck(evaluator, position, state, dice, opening, settings) if settings.luck else None
     return MoveDecision(
         kind=DecisionKind.MOVE,
         game=game,
@@ -797,7 +814,7 @@ def _best_values(
     return values
 
 
-def _luck(
+def roll_luck(
     evaluator: Evaluator,
     position: Position,
     state: MatchState,
