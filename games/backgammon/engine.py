@@ -221,7 +221,7 @@ def evaluate_position(evaluator: Evaluator, position: Position, plies: int = 0) 
     )
 
 
-def _after_plays(evaluator: Evaluator, results: np.ndarray, plies: int) -> np.ndarray:
+def after_plays(evaluator: Evaluator, results: np.ndarray, plies: int) -> np.ndarray:
     """Probabilities, from the side that played, of the boards ``results`` (n, 2, 25) left by plays (the
     mover still in row ``MOVER``): each is turned around for the evaluator and its answer turned back;
     a board where the mover has borne off everything gets the exact result without the evaluator."""
@@ -271,7 +271,7 @@ def analyse(
     generated = _Generated(
         buffers.boards[:count].copy(), buffers.moves[:count].copy(), buffers.lengths[:count].copy()
     )
-    probabilities = _after_plays(evaluator, generated.boards, 0)
+    probabilities = after_plays(evaluator, generated.boards, 0)
     plies = np.zeros(count, dtype=np.int64)
     evaluated = count
     if limit.plies > 0:
@@ -280,7 +280,7 @@ def analyse(
             index = _index_of(generated.boards, play, position)
             if index not in deep:
                 deep.append(index)
-        probabilities[deep] = _after_plays(evaluator, generated.boards[deep], limit.plies)
+        probabilities[deep] = after_plays(evaluator, generated.boards[deep], limit.plies)
         plies[deep] = limit.plies
         evaluated += len(deep)
     else:

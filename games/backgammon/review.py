@@ -1,0 +1,838 @@
+"""Review of a backgammon match as GNU Backgammon's "analyse match" makes it: every checker play and every
+cube decision judged, marked and summed up per player, in gnubg's conventions so that the figures can be
+set beside gnubg's own.
+
+Words for readers who do not know the game: a *roll* of two dice lets the player on roll move his checkers
+(a *play*); a play is *forced* when the roll allows one play only (or none: the player *dances*). Before
+rolling, the player may *double* (offer the doubling cube at twice the stake) when the cube is centred or
+his; the opponent *takes* (plays on for twice the stake), *passes* (loses the current stake) or, in money
+play, *beavers* (takes and redoubles at once). *EMG* (equivalent to money game) is gnubg's normalised
+equity: the points a player expects per unit of the current cube, in match play the match winning chances
+(MWC) rescaled by ``cubeful.mwc_to_emg``; an error in EMG means the same for both players.
+
+What a review holds (``review_match``):
+
+- **move**: for each roll, the play made and the best play of the roll at ``ReviewSettings.plies`` (gnubg's
+  move filter before the deeper plies, the played play always evaluated as deep as the best), ranked by
+  CUBEFUL equity in EMG: the position after a play, the opponent on roll with the cube as it stands, is
+  worth minus the opponent's equity with his best cube action (No double, or a double taken or passed when
+  he may double and that is better for him), each by Janowski's interpolation over the cubeless
+  probabilities (``cubeful``), as gnubg values it at 0-ply. The equity lost (>= 0), gnubg's mark (``Mark``: ``?!`` doubtful,
+  ``?`` bad, ``??`` very bad, for a loss above 0.03 / 0.06 / 0.12), never on a forced play. The *luck* of
+  the roll (gnubg's ``LuckNormal``): the value of the best play of the roll made minus the average over the
+  21 rolls (weighted by the 36 they stand for) of the value of each roll's best play, at
+  ``luck_plies`` (0, as gnubg), each roll's best play picked by cubeless equity (match-aware) and valued
+  cubeful; the game's opening roll (no doubles possible) averages over the 15 non-double rolls of either
+  player (gnubg's ``LuckFirst``). Lucky / unlucky marks above +0.3 / +0.6 (below -0.3 / -0.6).
+- **cube**: each roll where the player on roll could double (``cubeful.CubeDecision.available``: the rules
+  let him and, in a match, his cube is not dead), but not the game's opening roll, and each actual double:
+  the cubeless probabilities before the roll at ``cube_plies``, No double, Double/take, Double/pass and the
+  optimal equity (EMG), gnubg's verdict, the error of the action taken (a missed double or a wrong double;
+  a double is valued with the taker's right answer, take or pass). gnubg's analysis values the cube without
+  beavers (its verdicts read "take" where its hint says "beaver"); so does the review.
+- **take**: the answer to a double (take, pass, beaver): the same equities from the taker's side (the
+  doubler's negated; the verdict stays the doubler's, as gnubg prints it), the error (wrong take, wrong
+  pass; a beaver is judged as one, a take where a beaver was right costs nothing, as gnubg does not judge
+  beavers).
+- A cube decision is *close* (gnubg's "close or actual" decisions, which count in the error rate) when it
+  is an actual double or answer, a missed double, or doubling would cost less than 0.16 (No double minus
+  the worse of Double/take and Double/pass).
+- Per player, per game and per match (``PlayerStatistics``): gnubg's statistics, the error rate in mEMG
+  (thousandths of EMG) per unforced move and close cube decision, XG's PR and gnubg's rating band.
+
+At cube plies above 0 the review applies Janowski's interpolation to deeper cubeless probabilities, where
+gnubg searches cubeful equities ply by ply: the figures then differ from gnubg's by that much.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from math import fsum
+
+import numpy as np
+from taldau.games.records import RecordError
+
+from .board import ROLL_COUNTS
+from .cube import MatchState
+from .cubeful import (
+    CubeDecision,
+    CubeMistake,
+    Response,
+    cube_decision,
+    cube_efficiency,
+    cubeful_equity,
+    cubeless_emg,
+    cubeless_mwc,
+    double_error,
+    emg_to_mwc,
+    response_error,
+)
+from .engine import Limit, after_plays, analyse, evaluate_position
+from .eval import Evaluator
+from .eval.probabilities import equities, flipped
+from .ids import MatchId
+from .met import MatchEquityTable, kazaross_xg2
+from .position import ROLLS, Dice, Position
+from .record import ActionKind
+from .replay import Game, Step
+
+CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
+# gnubg's rating bands by error per decision (EMG), best first; anything worse is "Awful!"
+RATINGS = (
+    (0.002, "Supernatural"),
+    (0.005, "World class"),
+    (0.008, "Expert"),
+    (0.012, "Advanced"),
+    (0.018, "Intermediate"),
+    (0.026, "Casual player"),
+    (0.035, "Beginner"),
+)
+AWFUL = "Awful!"
+NO_RATING = "n/a"
+# gnubg 1.07's luck ratings by luck per move (EMG), as its statistics print them (read off its output)
+LUCK_RATINGS = (
+    (-0.06, "Go to bed"),
+    (-0.03, "Bad dice, man!"),
+    (0.03, "None"),
+    (0.06, "Good dice, man!"),
+)
+LUCKIEST = "Go to Las Vegas"
+
+
+class DecisionKind(StrEnum):
+    """What a decision is about: a checker play, the roller's cube action, or the answer to a double."""
+
+    MOVE = "move"
+    CUBE = "cube"
+    TAKE = "take"
+
+
+class Mark(StrEnum):
+    """gnubg's marks of an error, stored as the glyphs annotators write; ``label`` is gnubg's name."""
+
+    DOUBTFUL = "?!"
+    BAD = "?"
+    VERY_BAD = "??"
+
+    @property
+    def label(self) -> str:
+        """gnubg's name: doubtful, bad, very bad."""
+        return self.name.lower().replace("_", " ")
+
+
+class LuckMark(StrEnum):
+    """gnubg's marks of a roll's luck."""
+
+    VERY_LUCKY = "very lucky"
+    LUCKY = "lucky"
+    UNLUCKY = "unlucky"
+    VERY_UNLUCKY = "very unlucky"
+
+
+class CubeChoice(StrEnum):
+    """The cube action taken: the roller's (no double, double) or the taker's (take, pass, beaver)."""
+
+    NO_DOUBLE = "no double"
+    DOUBLE = "double"
+    TAKE = "take"
+    PASS = "pass"
+    BEAVER = "beaver"
+
+
+ANSWERS = {
+    ActionKind.TAKE: CubeChoice.TAKE,
+    ActionKind.DROP: CubeChoice.PASS,
+    ActionKind.BEAVER: CubeChoice.BEAVER,
+}
+RESPONSES = {
+    CubeChoice.TAKE: Response.TAKE,
+    CubeChoice.PASS: Response.PASS,
+    CubeChoice.BEAVER: Response.BEAVER,
+}
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """How a match is reviewed: ``plies`` for checker plays (gnubg's default analysis is 2-ply, with its
+    move filter: up to ``candidates`` plays within ``threshold`` cubeless equity of the best at 0-ply go
+    deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``), ``luck_plies`` for the luck
+    of the rolls (0, as gnubg; ``luck`` False skips luck), the marks' thresholds (equity lost, EMG), the
+    luck marks' thresholds, and the match equity table."""
+
+    plies: int = 2
+    cube_plies: int | None = None
+    luck_plies: int = 0
+    candidates: int = 16
+    threshold: float = 0.32
+    doubtful: float = 0.03
+    bad: float = 0.06
+    very_bad: float = 0.12
+    lucky: float = 0.3
+    very_lucky: float = 0.6
+    luck: bool = True
+    table: MatchEquityTable = field(default_factory=kazaross_xg2)
+
+    def __post_init__(self) -> None:
+        if min(self.plies, self.luck_plies, 0 if self.cube_plies is None else self.cube_plies) < 0:
+            raise ValueError("plies must be 0 or more")
+        if not 0 <= self.doubtful <= self.bad <= self.very_bad:
+            raise ValueError("the marks' thresholds must grow: doubtful <= bad <= very bad")
+        if not 0 <= self.lucky <= self.very_lucky:
+            raise ValueError("the luck thresholds must grow: lucky <= very lucky")
+
+    @property
+    def limit(self) -> Limit:
+        """The search of checker plays."""
+        return Limit(self.plies, candidates=self.candidates, threshold=self.threshold)
+
+    @property
+    def cube_depth(self) -> int:
+        """The plies of cube decisions."""
+        return self.plies if self.cube_plies is None else self.cube_plies
+
+    def mark(self, loss: float) -> Mark | None:
+        """gnubg's mark of an error of ``loss`` (EMG): above very bad, bad or doubtful, else none."""
+        if loss > self.very_bad:
+            return Mark.VERY_BAD
+        if loss > self.bad:
+            return Mark.BAD
+        if loss > self.doubtful:
+            return Mark.DOUBTFUL
+        return None
+
+    def luck_mark(self, luck: float) -> LuckMark | None:
+        """gnubg's mark of a roll's luck (EMG)."""
+        if luck > self.very_lucky:
+            return LuckMark.VERY_LUCKY
+        if luck > self.lucky:
+            return LuckMark.LUCKY
+        if luck < -self.very_lucky:
+            return LuckMark.VERY_UNLUCKY
+        if luck < -self.lucky:
+            return LuckMark.UNLUCKY
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision:
+    """What every decision has: its kind, the game (0-based in the match) and step (index in
+    ``Game.steps``) it belongs to, the deciding player, gnubg's Position ID and Match ID before it, the
+    equity lost (EMG, >= 0; ``loss_mwc`` the same in match winning chances, None in money play) and the
+    mark."""
+
+    kind: DecisionKind
+    game: int
+    step: int
+    player: int
+    position_id: str
+    match_id: str
+    loss: float
+    loss_mwc: float | None
+    mark: Mark | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MoveDecision(Decision):
+    """A checker play: the dice as rolled, the play made and the best play (gnubg's notation, empty for a
+    roll that cannot be played), their cubeful equities (EMG) and cubeless probabilities after the play
+    from the mover's side, the played play's rank (0 the best) among the ``plays`` legal ones, whether it
+    was forced, the plies of the judgement, and the luck of the roll (EMG; None when not analysed)."""
+
+    dice: Dice
+    played: str
+    best: str
+    played_equity: float
+    best_equity: float
+    played_probabilities: tuple[float, ...]
+    best_probabilities: tuple[float, ...]
+    rank: int
+    plays: int
+    forced: bool
+    plies: int
+    luck: float | None
+    luck_mark: LuckMark | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CubeReview(Decision):
+    """A cube decision (``kind`` cube) or the answer to a double (``kind`` take), from the deciding
+    player's side: the cubeless probabilities before the roll and their cubeless equity (EMG), the cubeful
+    equities of No double, Double/take, Double/pass and of the right action (EMG; ``mwc`` the same four as
+    MWC in match play), gnubg's verdict (the doubler's), the action taken, the mistake if any, and whether
+    it counts as a close decision."""
+
+    probabilities: tuple[float, ...]
+    cubeless_equity: float
+    no_double: float
+    double_take: float
+    double_pass: float
+    optimal: float
+    mwc: tuple[float, float, float, float] | None
+    verdict: str
+    action: CubeChoice
+    mistake: CubeMistake | None
+    close: bool
+    plies: int
+
+
+def _rating(error: float, decisions: int) -> str:
+    """gnubg's rating of ``error`` (EMG) over ``decisions``."""
+    if decisions == 0:
+        return NO_RATING
+    rate = error / decisions
+    return next((text for limit, text in RATINGS if rate < limit), AWFUL)
+
+
+@dataclass(frozen=True)
+class PlayerStatistics:
+    """One player's figures over some decisions (a game or a match), as gnubg's statistics: errors are
+    EMG (``*_mwc``: MWC, 0 in money play), rates are mEMG (thousandths of EMG) per decision."""
+
+    moves: int = 0
+    unforced: int = 0
+    doubtful: int = 0
+    bad: int = 0
+    very_bad: int = 0
+    checker_error: float = 0.0
+    checker_error_mwc: float = 0.0
+    cube_decisions: int = 0
+    close_cube_decisions: int = 0
+    doubles: int = 0
+    takes: int = 0
+    passes: int = 0
+    beavers: int = 0
+    cube_marks: int = 0
+    missed_doubles: int = 0
+    missed_double_error: float = 0.0
+    wrong_doubles: int = 0
+    wrong_double_error: float = 0.0
+    wrong_takes: int = 0
+    wrong_take_error: float = 0.0
+    wrong_passes: int = 0
+    wrong_pass_error: float = 0.0
+    cube_error_mwc: float = 0.0
+    rolls: int = 0
+    luck: float = 0.0
+    very_lucky: int = 0
+    lucky: int = 0
+    unlucky: int = 0
+    very_unlucky: int = 0
+
+    @classmethod
+    def of(cls, decisions: Iterable[Decision], player: int) -> PlayerStatistics:
+        """The sums over ``player``'s decisions."""
+        moves = [d for d in decisions if isinstance(d, MoveDecision) and d.player == player]
+        cubes = [d for d in decisions if isinstance(d, CubeReview) and d.player == player]
+        rolls = [d.luck for d in moves if d.luck is not None]
+        marks = Counter(d.mark for d in moves)
+        lucks = Counter(d.luck_mark for d in moves)
+        actions = Counter(d.action for d in cubes)
+
+        def mistakes(kind: CubeMistake) -> tuple[int, float]:
+            losses = [d.loss for d in cubes if d.mistake is kind]
+            return len(losses), fsum(losses)
+
+        missed_doubles, missed_double_error = mistakes(CubeMistake.MISSED_DOUBLE)
+        wrong_doubles, wrong_double_error = mistakes(CubeMistake.WRONG_DOUBLE)
+        wrong_takes, wrong_take_error = mistakes(CubeMistake.WRONG_TAKE)
+        wrong_passes, wrong_pass_error = mistakes(CubeMistake.WRONG_PASS)
+        return cls(
+            moves=len(moves),
+            unforced=sum(not d.forced for d in moves),
+            doubtful=marks[Mark.DOUBTFUL],
+            bad=marks[Mark.BAD],
+            very_bad=marks[Mark.VERY_BAD],
+            checker_error=fsum(d.loss for d in moves),
+            checker_error_mwc=fsum(d.loss_mwc or 0.0 for d in moves),
+            cube_decisions=len(cubes),
+            close_cube_decisions=sum(d.close for d in cubes),
+            doubles=actions[CubeChoice.DOUBLE],
+            takes=actions[CubeChoice.TAKE],
+            passes=actions[CubeChoice.PASS],
+            beavers=actions[CubeChoice.BEAVER],
+            cube_marks=sum(d.mark is not None for d in cubes),
+            missed_doubles=missed_doubles,
+            missed_double_error=missed_double_error,
+            wrong_doubles=wrong_doubles,
+            wrong_double_error=wrong_double_error,
+            wrong_takes=wrong_takes,
+            wrong_take_error=wrong_take_error,
+            wrong_passes=wrong_passes,
+            wrong_pass_error=wrong_pass_error,
+            cube_error_mwc=fsum(d.loss_mwc or 0.0 for d in cubes),
+            rolls=len(rolls),
+            luck=fsum(rolls),
+            very_lucky=lucks[LuckMark.VERY_LUCKY],
+            lucky=lucks[LuckMark.LUCKY],
+            unlucky=lucks[LuckMark.UNLUCKY],
+            very_unlucky=lucks[LuckMark.VERY_UNLUCKY],
+        )
+
+    @property
+    def checker_error_rate(self) -> float | None:
+        """mEMG lost per unforced move (None without one)."""
+        return 1000.0 * self.checker_error / self.unforced if self.unforced else None
+
+    @property
+    def cube_error(self) -> float:
+        """EMG lost in cube decisions (the sum of the four kinds)."""
+        return (
+            self.missed_double_error + self.wrong_double_error + self.wrong_take_error + self.wrong_pass_error
+        )
+
+    @property
+    def cube_error_rate(self) -> float | None:
+        """mEMG lost per close cube decision (None without one)."""
+        return 1000.0 * self.cube_error / self.close_cube_decisions if self.close_cube_decisions else None
+
+    @property
+    def error(self) -> float:
+        """EMG lost in all (checker play and cube)."""
+        return self.checker_error + self.cube_error
+
+    @property
+    def error_mwc(self) -> float:
+        return self.checker_error_mwc + self.cube_error_mwc
+
+    @property
+    def decisions(self) -> int:
+        """The decisions the error rate counts: unforced moves and close cube decisions. They are also what
+        the PR here counts as XG's non-obvious decisions."""
+        return self.unforced + self.close_cube_decisions
+
+    @property
+    def error_rate(self) -> float | None:
+        """gnubg's overall error rate: mEMG lost per unforced move or close cube decision."""
+        return 1000.0 * self.error / self.decisions if self.decisions else None
+
+    @property
+    def pr(self) -> float | None:
+        """XG's performance rating, 500 x EMG lost per non-obvious decision (here: per unforced move or
+        close cube decision, so half of ``error_rate``)."""
+        return 500.0 * self.error / self.decisions if self.decisions else None
+
+    @property
+    def rating(self) -> str:
+        """gnubg's rating of the overall error rate (``Supernatural`` ... ``Awful!``, ``n/a``)."""
+        return _rating(self.error, self.decisions)
+
+    @property
+    def checker_rating(self) -> str:
+        return _rating(self.checker_error, self.unforced)
+
+    @property
+    def cube_rating(self) -> str:
+        return _rating(self.cube_error, self.close_cube_decisions)
+
+    @property
+    def luck_rate(self) -> float | None:
+        """mEMG of luck per roll (None without one)."""
+        return 1000.0 * self.luck / self.rolls if self.rolls else None
+
+    @property
+    def luck_rating(self) -> str:
+        """gnubg's words for the luck per roll (``Go to bed`` ... ``Go to Las Vegas``, ``n/a``)."""
+        if not self.rolls:
+            return NO_RATING
+        rate = self.luck / self.rolls
+        return next((text for limit, text in LUCK_RATINGS if rate < limit), LUCKIEST)
+
+
+@dataclass(frozen=True)
+class GameReview:
+    """One game of the match reviewed: its place (0-based) and the match state it started from, its result
+    as the replay gives it, the record's errors (the review stops where the replay did), the decisions in
+    order, and each player's statistics."""
+
+    index: int
+    start: MatchState
+    winner: int | None
+    points: int
+    errors: tuple[RecordError, ...]
+    decisions: tuple[Decision, ...]
+    statistics: tuple[PlayerStatistics, PlayerStatistics]
+
+
+@dataclass(frozen=True)
+class MatchReview:
+    """A match reviewed: its games, each player's statistics over the match, the evaluator's name and
+    version, the settings, and the seconds the review took."""
+
+    games: tuple[GameReview, ...]
+    statistics: tuple[PlayerStatistics, PlayerStatistics]
+    engine: str
+    version: str
+    settings: ReviewSettings
+    seconds: float
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        """Every decision of the match, in order."""
+        return tuple(decision for game in self.games for decision in game.decisions)
+
+
+def review_match(
+    games: Iterable[Game], evaluator: Evaluator, settings: ReviewSettings | None = None
+) -> MatchReview:
+    """Review the replayed games of one match, in order (``replay.read_games`` / ``replay_file`` give them;
+    each carries the match state it started from). A game with record errors is reviewed up to where its
+    replay stopped, its errors kept."""
+    settings = settings or ReviewSettings()
+    started = time.perf_counter()
+    reviews = tuple(review_game(game, evaluator, settings, index) for index, game in enumerate(games))
+    decisions = [decision for review in reviews for decision in review.decisions]
+    return MatchReview(
+        games=reviews,
+        statistics=(PlayerStatistics.of(decisions, 0), PlayerStatistics.of(decisions, 1)),
+        engine=evaluator.name,
+        version=evaluator.version,
+        settings=settings,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, index: int = 0) -> GameReview:
+    """Review one replayed game (``index``: its place in the match)."""
+    decisions: list[Decision] = []
+    offered: tuple[_Cube, Step] | None = None  # the double waiting for its answer
+    # the position left by the last play and its probabilities (the next player's) at the cube plies: the
+    # played play was evaluated as deep as the analysis goes, so the next cube decision need not again
+    known: tuple[Position, tuple[float, ...]] | None = None
+    opening = True
+    for number, step in enumerate(game.steps):
+        kind = step.action.kind
+        player = step.action.player
+        if kind is ActionKind.ROLL:
+            if not opening and step.state.offered_by is None and step.state.can_double(player):
+                cube = _cube(evaluator, step, settings, known)
+                if cube.decision.available:
+                    decisions.append(_doubling(cube, step, index, number, settings, doubled=False))
+            if step.play is not None and step.action.dice is not None:
+                move = _move(evaluator, step, index, number, settings, opening)
+                decisions.append(move)
+                if move.plies == settings.cube_depth:
+                    turned = flipped(np.array([move.played_probabilities]))[0]
+                    known = step.play.result, tuple(float(p) for p in turned)
+            opening = False
+        elif kind is ActionKind.DOUBLE:
+            cube = _cube(evaluator, step, settings, known)
+            decisions.append(_doubling(cube, step, index, number, settings, doubled=True))
+            offered = cube, step
+        elif kind in ANSWERS and offered is not None:
+            decisions.append(_answer(offered[0], offered[1], step, index, number, settings))
+            offered = None
+    return GameReview(
+        index=index,
+        start=game.start,
+        winner=game.winner,
+        points=game.points,
+        errors=tuple(game.errors),
+        decisions=tuple(decisions),
+        statistics=(PlayerStatistics.of(decisions, 0), PlayerStatistics.of(decisions, 1)),
+    )
+
+
+def match_id(state: MatchState, on_roll: int, dice: Sequence[int] = (0, 0), answering: bool = False) -> str:
+    """gnubg's Match ID of ``state`` with ``on_roll`` holding the dice (``dice`` as rolled, (0, 0) before
+    the roll); ``answering``: a double is offered and the other player is to answer it."""
+    rules = state.rules
+    return MatchId(
+        cube=state.cube,
+        cube_owner=-1 if state.cube_owner is None else state.cube_owner,
+        dice_owner=on_roll,
+        crawford=state.crawford_game,
+        game_state=1,
+        turn=1 - on_roll if answering else on_roll,
+        doubled=answering,
+        dice=(int(dice[0]), int(dice[1])),
+        length=rules.length,
+        score=state.score,
+        jacoby=rules.money and rules.jacoby,
+    ).encode()
+
+
+def _without_beavers(state: MatchState) -> MatchState:
+    """The state before any offer, with beavers not allowed: gnubg's analysis values the cube without
+    them."""
+    return replace(state, rules=replace(state.rules, beavers=False), offered_by=None)
+
+
+@dataclass(frozen=True)
+class _Cube:
+    """A cube decision with the cubeless probabilities it was made from (the roller's)."""
+
+    probabilities: tuple[float, ...]
+    decision: CubeDecision
+
+
+def _cube(
+    evaluator: Evaluator,
+    step: Step,
+    settings: ReviewSettings,
+    known: tuple[Position, tuple[float, ...]] | None,
+) -> _Cube:
+    """The cube decision of the player on roll in ``step`` (before his roll or his double); ``known``: a
+    position with its probabilities at the cube plies, used when it is the step's."""
+    position = step.position
+    if known is not None and known[0] == position:
+        probabilities = known[1]
+    else:
+        probabilities = evaluate_position(evaluator, position, settings.cube_depth).probabilities
+    decision = cube_decision(
+        probabilities,
+        _without_beavers(step.state),
+        position.turn,
+        cube_efficiency(position.board),
+        settings.table,
+    )
+    return _Cube(probabilities, decision)
+
+
+def _mwc_difference(emg: float, state: MatchState, player: int, table: MatchEquityTable) -> float | None:
+    """An EMG difference of ``player`` as MWC (None in money play): the two are linear in each other."""
+    if state.rules.money:
+        return None
+    return emg_to_mwc(emg, state, player, table) - emg_to_mwc(0.0, state, player, table)
+
+
+def _doubling(
+    cube: _Cube, step: Step, game: int, number: int, settings: ReviewSettings, doubled: bool
+) -> CubeReview:
+    """The review of the roller's cube action in ``step``: ``doubled`` or not. The double is valued with
+    the taker's right answer (take or pass)."""
+    decision = cube.decision
+    player = step.position.turn
+    state = _without_beavers(step.state)
+    mistake, loss = double_error(decision, doubled)
+    doubling_costs = decision.no_double - min(decision.double_take, decision.double_pass)
+    close = doubled or mistake is CubeMistake.MISSED_DOUBLE or doubling_costs < CLOSE_CUBE
+    mwc = None
+    if decision.mwc is not None:
+        no_double, double_take, double_pass = decision.mwc
+        mwc = (no_double, double_take, double_pass, max(no_double, min(double_take, double_pass)))
+    return CubeReview(
+        kind=DecisionKind.CUBE,
+        game=game,
+        step=number,
+        player=player,
+        position_id=step.position.position_id(),
+        match_id=match_id(state, player),
+        loss=loss,
+        loss_mwc=_mwc_difference(loss, state, player, settings.table),
+        mark=settings.mark(loss),
+        probabilities=cube.probabilities,
+        cubeless_equity=cubeless_emg(cube.probabilities, state, player, settings.table),
+        no_double=decision.no_double,
+        double_take=decision.double_take,
+        double_pass=decision.double_pass,
+        optimal=decision.best,
+        mwc=mwc,
+        verdict=decision.action.value,
+        action=CubeChoice.DOUBLE if doubled else CubeChoice.NO_DOUBLE,
+        mistake=mistake,
+        close=close,
+        plies=settings.cube_depth,
+    )
+
+
+def _answer(
+    cube: _Cube, doubling: Step, step: Step, game: int, number: int, settings: ReviewSettings
+) -> CubeReview:
+    """The review of the answer in ``step`` to the double made in ``doubling``, from the taker's side."""
+    decision = cube.decision
+    doubler = doubling.position.turn
+    taker = 1 - doubler
+    choice = ANSWERS[step.action.kind]
+    if choice is CubeChoice.BEAVER:  # judged with beavers allowed, as the rules of the session say
+        allowed = cube_decision(
+            cube.probabilities,
+            replace(doubling.state, offered_by=None),
+            doubler,
+            cube_efficiency(doubling.position.board),
+            settings.table,
+        )
+        mistake, loss = response_error(allowed, Response.BEAVER)
+    else:
+        mistake, loss = response_error(decision, RESPONSES[choice])
+    state = _without_beavers(doubling.state)
+    mwc = None
+    if decision.mwc is not None:
+        no_double, double_take, double_pass = (1.0 - value for value in decision.mwc)
+        mwc = (no_double, double_take, double_pass, max(double_take, double_pass))
+    return CubeReview(
+        kind=DecisionKind.TAKE,
+        game=game,
+        step=number,
+        player=taker,
+        position_id=doubling.position.position_id(),
+        match_id=match_id(state, doubler, answering=True),
+        loss=loss,
+        loss_mwc=_mwc_difference(loss, state, taker, settings.table),
+        mark=settings.mark(loss),
+        probabilities=tuple(float(p) for p in flipped(np.array([cube.probabilities]))[0]),
+        cubeless_equity=-cubeless_emg(cube.probabilities, state, doubler, settings.table),
+        no_double=-decision.no_double,
+        double_take=-decision.double_take,
+        double_pass=-decision.double_pass,
+        optimal=max(-decision.double_take, -decision.double_pass),
+        mwc=mwc,
+        verdict=decision.action.value,
+        action=choice,
+        mistake=mistake,
+        close=True,
+        plies=settings.cube_depth,
+    )
+
+
+def _after_play(
+    probabilities: np.ndarray, result: np.ndarray, state: MatchState, player: int, table: MatchEquityTable
+) -> float:
+    """Cubeful EMG of ``player`` after his play: ``probabilities`` his cubeless ones, ``result`` the board
+    left with the opponent on roll (row MOVER), the cube as ``state`` (before any offer, without beavers)
+    has it. The opponent then takes his best cube action: the play is worth minus his cubeful equity with
+    No double, or with a double (take or pass) when that is better for him, as gnubg values it."""
+    opponent = 1 - player
+    opponent_view = flipped(probabilities[np.newaxis])[0]
+    efficiency = cube_efficiency(result)
+    if state.can_double(opponent):
+        return -cube_decision(opponent_view, state, opponent, efficiency, table).best
+    return -cubeful_equity(opponent_view, state, opponent, efficiency, table)
+
+
+def _move(
+    evaluator: Evaluator, step: Step, game: int, number: int, settings: ReviewSettings, opening: bool
+) -> MoveDecision:
+    """The review of the checker play of ``step`` (a roll with its play); ``opening``: the game's first
+    roll (for the luck)."""
+    position, play, dice = step.position, step.play, step.action.dice
+    state = _without_beavers(step.state)
+    assert play is not None and dice is not None
+    player = position.turn
+    analysis = analyse(evaluator, position, dice, settings.limit, include=(play,))
+    # judged cubeful among the plays evaluated at the analysis plies (in rank order, deepest first)
+    deep = np.flatnonzero(analysis.plies == analysis.plies[0])
+    ranked = [analysis.play(int(rank)) for rank in deep]
+    values = np.array(
+        [
+            _after_play(
+                analysis.probabilities[rank], ranked_play.play.result.board, state, player, settings.table
+            )
+            for rank, ranked_play in zip(deep, ranked, strict=True)
+        ]
+    )
+    played_at = int(np.flatnonzero(deep == analysis.rank_of(play))[0])
+    best_at = int(np.argmax(values))
+    loss = max(0.0, float(values[best_at] - values[played_at]))
+    forced = len(analysis) == 1
+    luck = roll_luck(evaluator, position, state, dice, opening, settings) if settings.luck else None
+    return MoveDecision(
+        kind=DecisionKind.MOVE,
+        game=game,
+        step=number,
+        player=player,
+        position_id=position.position_id(),
+        match_id=match_id(state, player, dice),
+        loss=loss,
+        loss_mwc=_mwc_difference(loss, state, player, settings.table),
+        mark=None if forced else settings.mark(loss),
+        dice=(int(dice[0]), int(dice[1])),
+        played=play.text,
+        best=ranked[best_at].play.text,
+        played_equity=float(values[played_at]),
+        best_equity=float(values[best_at]),
+        played_probabilities=ranked[played_at].probabilities,
+        best_probabilities=ranked[best_at].probabilities,
+        rank=int(np.count_nonzero(values > values[played_at])),
+        plays=len(analysis),
+        forced=forced,
+        plies=int(analysis.plies[0]),
+        luck=luck,
+        luck_mark=None if luck is None else settings.luck_mark(luck),
+    )
+
+
+def _cubeless_utility(
+    probabilities: np.ndarray, state: MatchState, player: int, table: MatchEquityTable
+) -> np.ndarray:
+    """What ``player`` expects from each row of cubeless ``probabilities`` ignoring the cube: the cubeless
+    equity in money play, the cubeless MWC in a match (linear in the probabilities: the MWC of each of the
+    six results weighted by its chance)."""
+    if state.rules.money:
+        return equities(probabilities)
+    results = np.array(
+        [
+            [1, 0, 0, 0, 0],
+            [1, 1, 0, 0, 0],
+            [1, 1, 1, 0, 0],
+            [0, 0, 0, 0, 0],
+            [0, 0, 0, 1, 0],
+            [0, 0, 0, 1, 1],
+        ],
+        dtype=np.float64,
+    )
+    single, gammon, backgammon, lost, lost_gammon, lost_backgammon = (
+        cubeless_mwc(result, state, player, table) for result in results
+    )
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = probabilities.T
+    return (
+        (win - win_gammon) * single
+        + (win_gammon - win_backgammon) * gammon
+        + win_backgammon * backgammon
+        + (1.0 - win - lose_gammon) * lost
+        + (lose_gammon - lose_backgammon) * lost_gammon
+        + lose_backgammon * lost_backgammon
+    )
+
+
+def _best_values(
+    evaluator: Evaluator,
+    position: Position,
+    state: MatchState,
+    rolls: Sequence[Dice],
+    settings: ReviewSettings,
+) -> np.ndarray:
+    """For each roll, the cubeful EMG of the player on roll after the best play of it (picked by cubeless
+    value) at ``luck_plies``: every play of every roll evaluated in one call."""
+    player = position.turn
+    results = []
+    for roll in rolls:
+        buffers, count = position._generate(roll)
+        results.append(buffers.boards[:count].copy())
+    probabilities = after_plays(evaluator, np.concatenate(results), settings.luck_plies)
+    utility = _cubeless_utility(probabilities, state, player, settings.table)
+    values = np.empty(len(rolls), dtype=np.float64)
+    start = 0
+    for index, boards in enumerate(results):
+        best = start + int(np.argmax(utility[start : start + len(boards)]))
+        turned = boards[best - start, ::-1]
+        values[index] = _after_play(probabilities[best], turned, state, player, settings.table)
+        start += len(boards)
+    return values
+
+
+def roll_luck(
+    evaluator: Evaluator,
+    position: Position,
+    state: MatchState,
+    dice: Sequence[int],
+    opening: bool,
+    settings: ReviewSettings,
+) -> float:
+    """The luck (EMG) of rolling ``dice`` in ``position``: the value of the roll's best play minus the
+    average over the rolls (gnubg's LuckNormal; LuckFirst for the game's opening roll, which averages the 15
+    non-double rolls of either player)."""
+    high, low = max(dice), min(dice)
+    if opening:
+        rolls = [roll for roll in ROLLS if roll[0] != roll[1]]
+        mine = _best_values(evaluator, position, state, rolls, settings)
+        theirs = _best_values(evaluator, position.swapped(), state, rolls, settings)
+        mean = (mine.sum() - theirs.sum()) / (2 * len(rolls))
+        return float(mine[rolls.index((high, low))] - mean)
+    rolls = list(ROLLS)
+    values = _best_values(evaluator, position, state, rolls, settings)
+    mean = float(values @ ROLL_COUNTS) / 36.0
+    return float(values[rolls.index((high, low))] - mean)
