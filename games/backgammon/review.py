@@ -17,8 +17,9 @@ What a review holds (``review_match``):
   CUBEFUL equity in EMG: the position after a play, the opponent on roll with the cube as it stands, is
   worth minus the opponent's equity with his best cube action (No double, or a double taken or passed when
   he may double and that is better for him), each by Janowski's interpolation over the cubeless
-  probabilities (``cubeful``), as gnubg values it at 0-ply. The equity lost (>= 0), gnubg's mark (``Mark``: ``?!`` doubtful,
-  ``?`` bad, ``??`` very bad, for a loss above 0.03 / 0.06 / 0.12), never on a forced play. The *luck* of
+  probabilities (``cubeful``), as gnubg values it at 0-ply. The equity lost (>= 0), gnubg's mark
+  (``Mark``: ``?!`` doubtful, ``?`` bad, ``??`` very bad, for a loss above 0.03 / 0.06 / 0.12), never on
+  a forced play. The *luck* of
   the roll (gnubg's ``LuckNormal``): the value of the best play of the roll made minus the average over the
   21 rolls (weighted by the 36 they stand for) of the value of each roll's best play, at
   ``luck_plies`` (0, as gnubg), each roll's best play picked by cubeless equity (match-aware) and valued
@@ -54,6 +55,7 @@ from enum import StrEnum
 from math import fsum
 
 import numpy as np
+from taldau.games.kind import DecisionKind
 from taldau.games.records import RecordError
 
 from .board import ROLL_COUNTS
@@ -101,14 +103,6 @@ LUCK_RATINGS = (
     (0.06, "Good dice, man!"),
 )
 LUCKIEST = "Go to Las Vegas"
-
-
-class DecisionKind(StrEnum):
-    """What a decision is about: a checker play, the roller's cube action, or the answer to a double."""
-
-    MOVE = "move"
-    CUBE = "cube"
-    TAKE = "take"
 
 
 class Mark(StrEnum):
