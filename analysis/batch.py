@@ -229,7 +229,8 @@ def plan(
         yield from _tasks(kind, pending, settings)
 
 
-def _figures(player: PlayerStats) -> SideFigures:
+def side_figures(player: PlayerStats) -> SideFigures:
+    """A player's figures as the ``games`` table's columns of a side."""
     return SideFigures(
         inaccuracies=player.inaccuracies,
         mistakes=player.mistakes,
@@ -316,8 +317,8 @@ def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, lis
                 source=task.source,
                 index=planned.index,
                 format=task.format,
-                white=_figures(white),
-                black=_figures(black),
+                white=side_figures(white),
+                black=side_figures(black),
                 task=task.id,
             )
         )

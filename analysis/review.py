@@ -159,22 +159,17 @@ def _pov(value: float, side: int) -> float:
     return value if side == 0 else -value
 
 
-def _sum(values: Sequence[float | None]) -> float | None:
-    """The sum of the values that are there, None when none is."""
-    present = [value for value in values if value is not None]
-    return sum(present) if present else None
-
-
 def player_stats(
     rows: Sequence[MarkedDecision], scale: MarkScale | None = None
 ) -> tuple[PlayerStats, PlayerStats]:
     """Both sides' figures (index = side) over ``rows``: those of a game, or all the games of a match for
     the match's. Counts and losses split by kind (move; cube and take); the error rate (``mean_loss``)
     and the accuracy are means over the decisions that are ``counted``; PR and rating band come from the
-    error rate through ``scale`` (None without one)."""
+    error rate through ``scale`` (None without one). The luck (over every decision) and the match winning
+    chances lost (over the counted ones) are sums for both sides when any decision has them, else None."""
     stats = (PlayerStats(), PlayerStats())
-    mwc: tuple[list[float | None], list[float | None]] = ([], [])
-    luck: tuple[list[float | None], list[float | None]] = ([], [])
+    mwc: tuple[list[float], list[float]] = ([], [])
+    luck: tuple[list[float], list[float]] = ([], [])
     accuracies: tuple[list[float], list[float]] = ([], [])
     for row in rows:
         decision = row.decision
@@ -187,7 +182,8 @@ def player_stats(
         player.inaccuracies += row.mark == "?!"
         player.mistakes += row.mark == "?"
         player.blunders += row.mark == "??"
-        luck[side].append(decision.luck)
+        if decision.luck is not None:
+            luck[side].append(decision.luck)
         if not decision.counted:
             continue
         if checker:
@@ -196,13 +192,16 @@ def player_stats(
         else:
             player.cube_counted += 1
             player.cube_error += decision.loss
-        mwc[side].append(decision.loss_mwc)
+        if decision.loss_mwc is not None:
+            mwc[side].append(decision.loss_mwc)
         before = _pov(decision.chance_before, side)
         after = _pov(decision.chance_after, side)
         accuracies[side].append(move_accuracy(before, after))
+    has_mwc = any(row.decision.loss_mwc is not None for row in rows)
+    has_luck = any(row.decision.luck is not None for row in rows)
     for side, player in enumerate(stats):
-        player.error_mwc = _sum(mwc[side])
-        player.luck = _sum(luck[side])
+        player.error_mwc = sum(mwc[side]) if has_mwc else None
+        player.luck = sum(luck[side]) if has_luck else None
         if player.counted:
             player.mean_loss = player.error / player.counted
             player.accuracy = sum(accuracies[side]) / player.counted
