@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from taldau.schemas import (
     moves_table,
 )
 
-from .review import GameReview, PlayerStats, Thresholds, check_thresholds, review_task
+from .review import GameReview, MarkedDecision, PlayerStats, Thresholds, check_thresholds, review_task
 from .validation import Unreadable, archive_games
 
 
@@ -140,8 +140,9 @@ def task_id(game_ids: Iterable[str]) -> str:
 
 def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: str) -> GameRow:
     """The ``games`` row of a replayed game, without the analysis' figures (an ``invalid`` one has its
-    errors)."""
+    errors), with its match's columns when it is part of one."""
     errors = "; ".join(str(error) for error in facts.errors) if status is Status.INVALID else None
+    match = facts.match
     return GameRow(
         game_id=identity,
         game=game,
@@ -155,6 +156,11 @@ def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: st
         termination=facts.termination,
         plies=facts.plies,
         error=errors,
+        match_length=None if match is None else match.length,
+        match_score=None if match is None else match.score,
+        cube=None if match is None else match.cube,
+        winner=None if match is None else match.winner,
+        points=None if match is None else match.points,
     )
 
 
@@ -223,40 +229,72 @@ def plan(
         yield from _tasks(kind, pending, settings)
 
 
-def _figures(player: PlayerStats) -> SideFigures:
+def side_figures(player: PlayerStats) -> SideFigures:
+    """A player's figures as the ``games`` table's columns of a side."""
     return SideFigures(
-        player.inaccuracies, player.mistakes, player.blunders, player.accuracy, player.mean_loss
+        inaccuracies=player.inaccuracies,
+        mistakes=player.mistakes,
+        blunders=player.blunders,
+        accuracy=player.accuracy,
+        mean_loss=player.mean_loss,
+        decisions=player.decisions,
+        counted=player.counted,
+        error=player.error,
+        checker_counted=player.checker_counted,
+        checker_error=player.checker_error,
+        cube_counted=player.cube_counted,
+        cube_error=player.cube_error,
+        error_mwc=player.error_mwc,
+        pr=player.pr,
+        luck=player.luck,
+        rating=player.rating,
+    )
+
+
+def move_row(game_id: str, row: MarkedDecision) -> MoveRow:
+    """The ``moves`` row of a marked decision."""
+    decision, cube = row.decision, row.decision.cube
+    return MoveRow(
+        game_id=game_id,
+        ply=decision.ply,
+        side=decision.side,
+        kind=str(decision.kind),
+        dice=None if decision.dice is None else "".join(str(die) for die in decision.dice),
+        fen=decision.position,
+        match_id=decision.match_id,
+        key=decision.key,
+        move=decision.played,
+        best_move=decision.best,
+        pv=decision.pv,
+        score_best=decision.score_best,
+        score_played=decision.score_played,
+        loss=decision.loss,
+        plies_to_result_best=decision.plies_to_result_best,
+        plies_to_result_played=decision.plies_to_result_played,
+        win_chance_before=decision.chance_before,
+        win_chance_after=decision.chance_after,
+        mark=row.mark,
+        forced=decision.forced,
+        counted=decision.counted,
+        depth=decision.depth,
+        seldepth=decision.seldepth,
+        nodes=decision.nodes,
+        seconds=decision.seconds,
+        cubeless_best=decision.cubeless_best,
+        cubeless_played=decision.cubeless_played,
+        no_double=None if cube is None else cube.no_double,
+        double_take=None if cube is None else cube.double_take,
+        double_pass=None if cube is None else cube.double_pass,
+        verdict=None if cube is None else cube.verdict,
+        luck=decision.luck,
+        luck_mark=None if decision.luck_mark is None else str(decision.luck_mark),
+        loss_mwc=decision.loss_mwc,
     )
 
 
 def move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
     """The ``moves`` rows of a reviewed game."""
-    return [
-        MoveRow(
-            game_id=game_id,
-            ply=row.decision.ply,
-            side=row.decision.side,
-            fen=row.decision.position,
-            key=row.decision.key,
-            move=row.decision.played,
-            best_move=row.decision.best,
-            pv=row.decision.pv,
-            score_best=row.decision.score_best,
-            score_played=row.decision.score_played,
-            loss=row.decision.loss,
-            plies_to_result_best=row.decision.plies_to_result_best,
-            plies_to_result_played=row.decision.plies_to_result_played,
-            win_chance_before=row.decision.chance_before,
-            win_chance_after=row.decision.chance_after,
-            mark=row.mark,
-            forced=row.decision.forced,
-            depth=row.decision.depth,
-            seldepth=row.decision.seldepth,
-            nodes=row.decision.nodes,
-            seconds=row.decision.seconds,
-        )
-        for row in review.decisions
-    ]
+    return [move_row(game_id, row) for row in review.decisions]
 
 
 def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, list[GameRow]]:
@@ -274,15 +312,14 @@ def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, lis
         base = game_row(facts, planned.game_id, settings.game, Status.OK, settings.key)
         white, black = review.players
         rows.append(
-            GameRow(
-                **{
-                    **asdict(base),
-                    "source": task.source,
-                    "index": planned.index,
-                    "format": task.format,
-                    "white": _figures(white),
-                    "black": _figures(black),
-                }
+            replace(
+                base,
+                source=task.source,
+                index=planned.index,
+                format=task.format,
+                white=side_figures(white),
+                black=side_figures(black),
+                task=task.id,
             )
         )
         moves += move_rows(planned.game_id, review)

@@ -3,7 +3,8 @@
 An analyser (``taldau.games.kind.Analyser``) judges each decision of a task and says what it loses in its
 own scale (``drop``: winning chances for Togyz Kumalak, EMG for backgammon); this module marks each decision
 from the scale's thresholds (``?!`` doubtful/inaccuracy, ``?`` bad/mistake, ``??`` very bad/blunder; a
-forced decision is never marked) and sums the marks, losses and accuracy up per player.
+forced decision is never marked) and sums the marks, losses, luck and accuracy up per player: over a game
+(``GameReview.players``) or over any decisions, a whole match's for one (``player_stats``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from taldau.games.kind import Analyser, AnalysisOptions, Annotation, Decision, GameAnalysis
+from taldau.games.kind import (
+    Analyser,
+    AnalysisOptions,
+    Annotation,
+    Decision,
+    DecisionKind,
+    GameAnalysis,
+    MarkScale,
+)
 
 MARKS = ("?!", "?", "??")  # inaccuracy, mistake, blunder
 
@@ -45,15 +54,42 @@ class MarkedDecision:
 
 @dataclass
 class PlayerStats:
-    """A player's figures over a game: counts of each mark, mean loss, and accuracy (0 to 100)."""
+    """A player's figures over some decisions (a game's, a match's), in the game's unit (Togyz kumalak,
+    backgammon EMG): the decisions of kind move (``moves``) and of kinds cube and take (``cube_decisions``),
+    the forced ones, those counted in the error rate and their error (the sum of their ``loss``), checker
+    (kind move) and cube (kinds cube and take) apart; counts of each mark; the error rate (``mean_loss``)
+    and the mean accuracy (0 to 100) of the counted decisions; the match winning chances lost and the
+    luck where the decisions have them (else None); XG's PR and the rating band where the analyser's
+    scale has them (else None)."""
 
     moves: int = 0
+    cube_decisions: int = 0
     forced: int = 0
+    checker_counted: int = 0
+    cube_counted: int = 0
+    checker_error: float = 0.0
+    cube_error: float = 0.0
     inaccuracies: int = 0
     mistakes: int = 0
     blunders: int = 0
     mean_loss: float = 0.0
     accuracy: float = 100.0
+    error_mwc: float | None = None
+    luck: float | None = None
+    pr: float | None = None
+    rating: str | None = None
+
+    @property
+    def decisions(self) -> int:
+        return self.moves + self.cube_decisions
+
+    @property
+    def counted(self) -> int:
+        return self.checker_counted + self.cube_counted
+
+    @property
+    def error(self) -> float:
+        return self.checker_error + self.cube_error
 
 
 @dataclass(frozen=True)
@@ -69,13 +105,14 @@ class GameReview:
         return {row.decision.ply: row.mark for row in self.decisions if row.mark}
 
 
-def judge(analysis: GameAnalysis, thresholds: Thresholds) -> GameReview:
-    """The decisions of one analysed game marked, and its players' figures."""
+def judge(analysis: GameAnalysis, thresholds: Thresholds, scale: MarkScale | None = None) -> GameReview:
+    """The decisions of one analysed game marked, and its players' figures (PR and rating band from
+    ``scale``, if given)."""
     marked = tuple(
         MarkedDecision(decision, None if decision.forced else mark_of(decision.drop, thresholds))
         for decision in analysis.decisions
     )
-    return GameReview(marked, player_stats(marked))
+    return GameReview(marked, player_stats(marked, scale))
 
 
 def review_task(
@@ -84,11 +121,12 @@ def review_task(
     """Every valid game of a task's record text analysed and marked (at the analyser's own thresholds
     unless ``thresholds`` are given)."""
     limits = check_thresholds(thresholds or analyser.scale.thresholds)
-    return [judge(analysis, limits) for analysis in analyser.review(text, source, options)]
+    return [judge(analysis, limits, analyser.scale) for analysis in analyser.review(text, source, options)]
 
 
 def review_headers(review: GameReview, annotator: str) -> dict[str, str]:
-    """Record headers carrying a review's statistics (``WhiteAccuracy``, ``BlackBlunders``, ...)."""
+    """Record headers carrying a review's statistics (``WhiteAccuracy``, ``BlackBlunders``, ...; where the
+    review has them, ``WhitePR``, ``WhiteRating`` and ``WhiteLuck``)."""
     headers = {"Annotator": annotator}
     for name, player in zip(("White", "Black"), review.players, strict=True):
         headers[f"{name}Accuracy"] = f"{player.accuracy:.1f}"
@@ -96,6 +134,12 @@ def review_headers(review: GameReview, annotator: str) -> dict[str, str]:
         headers[f"{name}Inaccuracies"] = str(player.inaccuracies)
         headers[f"{name}Mistakes"] = str(player.mistakes)
         headers[f"{name}Blunders"] = str(player.blunders)
+        if player.pr is not None:
+            headers[f"{name}PR"] = f"{player.pr:.1f}"
+        if player.rating is not None:
+            headers[f"{name}Rating"] = player.rating
+        if player.luck is not None:
+            headers[f"{name}Luck"] = f"{player.luck:+.3f}"
     return headers
 
 
@@ -115,28 +159,53 @@ def _pov(value: float, side: int) -> float:
     return value if side == 0 else -value
 
 
-def player_stats(rows: Sequence[MarkedDecision]) -> tuple[PlayerStats, PlayerStats]:
-    """Per-side counts of marks, mean loss and mean accuracy over the decisions that were not forced (the
-    mean loss is the plain mean of those decisions' ``loss``)."""
+def player_stats(
+    rows: Sequence[MarkedDecision], scale: MarkScale | None = None
+) -> tuple[PlayerStats, PlayerStats]:
+    """Both sides' figures (index = side) over ``rows``: those of a game, or all the games of a match for
+    the match's. Counts and losses split by kind (move; cube and take); the error rate (``mean_loss``)
+    and the accuracy are means over the decisions that are ``counted``; PR and rating band come from the
+    error rate through ``scale`` (None without one). The luck (over every decision) and the match winning
+    chances lost (over the counted ones) are sums for both sides when any decision has them, else None."""
     stats = (PlayerStats(), PlayerStats())
-    losses: tuple[list[float], list[float]] = ([], [])
+    mwc: tuple[list[float], list[float]] = ([], [])
+    luck: tuple[list[float], list[float]] = ([], [])
     accuracies: tuple[list[float], list[float]] = ([], [])
     for row in rows:
         decision = row.decision
-        player = stats[decision.side]
-        player.moves += 1
-        if decision.forced:
-            player.forced += 1
-            continue
+        side = decision.side
+        player = stats[side]
+        checker = decision.kind is DecisionKind.MOVE
+        player.moves += checker
+        player.cube_decisions += not checker
+        player.forced += decision.forced
         player.inaccuracies += row.mark == "?!"
         player.mistakes += row.mark == "?"
         player.blunders += row.mark == "??"
-        losses[decision.side].append(decision.loss)
-        before = _pov(decision.chance_before, decision.side)
-        after = _pov(decision.chance_after, decision.side)
-        accuracies[decision.side].append(move_accuracy(before, after))
-    for side in (0, 1):
-        if losses[side]:
-            stats[side].mean_loss = sum(losses[side]) / len(losses[side])
-            stats[side].accuracy = sum(accuracies[side]) / len(accuracies[side])
+        if decision.luck is not None:
+            luck[side].append(decision.luck)
+        if not decision.counted:
+            continue
+        if checker:
+            player.checker_counted += 1
+            player.checker_error += decision.loss
+        else:
+            player.cube_counted += 1
+            player.cube_error += decision.loss
+        if decision.loss_mwc is not None:
+            mwc[side].append(decision.loss_mwc)
+        before = _pov(decision.chance_before, side)
+        after = _pov(decision.chance_after, side)
+        accuracies[side].append(move_accuracy(before, after))
+    has_mwc = any(row.decision.loss_mwc is not None for row in rows)
+    has_luck = any(row.decision.luck is not None for row in rows)
+    for side, player in enumerate(stats):
+        player.error_mwc = sum(mwc[side]) if has_mwc else None
+        player.luck = sum(luck[side]) if has_luck else None
+        if player.counted:
+            player.mean_loss = player.error / player.counted
+            player.accuracy = sum(accuracies[side]) / player.counted
+            if scale is not None:
+                player.pr = scale.performance(player.mean_loss)
+                player.rating = scale.rating(player.mean_loss)
     return stats

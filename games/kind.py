@@ -21,6 +21,7 @@ The shape of an analysis, the same for both games:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -32,10 +33,25 @@ Game = TypeVar("Game")
 
 
 @dataclass(frozen=True)
+class MatchFacts:
+    """Where a game stands in its match (backgammon): the match ``length`` in points (0 for money play),
+    the ``score`` of both players before the game (index = side), the cube's value when the game ended,
+    and the side that won it (None while unfinished) with the ``points`` won (cube value x 1, 2 or 3 for a
+    single game, gammon or backgammon)."""
+
+    length: int
+    score: tuple[int, int]
+    cube: int
+    winner: int | None
+    points: int | None
+
+
+@dataclass(frozen=True)
 class GameFacts:
     """What a check of an archive reports about one replayed game, in the same shape for every game.
     ``headers`` are the record's tag pairs (a backgammon game has its match's); ``details`` holds the
-    game's own fields (Togyz kazans; backgammon winner, points and cube), as JSON values."""
+    game's own fields (Togyz kazans; backgammon winner, points and cube), as JSON values; ``match`` where
+    the game stands in its match (None for a game that is not part of one: Togyz)."""
 
     source: str
     index: int
@@ -47,6 +63,7 @@ class GameFacts:
     headers: dict[str, str] = field(default_factory=dict)
     players: tuple[str, ...] = ()
     details: dict[str, object] = field(default_factory=dict)
+    match: MatchFacts | None = None
 
     @property
     def valid(self) -> bool:
@@ -75,24 +92,119 @@ class DecisionKind(StrEnum):
 @dataclass(frozen=True)
 class MarkScale:
     """What a decision's ``drop`` is measured in (``name``) and where each mark starts: ``thresholds`` for
-    doubtful ``?!``, bad ``?`` and very bad ``??``."""
+    doubtful ``?!``, bad ``?`` and very bad ``??``.
+
+    Where the scale is one the players' error rates are known in (backgammon's EMG), it also carries the
+    rating bands of an error rate (``ratings``: the error per counted decision below which each band
+    starts, best first, the last one unbounded) and XG's performance rating factor (``pr_factor``: PR =
+    factor x error per counted decision); a scale without them (Togyz winning chances) rates no one.
+    """
 
     name: str
     thresholds: tuple[float, float, float]
+    ratings: tuple[tuple[float, str], ...] = ()
+    pr_factor: float | None = None
+
+    def rating(self, error_rate: float) -> str | None:
+        """The band of a player who loses ``error_rate`` per counted decision (None: the scale has none)."""
+        return next((band for below, band in self.ratings if error_rate < below), None)
+
+    def performance(self, error_rate: float) -> float | None:
+        """XG's performance rating (PR) of ``error_rate`` (None: the scale has none)."""
+        return None if self.pr_factor is None else self.pr_factor * error_rate
+
+
+# GNU Backgammon's rating bands by equity lost (EMG) per unforced move or close cube decision, in its own
+# words (gnubg's ``GetRating``: the first band whose bound the error rate is below).
+GNUBG_RATINGS: tuple[tuple[float, str], ...] = (
+    (0.002, "Supernatural"),
+    (0.005, "World class"),
+    (0.008, "Expert"),
+    (0.012, "Advanced"),
+    (0.018, "Intermediate"),
+    (0.026, "Casual player"),
+    (0.035, "Beginner"),
+    (math.inf, "Awful!"),
+)
+
+# Equity in EMG as GNU Backgammon marks it: doubtful, bad and very bad from 0.03, 0.06 and 0.12 lost, its
+# rating bands, and eXtreme Gammon's PR (500 x EMG lost per counted decision).
+EMG_SCALE = MarkScale("equity lost, EMG", (0.03, 0.06, 0.12), GNUBG_RATINGS, 500.0)
+
+
+class LuckMark(StrEnum):
+    """How lucky a roll was for the player who rolled it, as a short glyph. gnubg marks rolls with words
+    (very lucky, lucky, unlucky, very unlucky: above +0.6 / +0.3, below -0.3 / -0.6 EMG of luck) and its
+    SGF with ``GB``/``GW`` ("good for Black/White") of 1 or 2; XG with words as well: neither prints a glyph,
+    so these are taldau's."""
+
+    VERY_LUCKY = "++"
+    LUCKY = "+"
+    UNLUCKY = "-"
+    VERY_UNLUCKY = "--"
+
+
+@dataclass(frozen=True)
+class CubeEquities:
+    """What a cube decision is worth, in cubeful equity (EMG) from the deciding player's side: not doubling
+    (``no_double``), doubling and the opponent taking (``double_take``) or passing (``double_pass``), and
+    the analyser's verdict in its own words (gnubg's ``No double, take``, ``Double, pass``, ``Too good to
+    double, pass``, ``No redouble, take`` ...). For a take decision (the answer to a double) the equities
+    are the doubler's negated and the verdict stays the doubler's, as gnubg prints it."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    verdict: str
 
 
 @dataclass(frozen=True)
 class Decision:
     """One decision of a game as the engine judges it.
 
-    ``side`` 0 is the first player (Togyz White). ``position`` is the position before the decision as text
-    (Togyz FEN; backgammon Position ID and Match ID) and ``key`` its stable 64-bit key. ``played``,
-    ``best`` and ``pv`` are in the record's notation. Scores and winning chances are from the first
-    player's side, in the game's unit (kumalak for Togyz); ``loss`` is what the played action gives away
-    against the best one, mover's side, in the game's unit; ``drop`` is the loss the marks are set by, in
-    the analyser's ``MarkScale`` (mover's side; it may be a hair below 0 when the played move searched
-    better than the best one did). Plies to a forced result are from the mover's side (positive: the mover
-    wins), None without one. ``forced``: the only legal action, never marked.
+    Common to both games:
+
+    - ``ply``: the decision's index in its game, from 0. ``side`` 0 is the first player (Togyz White; in
+      backgammon the match's first player, the left column of a Jellyfish record, gnubg's player 0).
+    - ``kind``: a move (Togyz sowing, backgammon checker play), a cube decision (whether to double before
+      rolling) or a take decision (the answer to a double).
+    - ``position``: the position before the decision as text (Togyz FEN; backgammon gnubg's Position ID,
+      with the cube and score in ``match_id``), ``key`` its stable 64-bit key.
+    - ``played``, ``best`` and ``pv``: the action taken, the engine's best one and its principal variation,
+      in the record's notation (backgammon: the play as gnubg writes it, ``24/20 13/8``; for a cube
+      decision ``no double`` / ``double``, for a take decision ``take`` / ``pass`` / ``beaver``).
+    - ``loss``: what the action taken gives away against the best one, from the mover's side, in the
+      game's unit, never below 0: the error summed into the players' figures. ``drop``: the loss the marks
+      are set by, in the analyser's ``MarkScale`` (mover's side; it may be a hair below 0 when the played
+      action searched better than the best one did).
+    - ``forced``: the only legal action, never marked, never counted. ``counted``: the decision counts in
+      the error rate's denominator (Togyz: every move not forced; backgammon: plays not forced, and cube
+      and take decisions that are close or actual as gnubg counts them).
+    - ``depth``, ``seldepth``, ``nodes``, ``seconds``: how the engine searched (backgammon: the plies, the
+      plies, the positions evaluated, the time).
+
+    Sides: what a position is worth (``score_*``, ``cubeless_*``, ``chance_*``) is from the first
+    player's side, so that it reads along a game; what a decision costs or brings its maker (``loss``,
+    ``drop``, ``loss_mwc``, ``luck``, the ``cube`` options) from the deciding player's side.
+
+    Per game:
+
+    - Togyz Kumalak: ``score_best`` / ``score_played`` are the engine's scores in kumalak after the best
+      and the played move, ``loss`` kumalak (at most ``games.togyz.review.LOSS_CAP``), ``drop`` and the
+      winning chances ``chance_before`` (with the best move) / ``chance_after`` (after the move played)
+      in [-1, 1] through the win curve; plies to a forced result from the mover's side (positive: the
+      mover wins), None without one. The backgammon fields below stay None.
+    - Backgammon: ``dice`` as rolled (None for cube and take decisions); ``score_best`` /
+      ``score_played`` the cubeful equities in EMG (gnubg's normalised equity; in a match the match
+      winning chances rescaled) after the best / the played action, ``loss`` = ``drop`` the equity lost
+      in EMG; ``chance_before`` / ``chance_after`` the winning chances after the best / the played
+      action, 2 x the cubeless probability of winning the game - 1 (so in [-1, 1] as for Togyz); the
+      plies to a result are None. ``cubeless_best`` / ``cubeless_played``: cubeless equities (EMG) after
+      the best / the played action (a cube or take decision has one, before the roll, in both);
+      ``cube``: the three cubeful equities and the verdict of a cube or take decision (None for a play);
+      ``luck``: the luck of the roll (EMG: the equity after the roll minus the average over all rolls;
+      None for cube and take decisions) and ``luck_mark`` its mark; ``loss_mwc``: the loss in match
+      winning chances (0 to 1; None in money play); ``match_id``: gnubg's Match ID (cube, score, dice).
     """
 
     ply: int
@@ -113,10 +225,22 @@ class Decision:
     plies_to_result_best: int | None
     plies_to_result_played: int | None
     forced: bool
+    counted: bool
     depth: int
     seldepth: int
     nodes: int
     seconds: float
+    match_id: str | None = None
+    cubeless_best: float | None = None
+    cubeless_played: float | None = None
+    cube: CubeEquities | None = None
+    luck: float | None = None
+    luck_mark: LuckMark | None = None
+    loss_mwc: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.forced and self.counted:
+            raise ValueError(f"decision {self.ply}: a forced decision is never counted")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,36 @@
 """The ``games`` table: one row per game of an analysed archive, analysed or not.
 
 ``status`` is ``ok`` (analysed), ``invalid`` (the record breaks the rules or cannot be read; ``error`` says
-where) or ``failed`` (the analysis itself failed; ``error`` says why). Per side: counts of each mark,
-accuracy (0 to 100) and mean loss in the game's unit: the mean of the ``moves`` table's ``loss`` over the
-side's moves not ``forced``.
+where) or ``failed`` (the analysis itself failed; ``error`` says why). ``task`` is the id of the task the game
+was analysed in: a Togyz game is its own task, a backgammon match one task of all its games.
+
+Match columns (backgammon; null for Togyz): the match length (0 for money play), both players' scores before
+the game, the cube's value when the game ended, and the side that won it with the points won.
+
+Per side (``white_*`` for the first player, Togyz White or backgammon's first player; ``black_*`` for the
+second), over the side's decisions of the game (the ``moves`` rows; figures in the game's unit: Togyz kumalak,
+backgammon EMG):
+
+- ``decisions`` (every decision, ``forced`` ones too), ``counted`` (those counted in the error rate:
+  ``moves.counted``), counts of each mark;
+- ``error``: the sum of ``loss`` over the counted decisions, ``checker_error`` / ``cube_error`` the same
+  over ``kind`` move / cube and take, with ``checker_counted`` / ``cube_counted`` decisions (Togyz: every
+  move is a checker decision, the cube columns are 0);
+- ``mean_loss``: error / counted, the error rate (backgammon: x 1000 gives gnubg's error rate in mEMG);
+  ``accuracy``: the mean over the counted decisions of lichess's accuracy of the drop in winning chances
+  (0 to 100);
+- ``error_mwc`` (match winning chances lost, backgammon match play), ``pr`` (XG's performance rating, 500 x
+  mean loss in EMG), ``luck`` (the sum of the rolls' luck, EMG) and ``rating`` (gnubg's band of the error
+  rate, ``Supernatural`` ... ``Awful!``): null where the game's analyser has none of them (Togyz).
+
+A row carries one game's figures. A match's (a task's) are the same sums over its games, which readers
+derive: ``group by task`` and ``sum(white_error) / sum(white_counted)`` is the match's error rate (x 500 its
+PR; its rating band from the bounds of ``taldau.games.kind.GNUBG_RATINGS``), ``sum(white_accuracy *
+white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_stats`` over the decisions of
+all the match's games gives the same figures in Python.
+
+Version 2 added ``task``, the match columns and, per side, every figure after ``mean_loss``; version 1 files
+read with them null.
 """
 
 from __future__ import annotations
@@ -14,7 +41,7 @@ from enum import StrEnum
 
 import pyarrow as pa
 
-GAMES_SCHEMA_VERSION = "1"
+GAMES_SCHEMA_VERSION = "2"
 HEADER_COLUMNS = {
     "Event": "event",
     "Site": "site",
@@ -25,7 +52,6 @@ HEADER_COLUMNS = {
     "WhiteElo": "white_elo",
     "BlackElo": "black_elo",
 }
-SIDE_STATS = ("inaccuracies", "mistakes", "blunders", "accuracy", "mean_loss")
 
 
 class Status(StrEnum):
@@ -38,19 +64,59 @@ class Status(StrEnum):
 
 @dataclass(frozen=True)
 class SideFigures:
-    """One side's figures over an analysed game: counts of each mark, accuracy (0 to 100), mean loss."""
+    """One side's figures over an analysed game (the columns ``white_<name>`` / ``black_<name>``; their
+    meanings are in the module's docstring). The figures after ``mean_loss`` are None where they do not
+    apply."""
 
     inaccuracies: int
     mistakes: int
     blunders: int
     accuracy: float
     mean_loss: float
+    decisions: int | None = None
+    counted: int | None = None
+    error: float | None = None
+    checker_counted: int | None = None
+    checker_error: float | None = None
+    cube_counted: int | None = None
+    cube_error: float | None = None
+    error_mwc: float | None = None
+    pr: float | None = None
+    luck: float | None = None
+    rating: str | None = None
+
+
+def _field(name: str, kind: pa.DataType, doc: str, nullable: bool = True) -> pa.Field:
+    return pa.field(name, kind, nullable=nullable, metadata={"doc": doc})
+
+
+# A side's figures: the column's name after ``white_`` / ``black_``, its type and what it holds.
+_SIDE_COLUMNS = (
+    ("inaccuracies", pa.int32(), "decisions marked ?! (inaccuracy, doubtful)"),
+    ("mistakes", pa.int32(), "decisions marked ? (mistake, bad)"),
+    ("blunders", pa.int32(), "decisions marked ?? (blunder, very bad)"),
+    ("accuracy", pa.float64(), "mean accuracy of the counted decisions, 0 to 100"),
+    ("mean_loss", pa.float64(), "error rate: error / counted, Togyz kumalak, backgammon EMG (x 1000: mEMG)"),
+    ("decisions", pa.int32(), "every decision of the side, forced ones too"),
+    ("counted", pa.int32(), "decisions counted in the error rate"),
+    ("error", pa.float64(), "loss summed over the counted decisions, Togyz kumalak, backgammon EMG"),
+    ("checker_counted", pa.int32(), "counted decisions of kind move"),
+    ("checker_error", pa.float64(), "error over the decisions of kind move"),
+    ("cube_counted", pa.int32(), "counted decisions of kinds cube and take (0 for Togyz)"),
+    ("cube_error", pa.float64(), "error over the decisions of kinds cube and take (0 for Togyz)"),
+    ("error_mwc", pa.float64(), "match winning chances lost, 0 to 1 (backgammon match play)"),
+    ("pr", pa.float64(), "XG's performance rating: 500 x mean loss in EMG (backgammon)"),
+    ("luck", pa.float64(), "luck of the side's rolls summed, EMG (backgammon)"),
+    ("rating", pa.string(), "gnubg's band of the error rate, Supernatural ... Awful! (backgammon)"),
+)
+SIDE_STATS = tuple(name for name, _, _ in _SIDE_COLUMNS)
 
 
 @dataclass(frozen=True)
 class GameRow:
     """One row of the ``games`` table. The header columns (``event``, ``white``...) are read from
-    ``headers`` (HEADER_COLUMNS); the sides' figures are null unless the game was analysed."""
+    ``headers`` (HEADER_COLUMNS); the sides' figures are null unless the game was analysed; the match
+    columns are null for a game that is not part of a match."""
 
     game_id: str
     game: str
@@ -66,6 +132,12 @@ class GameRow:
     error: str | None = None
     white: SideFigures | None = None
     black: SideFigures | None = None
+    task: str | None = None
+    match_length: int | None = None
+    match_score: tuple[int, int] | None = None
+    cube: int | None = None
+    winner: int | None = None
+    points: int | None = None
 
     def columns(self) -> dict[str, object]:
         """The row as GAMES_SCHEMA's columns."""
@@ -81,6 +153,13 @@ class GameRow:
             "plies": self.plies,
             "status": str(self.status),
             "error": self.error,
+            "task": self.task,
+            "match_length": self.match_length,
+            "white_match_score": None if self.match_score is None else self.match_score[0],
+            "black_match_score": None if self.match_score is None else self.match_score[1],
+            "cube": self.cube,
+            "winner": self.winner,
+            "points": self.points,
             "settings": self.settings,
         }
         for header, column in HEADER_COLUMNS.items():
@@ -92,32 +171,39 @@ class GameRow:
 
 
 def _side_fields(side: str) -> list[pa.Field]:
-    return [
-        pa.field(f"{side}_inaccuracies", pa.int32(), nullable=True),
-        pa.field(f"{side}_mistakes", pa.int32(), nullable=True),
-        pa.field(f"{side}_blunders", pa.int32(), nullable=True),
-        pa.field(f"{side}_accuracy", pa.float64(), nullable=True),
-        pa.field(f"{side}_mean_loss", pa.float64(), nullable=True),
-    ]
+    name = "first player (Togyz White)" if side == "white" else "second player (Togyz Black)"
+    return [_field(f"{side}_{column}", kind, f"{name}: {doc}") for column, kind, doc in _SIDE_COLUMNS]
 
 
 GAMES_SCHEMA = pa.schema(
     [
-        pa.field("game_id", pa.string(), nullable=False),
-        pa.field("game", pa.string(), nullable=False),
-        pa.field("source", pa.string(), nullable=False),
-        pa.field("index", pa.int32(), nullable=False),
-        pa.field("format", pa.string(), nullable=True),
-        *[pa.field(column, pa.string(), nullable=True) for column in HEADER_COLUMNS.values()],
-        pa.field("headers", pa.map_(pa.string(), pa.string()), nullable=True),
-        pa.field("result", pa.string(), nullable=True),
-        pa.field("termination", pa.string(), nullable=True),
-        pa.field("plies", pa.int32(), nullable=False),
-        pa.field("status", pa.string(), nullable=False),
-        pa.field("error", pa.string(), nullable=True),
+        _field("game_id", pa.string(), "content-derived id of the game", nullable=False),
+        _field("game", pa.string(), "the game: togyz, backgammon", nullable=False),
+        _field("source", pa.string(), "the record file", nullable=False),
+        _field("index", pa.int32(), "the game's number in its record file, from 1", nullable=False),
+        _field("format", pa.string(), "the record's format"),
+        *[
+            _field(column, pa.string(), f"the record's {header} header")
+            for header, column in HEADER_COLUMNS.items()
+        ],
+        _field("headers", pa.map_(pa.string(), pa.string()), "every header of the record"),
+        _field("result", pa.string(), "the result as the record gives it"),
+        _field("termination", pa.string(), "how the game ended"),
+        _field("plies", pa.int32(), "decisions of the game (moves rows when analysed)", nullable=False),
+        _field("status", pa.string(), "ok, invalid or failed", nullable=False),
+        _field("error", pa.string(), "why the game is invalid or failed"),
+        _field(
+            "task", pa.string(), "id of the task the game was analysed in (a Togyz game, a backgammon match)"
+        ),
+        _field("match_length", pa.int32(), "backgammon: points to win the match, 0 for money play"),
+        _field("white_match_score", pa.int32(), "backgammon: the first player's score before the game"),
+        _field("black_match_score", pa.int32(), "backgammon: the second player's score before the game"),
+        _field("cube", pa.int32(), "backgammon: the cube's value when the game ended"),
+        _field("winner", pa.int8(), "backgammon: the side that won the game, 0 first player, 1 second"),
+        _field("points", pa.int32(), "backgammon: the points the winner won"),
         *_side_fields("white"),
         *_side_fields("black"),
-        pa.field("settings", pa.string(), nullable=False),
+        _field("settings", pa.string(), "the settings key of the analysis", nullable=False),
     ],
     metadata={"taldau.table": "games", "taldau.schema_version": GAMES_SCHEMA_VERSION},
 )

@@ -31,6 +31,21 @@ from taldau.games.winchance import WinCurve
 from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
 
 LIMIT = Limit(depth=6)
+VERSION_3_COLUMNS = {
+    "kind",
+    "dice",
+    "match_id",
+    "counted",
+    "cubeless_best",
+    "cubeless_played",
+    "no_double",
+    "double_take",
+    "double_pass",
+    "verdict",
+    "luck",
+    "luck_mark",
+    "loss_mwc",
+}
 
 
 def reviewed(game: Game, engine: Engine, limit: Limit = LIMIT) -> tuple[list[MoveRow], GameReview]:
@@ -206,8 +221,14 @@ def test_rows_as_arrow_and_parquet(tmp_path: Path, togyz_examples: Path, engine:
 
 
 def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path) -> None:
-    # Version 1 had no plies columns; the schema grows by nullable columns, so old files still read.
-    version_1 = pa.schema([field for field in MOVES_SCHEMA if not field.name.startswith("plies_to_result")])
+    # Version 1 had no plies columns (nor version 3's); the schema grows by columns, so old files still read.
+    version_1 = pa.schema(
+        [
+            field
+            for field in MOVES_SCHEMA
+            if not field.name.startswith("plies_to_result") and field.name not in VERSION_3_COLUMNS
+        ]
+    )
     strings = {
         "game_id": "g",
         "fen": "",
@@ -221,7 +242,7 @@ def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path
     pq.write_table(pa.Table.from_pylist([row], version_1), tmp_path / "v1.parquet")
     (back,) = pq.read_table(tmp_path / "v1.parquet", schema=MOVES_SCHEMA).to_pylist()
     assert back["plies_to_result_best"] is None and back["plies_to_result_played"] is None
-    assert MOVES_SCHEMA_VERSION == "2"
+    assert MOVES_SCHEMA_VERSION == "3"
 
 
 def test_game_id_depends_on_content_only() -> None:

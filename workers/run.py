@@ -79,6 +79,7 @@ def failed_rows(task: GameTask, settings: BatchSettings, error: str) -> list[Gam
             settings=settings.key,
             format=task.format,
             error=error,
+            task=task.id,
         )
         for game in task.games
     ]

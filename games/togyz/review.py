@@ -55,6 +55,7 @@ def review_game(game: Game, engine: Engine, curve: WinCurve, limit: Limit) -> Ga
         progress = position.progress()
         before = curve.chances(float(best_score), progress, best_score.plies_to_result)
         after = curve.chances(float(played_score), progress, played_score.plies_to_result)
+        forced = len(position.legal_moves()) == 1
         decisions.append(
             Decision(
                 ply=ply,
@@ -74,7 +75,8 @@ def review_game(game: Game, engine: Engine, curve: WinCurve, limit: Limit) -> Ga
                 chance_after=_white(after, side),
                 plies_to_result_best=best_score.plies_to_result,
                 plies_to_result_played=played_score.plies_to_result,
-                forced=len(position.legal_moves()) == 1,
+                forced=forced,
+                counted=not forced,
                 depth=info.depth,
                 seldepth=info.seldepth,
                 nodes=info.nodes + (played.nodes if played is not info else 0),

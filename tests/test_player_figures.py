@@ -1,0 +1,340 @@
+"""Players' figures over decisions, the same code for both games: a hand-made backgammon-like game with
+figures computed by hand, GNU Backgammon's own statistics of its analysis of 10 real matches, the Togyz
+figures against the moves table, and the Parquet of `taldau analyze` in pandas and DuckDB."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pandas
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLES, GNUBG_FIXTURES
+from taldau.analysis.batch import game_row, move_rows, side_figures
+from taldau.analysis.review import judge, player_stats, review_headers
+from taldau.cli.main import main
+from taldau.games.kind import (
+    EMG_SCALE,
+    CubeEquities,
+    Decision,
+    DecisionKind,
+    GameAnalysis,
+    GameFacts,
+    LuckMark,
+    MarkScale,
+    MatchFacts,
+)
+from taldau.games.togyz.kind import SCALE as TOGYZ_SCALE
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, SideFigures, Status, games_table, moves_table
+from taldau.schemas.games import SIDE_STATS
+
+MOVE, CUBE, TAKE = DecisionKind.MOVE, DecisionKind.CUBE, DecisionKind.TAKE
+
+
+def decision(
+    ply: int,
+    side: int,
+    kind: DecisionKind,
+    loss: float,
+    *,
+    counted: bool = True,
+    forced: bool = False,
+    luck: float | None = None,
+    luck_mark: LuckMark | None = None,
+    loss_mwc: float | None = None,
+    cube: CubeEquities | None = None,
+    dice: tuple[int, int] | None = None,
+    played: str = "",
+) -> Decision:
+    """A decision with what the figures read; the rest is filler."""
+    return Decision(
+        ply=ply,
+        side=side,
+        kind=kind,
+        dice=dice,
+        position="4HPwATDgc/ABMA",
+        key=ply,
+        played=played,
+        best="",
+        pv="",
+        score_best=0.0,
+        score_played=-loss,
+        loss=loss,
+        drop=loss,
+        chance_before=0.0,
+        chance_after=0.0,
+        plies_to_result_best=None,
+        plies_to_result_played=None,
+        forced=forced,
+        counted=counted,
+        depth=0,
+        seldepth=0,
+        nodes=0,
+        seconds=0.0,
+        match_id="cAlgAAAAAAAE",
+        luck=luck,
+        luck_mark=luck_mark,
+        loss_mwc=loss_mwc,
+        cube=cube,
+    )
+
+
+# A backgammon-like game. Side 0: plays losing 0.05 (?!) and 0.13 (??), a forced play (luck +0.65), a
+# close cube decision losing 0.2 (??), a cube decision that is not close. Side 1: plays losing 0.004 and 0,
+# a take losing nothing, a cube decision that is not close.
+DOUBLE = CubeEquities(0.41, 0.13, 1.0, "No redouble, take")
+GAME = GameAnalysis(
+    (
+        decision(0, 0, MOVE, 0.05, dice=(3, 1), luck=0.1, loss_mwc=0.01, played="8/5 6/5"),
+        decision(1, 1, CUBE, 0.0, counted=False, loss_mwc=0.0),
+        decision(2, 1, MOVE, 0.004, dice=(6, 6), luck=-0.65, luck_mark=LuckMark.VERY_UNLUCKY, loss_mwc=0.001),
+        decision(3, 0, MOVE, 0.0, forced=True, counted=False, luck=0.65, luck_mark=LuckMark.VERY_LUCKY),
+        decision(4, 1, CUBE, 0.0, counted=False),
+        decision(5, 1, MOVE, 0.0, dice=(2, 1), luck=0.0, loss_mwc=0.0),
+        decision(6, 0, CUBE, 0.2, cube=DOUBLE, played="double", loss_mwc=0.04),
+        decision(7, 1, TAKE, 0.0, cube=CubeEquities(-0.41, -0.13, -1.0, "No redouble, take"), loss_mwc=0.0),
+        decision(8, 0, MOVE, 0.13, dice=(5, 4), luck=-0.3, loss_mwc=0.03),
+        decision(9, 0, CUBE, 0.0, counted=False),
+    )
+)
+
+
+def test_a_backgammon_like_game_gives_the_figures_computed_by_hand() -> None:
+    review = judge(GAME, EMG_SCALE.thresholds, EMG_SCALE)
+    assert [row.mark for row in review.decisions] == [
+        "?!",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "??",
+        None,
+        "??",
+        None,
+    ]
+    first, second = review.players
+    # Side 0: 2 plays and a cube decision counted; 0.05 + 0.13 checker, 0.2 cube = 0.38 over 3 = 0.12667.
+    assert (first.moves, first.cube_decisions, first.decisions, first.forced) == (3, 2, 5, 1)
+    assert (first.checker_counted, first.cube_counted, first.counted) == (2, 1, 3)
+    assert first.checker_error == pytest.approx(0.18) and first.cube_error == pytest.approx(0.2)
+    assert first.error == pytest.approx(0.38) and first.mean_loss == pytest.approx(0.38 / 3)
+    assert first.pr == pytest.approx(500 * 0.38 / 3) and first.rating == "Awful!"
+    assert (first.inaccuracies, first.mistakes, first.blunders) == (1, 0, 2)
+    assert first.luck == pytest.approx(0.1 + 0.65 - 0.3)  # every roll's luck, the forced play's too
+    assert first.error_mwc == pytest.approx(0.08)
+    # Side 1: 2 plays and a take counted, 0.004 lost over 3 = 0.00133: Supernatural, PR 0.667.
+    assert (second.moves, second.cube_decisions, second.forced) == (2, 3, 0)
+    assert (second.checker_counted, second.cube_counted) == (2, 1)
+    assert second.error == pytest.approx(0.004) and second.cube_error == 0.0
+    assert second.mean_loss == pytest.approx(0.004 / 3) and second.pr == pytest.approx(2 / 3)
+    assert second.rating == "Supernatural" and second.luck == pytest.approx(-0.65)
+    assert second.error_mwc == pytest.approx(0.001)
+    headers = review_headers(review, "taldau")
+    assert (headers["WhitePR"], headers["WhiteRating"], headers["BlackLuck"]) == ("63.3", "Awful!", "-0.650")
+
+
+def test_the_rows_of_a_backgammon_like_game() -> None:
+    review = judge(GAME, EMG_SCALE.thresholds, EMG_SCALE)
+    moves = moves_table(move_rows("g", review))
+    assert moves.schema.equals(MOVES_SCHEMA, check_metadata=True)
+    rows = moves.to_pylist()
+    kinds = ["move", "cube", "move", "move", "cube", "move", "cube", "take", "move", "cube"]
+    assert [row["kind"] for row in rows] == kinds
+    assert [row["dice"] for row in rows[:4]] == ["31", None, "66", None]
+    assert [row["counted"] for row in rows] == [
+        True,
+        False,
+        True,
+        False,
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+    double = rows[6]
+    assert (double["no_double"], double["double_take"], double["double_pass"]) == (0.41, 0.13, 1.0)
+    assert (double["verdict"], double["move"], double["mark"], double["luck"]) == (
+        "No redouble, take",
+        "double",
+        "??",
+        None,
+    )
+    assert rows[7]["double_pass"] == -1.0 and rows[0]["no_double"] is None
+    assert [row["luck_mark"] for row in rows[:4]] == [None, None, "--", "++"]
+    assert (rows[0]["match_id"], rows[0]["fen"], rows[0]["loss_mwc"]) == (
+        "cAlgAAAAAAAE",
+        "4HPwATDgc/ABMA",
+        0.01,
+    )
+    # What the games table stores of it, and the match columns of a game in a match.
+    white, black = (side_figures(player) for player in review.players)
+    facts = GameFacts(
+        "m.mat", 2, "jellyfish", 10, "0-4", "double passed", (), match=MatchFacts(5, (1, 3), 2, 1, 4)
+    )
+    row = game_row(facts, "g", "backgammon", Status.OK, "key")
+    (stored,) = games_table(
+        [GameRow(**{**row.__dict__, "white": white, "black": black, "task": "t"})]
+    ).to_pylist()
+    assert (stored["match_length"], stored["white_match_score"], stored["black_match_score"]) == (5, 1, 3)
+    assert (stored["cube"], stored["winner"], stored["points"], stored["task"]) == (2, 1, 4, "t")
+    assert (stored["white_decisions"], stored["white_counted"], stored["white_checker_counted"]) == (5, 3, 2)
+    assert stored["white_cube_error"] == pytest.approx(0.2) and stored["white_rating"] == "Awful!"
+    assert stored["black_pr"] == pytest.approx(2 / 3) and stored["black_luck"] == pytest.approx(-0.65)
+    assert stored["white_mean_loss"] == pytest.approx(0.38 / 3)
+
+
+def test_rating_bands_and_pr_come_from_the_scale() -> None:
+    rates = (
+        0.0,
+        0.00199,
+        0.002,
+        0.0049,
+        0.005,
+        0.0119,
+        0.012,
+        0.0179,
+        0.018,
+        0.0259,
+        0.026,
+        0.0349,
+        0.035,
+        1.0,
+    )
+    assert [EMG_SCALE.rating(rate) for rate in rates] == [
+        "Supernatural",
+        "Supernatural",
+        "World class",  # gnubg's bands are "below": the bound itself is the next band
+        "World class",
+        "Expert",
+        "Advanced",
+        "Intermediate",
+        "Intermediate",
+        "Casual player",
+        "Casual player",
+        "Beginner",
+        "Beginner",
+        "Awful!",
+        "Awful!",
+    ]
+    assert EMG_SCALE.performance(0.01) == pytest.approx(5.0)
+    assert TOGYZ_SCALE.rating(0.0) is None and TOGYZ_SCALE.performance(0.01) is None
+    plain = MarkScale("plain", (0.1, 0.2, 0.3))
+    (first, _) = player_stats(judge(GAME, plain.thresholds, plain).decisions, plain)
+    assert first.pr is None and first.rating is None and first.mean_loss == pytest.approx(0.38 / 3)
+
+
+def test_a_forced_decision_is_never_counted() -> None:
+    with pytest.raises(ValueError, match="forced"):
+        decision(0, 0, MOVE, 0.0, forced=True)
+
+
+def test_side_figures_are_the_games_side_columns() -> None:
+    side_columns = [name for name in GAMES_SCHEMA.names if name.startswith("white_")]
+    assert [f"white_{name}" for name in SIDE_STATS] == side_columns[2:]  # after the Elo header, match score
+    assert list(SIDE_STATS[:5]) == ["inaccuracies", "mistakes", "blunders", "accuracy", "mean_loss"]
+    assert SideFigures(1, 2, 3, 88.5, 1.25).rating is None
+
+
+# gnubg's marks and luck marks by name, as its analysis fixtures write them.
+GNUBG_MARKS = {"doubtful": "?!", "bad": "?", "very bad": "??", None: None}
+GNUBG_LUCK = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--", None: None}
+
+
+def gnubg_decisions(game: dict) -> list[Decision]:
+    """A game of gnubg's analysis as Decisions: a play counts unless forced, a cube or take decision when
+    gnubg calls it close or actual. gnubg neither analyses nor counts a beaver: it is left out."""
+    decisions = []
+    for ply, item in enumerate(game["decisions"]):
+        if item["action"] == "beaver":
+            continue
+        kind = DecisionKind(item["kind"])
+        forced = item.get("forced", False)
+        decisions.append(
+            decision(
+                ply,
+                item["player"],
+                kind,
+                item["loss"],
+                counted=not forced if kind is MOVE else item["close"],
+                forced=forced,
+                luck=item.get("luck"),
+                luck_mark=None if item.get("luck_mark") is None else LuckMark(GNUBG_LUCK[item["luck_mark"]]),
+                loss_mwc=item["loss_mwc"],
+            )
+        )
+    return decisions
+
+
+def check_against_gnubg(players: tuple, statistics: list[dict], match_play: bool) -> None:
+    for ours, theirs in zip(players, statistics, strict=True):
+        checker, cube, overall = theirs["checker"], theirs["cube"], theirs["overall"]
+        assert (ours.moves, ours.checker_counted) == (checker["moves"], checker["unforced"])
+        assert (ours.cube_decisions, ours.cube_counted) == (cube["decisions"], cube["close"])
+        assert ours.checker_error == pytest.approx(checker["error"], abs=1e-6)
+        assert ours.cube_error == pytest.approx(cube["error"], abs=1e-6)
+        assert 1000 * ours.mean_loss == pytest.approx(overall["error_rate"], rel=1e-4, abs=1e-6)
+        assert (ours.rating or "n/a") == overall["rating"]
+        assert ours.pr == pytest.approx(0.5 * overall["error_rate"], rel=1e-4, abs=1e-6)  # 500 x EMG rate
+        assert ours.luck == pytest.approx(theirs["luck"]["total"], abs=1e-6)
+        if match_play:  # gnubg's money-play "MWC" is no match winning chance; taldau leaves it null
+            assert ours.error_mwc == pytest.approx(overall["error_mwc"], abs=1e-6)
+
+
+@pytest.mark.parametrize("path", sorted((GNUBG_FIXTURES / "analysis").glob("*.json")), ids=lambda p: p.stem)
+def test_gnubg_s_decisions_give_gnubg_s_statistics(path: Path) -> None:
+    # gnubg 1.07's own analysis (tests/data/backgammon/gnubg/README.md): its decisions through taldau's
+    # generic figures give its per-game and per-match statistics.
+    match = json.loads(path.read_text(encoding="utf-8"))
+    every: list = []
+    for game in match["games"]:
+        review = judge(GameAnalysis(tuple(gnubg_decisions(game))), EMG_SCALE.thresholds, EMG_SCALE)
+        kept = [item for item in game["decisions"] if item["action"] != "beaver"]
+        assert [row.mark for row in review.decisions] == [GNUBG_MARKS[item["mark"]] for item in kept]
+        check_against_gnubg(review.players, game["statistics"], match["length"] > 0)
+        every += review.decisions
+    check_against_gnubg(player_stats(every, EMG_SCALE), match["statistics"], match["length"] > 0)
+
+
+def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_moves(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["schemas"] == {"moves": "3", "games": "2"}
+    for table in ("moves", "games"):
+        (part,) = (out / table).glob("*.parquet")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"3" if table == "moves" else b"2")
+    moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
+    assert len(games) == 15 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
+    assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()
+    empty = ["dice", "match_id", "no_double", "verdict", "luck", "luck_mark", "loss_mwc", "cubeless_best"]
+    assert moves[empty].isna().all().all()
+    assert games[["match_length", "cube", "winner", "points", "white_pr", "black_rating"]].isna().all().all()
+    # Each side's figures are its moves' sums, in DuckDB over the Parquet folders.
+    sums = duckdb.sql(
+        f"""
+        select g.game_id, m.side, count(*) as decisions, sum(m.counted::int) as counted,
+               sum(case when m.counted then m.loss else 0 end) as error,
+               avg(m.loss) filter (m.counted) as rate,
+               any_value(case when m.side = 0 then g.white_decisions else g.black_decisions end) as d,
+               any_value(case when m.side = 0 then g.white_counted else g.black_counted end) as c,
+               any_value(case when m.side = 0 then g.white_error else g.black_error end) as e,
+               any_value(case when m.side = 0 then g.white_checker_error else g.black_checker_error end)
+                   as ce,
+               any_value(case when m.side = 0 then g.white_cube_error else g.black_cube_error end) as cu,
+               any_value(case when m.side = 0 then g.white_mean_loss else g.black_mean_loss end) as ml
+        from read_parquet('{out}/moves/*.parquet') m
+        join read_parquet('{out}/games/*.parquet') g using (game_id)
+        group by all
+        """
+    ).fetchall()
+    assert len(sums) == 30
+    for _, _, decisions, counted, error, rate, d, c, e, ce, cu, ml in sums:
+        assert (decisions, counted) == (d, c) and error == pytest.approx(e) == pytest.approx(ce)
+        assert cu == 0.0 and ml == pytest.approx(rate)
