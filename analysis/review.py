@@ -144,8 +144,10 @@ def review_headers(review: GameReview, annotator: str) -> dict[str, str]:
 
 
 def annotation(review: GameReview, annotator: str) -> Annotation:
-    """What a game written back with its review carries: its marks and its players' figures."""
-    return Annotation(review.marks, review_headers(review, annotator))
+    """What a game written back with its review carries: its marks, its players' figures and its
+    decisions."""
+    decisions = tuple(row.decision for row in review.decisions)
+    return Annotation(review.marks, review_headers(review, annotator), decisions)
 
 
 def move_accuracy(chances_before: float, chances_after: float) -> float:

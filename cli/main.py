@@ -33,7 +33,6 @@ from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
-from taldau.games.registry import analyser
 from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.bench import run_bench
 from taldau.games.togyz.diagram import render
@@ -73,7 +72,9 @@ def _limit_options(function):
         function
     )
     function = click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search.")(function)
-    return click.option("--depth", type=click.IntRange(1, 100), help="Plies to search.")(function)
+    return click.option(
+        "--depth", type=click.IntRange(0, 100), help="Plies to search (Togyz at least 1; backgammon 0 to 3)."
+    )(function)
 
 
 def _engine_settings(spec: str) -> EngineSettings:
@@ -348,20 +349,37 @@ def search(
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--game",
+    type=click.Choice(["auto", *BENCH_GAMES]),
+    default="auto",
+    show_default=True,
+    help="The game to annotate (auto: Togyz Kumalak); records of the other game are listed as skipped.",
+)
 @_limit_options
-@click.option("--form", type=click.Choice(["short", "full"]), default="short", show_default=True)
+@click.option(
+    "--form",
+    type=click.Choice(["short", "full"]),
+    default="short",
+    show_default=True,
+    help="Togyz: the scoresheet's form; backgammon: full lists every decision, short the marked ones.",
+)
 def annotate(
-    paths: tuple[str, ...], depth: int | None, nodes: int | None, movetime: float | None, form: str
+    paths: tuple[str, ...], game: str, depth: int | None, nodes: int | None, movetime: float | None, form: str
 ) -> None:
-    """Analyse every move of the games in PATHS and print them as scoresheets with marks and statistics."""
+    """Analyse every decision of the games in PATHS and print them with marks and statistics: Togyz games
+    as scoresheets, backgammon matches as an analysis text in the manner of gnubg's export."""
     from taldau.analysis.batch import BatchSettings, GameTask, Skipped, plan
     from taldau.analysis.review import annotation, review_task
 
     if sum(value is not None for value in (depth, nodes, movetime)) > 1:
         raise click.UsageError("give one of --depth, --nodes or --movetime")
-    settings = BatchSettings()
+    settings = BatchSettings(game="togyz" if game == "auto" else game)
     tools, options = settings.analyser, AnalysisOptions(depth, nodes, movetime)
-    annotator = f"taldau, {tools.limit(options)}"
+    try:
+        annotator = f"taldau, {tools.limit(options)}"
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     for item in plan(paths, settings, ReadLimits()):
         if isinstance(item, GameTask):
             reviews = review_task(tools, item.record, item.source, options)
@@ -497,6 +515,11 @@ def _engine_bench_lines(report) -> list[str]:
         )
     for plies, rate in (report.gnubg_best_move_per_second or {}).items():
         lines.append(f"gnubg best_move at {plies}-ply: {rate:,.1f} decisions/s")
+    if report.time_against_gnubg is not None:
+        lines.append(
+            f"analyse at 2-ply 8/0.16 takes {report.time_against_gnubg:.2f}x gnubg's 2-ply best_move time "
+            "(the two timed in turn on each decision)"
+        )
     for label, agreement in (report.best_move_agreement or {}).items():
         loss = (report.gnubg_equity_loss or {}).get(label, 0.0)
         lines.append(
@@ -901,9 +924,13 @@ def _progress_printer():
     type=click.Choice(["auto", *BENCH_GAMES]),
     default="auto",
     show_default=True,
-    help="auto: every game taldau has an engine for (Togyz Kumalak); other records are listed as skipped.",
+    help="The game to analyse (auto: Togyz Kumalak); records of the other game are listed as skipped.",
 )
-@click.option("--depth", type=click.IntRange(1, 100), help="Plies to search per position.")
+@click.option(
+    "--depth",
+    type=click.IntRange(0, 100),
+    help="Plies to search per position (Togyz at least 1; backgammon 0 to 3, gnubg's plies).",
+)
 @click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search per position.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
 @click.option(
@@ -934,11 +961,11 @@ def analyze(
     if depth is not None and nodes is not None:
         raise click.UsageError("give at most one of --depth and --nodes")
     game = "togyz" if game == "auto" else game
+    settings = BatchSettings(game=game, depth=depth, nodes=nodes)
     try:
-        analyser(game)
+        settings.limit()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    settings = BatchSettings(game=game, depth=depth, nodes=nodes)
     if broker:
         from taldau.workers.celery_app import ServiceSettings, celery_executor
 

@@ -252,11 +252,13 @@ class GameAnalysis:
 
 @dataclass(frozen=True)
 class Annotation:
-    """What an analysis adds to a game written back: a mark per decision index (``?!``, ``?``, ``??``) and
-    record headers (the annotator, the players' figures)."""
+    """What an analysis adds to a game written back: a mark per decision index (``?!``, ``?``, ``??``),
+    record headers (the annotator, the players' figures) and the decisions themselves, for formats that
+    print the engine's verdicts (backgammon's analysis text)."""
 
     marks: Mapping[int, str]
     headers: Mapping[str, str]
+    decisions: tuple[Decision, ...] = ()
 
 
 class EngineLimit(Protocol):

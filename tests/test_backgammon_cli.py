@@ -313,11 +313,14 @@ def test_bench_backgammon_json() -> None:
         "2-ply",
         "2-ply 8/0.16",
     }
+    ratio = engine["time_against_gnubg_2ply"]
+    assert (ratio is None) == (result.get("gnubg_turns_per_second") is None) and (ratio is None or ratio > 0)
 
 
 def test_analyze_skips_backgammon_and_analyses_togyz(tmp_path: Path) -> None:
-    """Until the backgammon engine exists, `analyze` lists a match file's games as skipped (grouped per
-    file on stderr and in the manifest), analyses the Togyz games beside it and exits 0."""
+    """A Togyz run (the default game) lists a match file's games as skipped (grouped per file on stderr
+    and in the manifest: `--game backgammon` analyses them), analyses the Togyz games beside it and exits
+    0."""
     archive = tmp_path / "archive"
     archive.mkdir()
     shutil.copy(MATCH, archive / "match.mat")
@@ -334,8 +337,15 @@ def test_analyze_skips_backgammon_and_analyses_togyz(tmp_path: Path) -> None:
         (index, "a backgammon game; this run analyses togyz") for index in (1, 2, 3, 4)
     ]
     refused = CliRunner().invoke(main, ["analyze", str(archive), "--out", str(out), "--game", "backgammon"])
-    assert refused.exit_code == 2
-    assert "no backgammon engine yet" in refused.output
+    assert refused.exit_code == 2 and "holds results of other settings" in refused.output
+    other = tmp_path / "backgammon"
+    both = CliRunner().invoke(
+        main,
+        ["analyze", str(archive), "--out", str(other), "--game", "backgammon", "--depth", "0", "--jobs", "1"],
+    )
+    assert both.exit_code == 0, both.output
+    assert "4 games: 4 analysed" in both.output
+    assert "game.txt: 1 game skipped: a togyz game; this run analyses backgammon" in both.output
 
 
 @pytest.mark.skipif(not SHARED_DATA.exists(), reason="needs ../shared/data (the bglab matches)")

@@ -143,6 +143,8 @@ class EngineBench:
     best_move_agreement: dict[str, float] | None  # share of decisions where analyse picks gnubg's play
     gnubg_equity_loss: dict[str, float] | None = None  # mean cubeless equity, by gnubg at those plies,
     # that analyse's pick gives up against gnubg's own pick, per decision where they differ
+    time_against_gnubg: float | None = None  # analyse at "2-ply 8/0.16" over gnubg's 2-ply best_move,
+    # timed alternately decision by decision, so that a busy machine slows both alike
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -162,6 +164,9 @@ class EngineBench:
             "gnubg_equity_loss_per_disagreement": None
             if self.gnubg_equity_loss is None
             else {k: round(v, 4) for k, v in self.gnubg_equity_loss.items()},
+            "time_against_gnubg_2ply": None
+            if self.time_against_gnubg is None
+            else round(self.time_against_gnubg, 3),
         }
 
 
@@ -230,6 +235,7 @@ def run_engine_bench(
         chosen[label] = picks
     gnubg_rates, agreement, loss = _gnubg_best_moves(decisions, gnubg_plies, chosen, limits)
     return EngineBench(
+        time_against_gnubg=_time_against_gnubg(evaluator, decisions, limits["2-ply 8/0.16"]),
         engine=evaluator.name,
         version=evaluator.version,
         decisions=len(decisions),
@@ -241,6 +247,26 @@ def run_engine_bench(
         best_move_agreement=agreement,
         gnubg_equity_loss=loss,
     )
+
+
+def _time_against_gnubg(
+    evaluator: Evaluator, decisions: list[tuple[Position, tuple[int, int]]], limit: Limit
+) -> float | None:
+    """The time ``engine.analyse`` at ``limit`` takes over the time gnubg's ``best_move`` takes at the
+    same plies, both timed on each decision in turn (None without gnubg-nn)."""
+    from .eval.gnubg import GnubgEvaluator, gnubg_available
+
+    if not gnubg_available():
+        return None
+    gnubg = GnubgEvaluator()
+    ours = theirs = 0.0
+    for position, dice in decisions:
+        started = time.perf_counter()
+        analyse(evaluator, position, dice, limit)
+        middle = time.perf_counter()
+        gnubg.best_move(position.board, dice, limit.plies)
+        ours, theirs = ours + middle - started, theirs + time.perf_counter() - middle
+    return ours / theirs
 
 
 def _gnubg_best_moves(

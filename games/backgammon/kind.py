@@ -2,28 +2,237 @@
 SGF) read and replayed game by game. A task is one match: its games in order, written back as Jellyfish
 match text, so that the score and the cube carry from game to game as they did at the table.
 
-No analyser yet (``analyser`` is None): the batch lists backgammon matches as skipped.
+The analyser (``BackgammonAnalyser``) reviews a match as GNU Backgammon's "analyse match" does
+(``review.review_match``: every checker play, cube decision and take decision judged in cubeful equity,
+EMG, with gnubg's marks and the luck of every roll) and hands the decisions on in the common shape
+(``taldau.games.kind.Decision``), values of positions from the match's first player's side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from taldau.games.identity import game_id
-from taldau.games.kind import Analyser, GameFacts
+from taldau.games.kind import (
+    EMG_SCALE,
+    AnalysisOptions,
+    Annotation,
+    CubeEquities,
+    Decision,
+    DecisionKind,
+    GameAnalysis,
+    GameFacts,
+    MarkScale,
+    MatchFacts,
+)
 from taldau.games.records import RecordFile
 
 from . import recognises as is_backgammon
+from .cubeful import cubeless_emg
+from .engine import load_evaluator
+from .eval import Evaluator
 from .replay import Game, read_games, replay_file
+from .review import CubeChoice, CubeReview, MoveDecision, ReviewSettings, review_match
+from .review import Decision as ReviewedDecision
 from .writer import format_action, write_jellyfish
+
+DEFAULT_PLIES = 2  # gnubg's default analysis
+# Seconds per decision at each ply with the shipped nets on one core of this machine kind (a 2-ply
+# decision: the checker play with the move filter, the cube decision and the luck of the roll), as
+# measured with `taldau bench --game backgammon`; a task may take MARGIN times as long.
+SECONDS_PER_DECISION = (0.01, 0.05, 0.4, 20.0)
+MARGIN = 5
+
+
+@dataclass(frozen=True)
+class BackgammonAnalyser:
+    """Our evaluator (``engine``: ``own`` by default, ``gnubg`` with the optional gnubg-nn) reviewing
+    whole matches (see ``taldau.games.kind.Analyser``). ``depth`` in the user's options is the plies."""
+
+    engine: str = "own"
+
+    @cached_property
+    def evaluator(self) -> Evaluator:
+        """The evaluator, loaded once."""
+        return load_evaluator(self.engine)
+
+    @property
+    def scale(self) -> MarkScale:
+        return EMG_SCALE
+
+    def limit(self, options: AnalysisOptions) -> ReviewSettings:
+        """The review's settings: plies from ``depth`` (gnubg's 2 by default) for plays and cube."""
+        if options.nodes is not None or options.movetime is not None:
+            raise ValueError("backgammon analysis is limited by plies (--depth), not nodes or time")
+        plies = DEFAULT_PLIES if options.depth is None else options.depth
+        if not 0 <= plies < len(SECONDS_PER_DECISION):
+            raise ValueError(
+                f"backgammon analysis goes 0 to {len(SECONDS_PER_DECISION) - 1} plies, not {plies}"
+            )
+        return ReviewSettings(plies=plies)
+
+    def version(self) -> str:
+        return self.evaluator.version
+
+    def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
+        return MARGIN * SECONDS_PER_DECISION[self.limit(options).plies] * decisions
+
+    def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
+        """Every valid game of the match in ``text``, reviewed in order with the match state carried."""
+        games = [game for game in read_games(text.encode(), source) if not game.errors]
+        reviewed = review_match(games, self.evaluator, self.limit(options))
+        return [
+            GameAnalysis(
+                tuple(_decision(game, number, decision) for number, decision in enumerate(review.decisions))
+            )
+            for game, review in zip(games, reviewed.games, strict=True)
+        ]
+
+    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
+        """The match's valid games as an analysis text in the manner of gnubg's text export: per game the
+        score, then every decision: a checker play with its mark, the best play and the equity lost, the
+        luck of the roll; a cube or take decision with its three cubeful equities and the proper action;
+        then the players' figures. ``form`` ``full`` lists every decision, ``short`` only the marked ones
+        and the cube actions taken."""
+        games = [game for game in read_games(text.encode(), source) if not game.errors]
+        lines: list[str] = []
+        for game, note in zip(games, notes, strict=True):
+            match = game.match
+            players = match.players
+            length = f"match to {match.length} points" if match.length else "money session"
+            score = ", ".join(
+                f"{name} {points}" for name, points in zip(players, game.start.score, strict=True)
+            )
+            lines += [f"Game {game.index}: {score} ({length})", ""]
+            for decision in note.decisions:
+                mark = note.marks.get(decision.ply)
+                quiet = decision.kind is DecisionKind.MOVE or decision.played == CubeChoice.NO_DOUBLE
+                if form == "short" and mark is None and quiet:
+                    continue
+                lines += _decision_lines(decision, players[decision.side], mark)
+            for key in sorted(note.headers):
+                if key != "Annotator":
+                    lines.append(f"  {key}: {note.headers[key]}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+def _decision_lines(decision: Decision, player: str, mark: str | None) -> list[str]:
+    """One decision of the analysis text (see ``BackgammonAnalyser.annotate``), equities from the deciding
+    player's side."""
+    glyph = f" {mark}" if mark else ""
+    where = f"{decision.ply:>4}. {decision.position}:{decision.match_id}"
+    if decision.kind is DecisionKind.MOVE:
+        assert decision.dice is not None
+        own = _first_player(decision.score_played, decision.side)
+        luck = "" if decision.luck is None else f"  luck {decision.luck:+.3f}"
+        mark_of_luck = f" {decision.luck_mark}" if decision.luck_mark else ""
+        played = decision.played or "cannot move"
+        lines = [f"{where}  {player} rolls {decision.dice[0]}{decision.dice[1]}{luck}{mark_of_luck}"]
+        lines.append(f"      * {player} moves {played}{glyph}  Eq.: {own:+.3f}")
+        if decision.forced:
+            lines[-1] += "  (forced)"
+        elif decision.loss > 0:
+            best = _first_player(decision.score_best, decision.side)
+            lines.append(f"        best {decision.best}  Eq.: {best:+.3f} ({-decision.loss:+.3f})")
+        return lines
+    assert decision.cube is not None
+    cube = decision.cube
+    what = "cube decision" if decision.kind is DecisionKind.CUBE else "take decision"
+    error = f" ({-decision.loss:+.3f})" if decision.loss > 0 else ""
+    return [
+        f"{where}  {player}: {what}, {decision.played}{glyph}{error}",
+        f"        No double {cube.no_double:+.3f}  Double, take {cube.double_take:+.3f}  "
+        f"Double, pass {cube.double_pass:+.3f}  Proper cube action: {cube.verdict}",
+    ]
+
+
+def _first_player(value: float, player: int) -> float:
+    """A value from ``player``'s side seen from the match's first player's."""
+    return value if player == 0 else -value
+
+
+def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
+    """A reviewed decision in the common shape (see ``taldau.games.kind.Decision``)."""
+    step = game.steps[reviewed.step]
+    player = reviewed.player
+    common = {
+        "ply": ply,
+        "side": player,
+        "kind": reviewed.kind,
+        "position": reviewed.position_id,
+        "key": step.position.key,
+        "match_id": reviewed.match_id,
+        "loss": reviewed.loss,
+        "drop": reviewed.loss,
+        "loss_mwc": reviewed.loss_mwc,
+        "plies_to_result_best": None,
+        "plies_to_result_played": None,
+        "nodes": 0,
+        "seconds": 0.0,
+    }
+    if isinstance(reviewed, MoveDecision):
+        state = step.state
+        return Decision(
+            **common,
+            dice=(int(reviewed.dice[0]), int(reviewed.dice[1])),
+            played=reviewed.played,
+            best=reviewed.best,
+            pv=reviewed.best,
+            score_best=_first_player(reviewed.best_equity, player),
+            score_played=_first_player(reviewed.played_equity, player),
+            chance_before=_first_player(2 * reviewed.best_probabilities[0] - 1, player),
+            chance_after=_first_player(2 * reviewed.played_probabilities[0] - 1, player),
+            cubeless_best=_first_player(cubeless_emg(reviewed.best_probabilities, state, player), player),
+            cubeless_played=_first_player(cubeless_emg(reviewed.played_probabilities, state, player), player),
+            luck=reviewed.luck,
+            luck_mark=reviewed.luck_mark,
+            forced=reviewed.forced,
+            counted=not reviewed.forced,
+            depth=reviewed.plies,
+            seldepth=reviewed.plies,
+        )
+    assert isinstance(reviewed, CubeReview)
+    taker = reviewed.kind is DecisionKind.TAKE
+    if taker:
+        best = CubeChoice.TAKE if reviewed.double_take >= reviewed.double_pass else CubeChoice.PASS
+    else:
+        doubling = min(reviewed.double_take, reviewed.double_pass) > reviewed.no_double
+        best = CubeChoice.DOUBLE if doubling else CubeChoice.NO_DOUBLE
+    chance = _first_player(2 * reviewed.probabilities[0] - 1, player)
+    cubeless = _first_player(reviewed.cubeless_equity, player)
+    return Decision(
+        **common,
+        dice=None,
+        played=str(reviewed.action),
+        best=str(best),
+        pv=str(best),
+        score_best=_first_player(reviewed.optimal, player),
+        score_played=_first_player(reviewed.optimal - reviewed.loss, player),
+        chance_before=chance,
+        chance_after=chance,
+        cubeless_best=cubeless,
+        cubeless_played=cubeless,
+        cube=CubeEquities(reviewed.no_double, reviewed.double_take, reviewed.double_pass, reviewed.verdict),
+        forced=False,
+        counted=reviewed.close and reviewed.action is not CubeChoice.BEAVER,
+        depth=reviewed.plies,
+        seldepth=reviewed.plies,
+    )
 
 
 class BackgammonKind:
     """Backgammon matches and money sessions; recognised by their content."""
 
     name: ClassVar[str] = "backgammon"
-    analyser: Analyser | None = None
+
+    @cached_property
+    def analyser(self) -> BackgammonAnalyser:
+        """Our own evaluator's analyser."""
+        return BackgammonAnalyser()
 
     def recognises(self, file: RecordFile) -> bool:
         return is_backgammon(file)
@@ -49,6 +258,7 @@ class BackgammonKind:
             errors=tuple(game.errors),
             headers=dict(match.headers),
             players=match.players,
+            match=MatchFacts(match.length, game.start.score, game.cube, winner, points),
             details={
                 "players": list(match.players),
                 "match_length": match.length,

@@ -55,7 +55,7 @@ from enum import StrEnum
 from math import fsum
 
 import numpy as np
-from taldau.games.kind import DecisionKind
+from taldau.games.kind import DecisionKind, LuckMark
 from taldau.games.records import RecordError
 
 from .board import ROLL_COUNTS
@@ -118,15 +118,6 @@ class Mark(StrEnum):
         return self.name.lower().replace("_", " ")
 
 
-class LuckMark(StrEnum):
-    """gnubg's marks of a roll's luck."""
-
-    VERY_LUCKY = "very lucky"
-    LUCKY = "lucky"
-    UNLUCKY = "unlucky"
-    VERY_UNLUCKY = "very unlucky"
-
-
 class CubeChoice(StrEnum):
     """The cube action taken: the roller's (no double, double) or the taker's (take, pass, beaver)."""
 
@@ -177,6 +168,15 @@ class ReviewSettings:
             raise ValueError("the marks' thresholds must grow: doubtful <= bad <= very bad")
         if not 0 <= self.lucky <= self.very_lucky:
             raise ValueError("the luck thresholds must grow: lucky <= very lucky")
+
+    def __str__(self) -> str:
+        """The settings the results depend on, short: ``2-ply 16/0.32, cube 2-ply, luck 0-ply, marks
+        0.03/0.06/0.12, Kazaross-XG2``."""
+        luck = f"luck {self.luck_plies}-ply" if self.luck else "no luck"
+        return (
+            f"{self.plies}-ply {self.candidates}/{self.threshold}, cube {self.cube_depth}-ply, {luck}, "
+            f"marks {self.doubtful}/{self.bad}/{self.very_bad}, {self.table.name}"
+        )
 
     @property
     def limit(self) -> Limit:
