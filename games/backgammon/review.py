@@ -55,7 +55,7 @@ from enum import StrEnum
 from math import fsum
 
 import numpy as np
-from taldau.games.kind import DecisionKind, LuckMark
+from taldau.games.kind import EMG_SCALE, DecisionKind, LuckMark
 from taldau.games.records import RecordError
 
 from .board import ROLL_COUNTS
@@ -83,17 +83,6 @@ from .record import ActionKind
 from .replay import Game, Step
 
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
-# gnubg's rating bands by error per decision (EMG), best first; anything worse is "Awful!"
-RATINGS = (
-    (0.002, "Supernatural"),
-    (0.005, "World class"),
-    (0.008, "Expert"),
-    (0.012, "Advanced"),
-    (0.018, "Intermediate"),
-    (0.026, "Casual player"),
-    (0.035, "Beginner"),
-)
-AWFUL = "Awful!"
 NO_RATING = "n/a"
 # gnubg 1.07's luck ratings by luck per move (EMG), as its statistics print them (read off its output)
 LUCK_RATINGS = (
@@ -277,8 +266,7 @@ def _rating(error: float, decisions: int) -> str:
     """gnubg's rating of ``error`` (EMG) over ``decisions``."""
     if decisions == 0:
         return NO_RATING
-    rate = error / decisions
-    return next((text for limit, text in RATINGS if rate < limit), AWFUL)
+    return EMG_SCALE.rating(error / decisions) or NO_RATING
 
 
 @dataclass(frozen=True)
