@@ -27,6 +27,8 @@ USER taldau
 
 # Compile the kernels once at build time so that workers start fast.
 RUN taldau perft --depth 3 && taldau search "9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1" --depth 3
+# The engines as `taldau worker` loads them before it takes tasks (backgammon's review kernels too).
+RUN python -c "from taldau.games.registry import NAMES, analyser; [analyser(name).warm() for name in NAMES]"
 
 ENTRYPOINT ["taldau"]
 CMD ["--help"]

@@ -1030,14 +1030,21 @@ def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str) -
     """Run a Celery worker that analyses games for `taldau analyze --broker`. Each worker has its own
     name (host and process id by default), so several on one host are told apart. A worker that Celery stops
     on an error (kombu can fail so while the broker restarts) starts again in a fresh process image with
-    the same process id; a worker stopped by a signal or a warm shutdown stays stopped."""
+    the same process id; a worker stopped by a signal or a warm shutdown stays stopped. The engines are
+    loaded (and compiled, on a machine's first use) before the worker takes tasks."""
     from celery.utils.nodenames import host_format
+    from taldau.games.registry import NAMES, analyser
     from taldau.workers.celery_app import ServiceSettings, make_app
 
     try:
         service = ServiceSettings.from_env()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
+    # Before Celery forks its pool: the children inherit the engines compiled, and no task's time limit is
+    # spent compiling them (which also leaves a child unable to analyse when a limit strikes in the middle).
+    click.echo("taldau worker: loading the engines (compiled on a machine's first use)", err=True)
+    for name in NAMES:
+        analyser(name).warm()
     app = make_app(broker, service)
     celery_worker = app.Worker(
         hostname=host_format(hostname or f"taldau-{os.getpid()}@%h"),

@@ -290,6 +290,11 @@ class Analyser(Protocol):
         for a slow machine (the Celery time limits are made of it)."""
         ...
 
+    def warm(self) -> None:
+        """Load the engine and its compiled kernels (numba compiles them on a machine's first use, which
+        takes a minute or more), so that no task's time limit is spent on that."""
+        ...
+
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         """Every valid game of a task's record ``text``, in order, judged decision by decision."""
         ...

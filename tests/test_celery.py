@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -91,7 +92,7 @@ class RedisServer:
 
 class Worker:
     """A real `taldau worker` process (``wrap``: a command that runs it, such as `unshare`; ``cwd``: where
-    it starts)."""
+    it starts), ready to take tasks once made."""
 
     def __init__(
         self,
@@ -124,6 +125,8 @@ class Worker:
                 env={**os.environ, **(env or {})},
                 cwd=cwd,
             )
+        # Celery forks its pool once the engines are loaded (compiled on a machine's first use: minutes).
+        wait_for(lambda: " ready." in log.read_text() or self.process.poll() is not None, 600, "the worker")
 
     @property
     def name(self) -> str:
@@ -635,3 +638,123 @@ def test_time_limits_follow_the_game_and_stay_below_the_visibility_timeout() -> 
     assert limits(16, 371)[0] > limits(12, 371)[0]
     soft, hard = limits(20, 371, 600)
     assert soft <= 300 and hard < 600
+
+
+# Backgammon: a task is a whole match, its games written back as Jellyfish text.
+
+BACKGAMMON_EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"
+# The bundled examples, each with its match length (0: a money session), its games, and its rolls (a checker
+# play a roll, dances included: the `move` rows of an analysis, and the plies of its games rows).
+BACKGAMMON_MATCHES = {
+    "galaxy-6800849.txt": (3, 4, 179),
+    "gnubg-galaxy-8170603.sgf": (17, 18, 487),
+    "gnubg-money-session.mat": (0, 2, 5),
+    "studio-llabba-iradch49.txt": (7, 1, 72),
+}
+
+
+@pytest.fixture()
+def matches(tmp_path: Path) -> Path:
+    folder = tmp_path / "matches"
+    folder.mkdir()
+    for name in BACKGAMMON_MATCHES:
+        shutil.copy(BACKGAMMON_EXAMPLES / name, folder)
+    return folder
+
+
+def file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def test_backgammon_matches_on_celery_give_the_local_rows_one_task_per_match(
+    tmp_path: Path, matches: Path, broker, worker
+) -> None:
+    """The bundled matches (Jellyfish, SGF, a money session) analysed by a real worker give the rows of a
+    local run, timing left out: games rows with their match columns and players' figures, moves rows with
+    kinds, dice, losses, marks, cube equities and luck; and one task per match."""
+    local, celery = tmp_path / "local", tmp_path / "celery"
+    common = ("--game", "backgammon", "--depth", "0", "--json")
+    code, stdout = analyze(str(matches), "--out", str(local), *common, "--jobs", "1")
+    assert code == 0, stdout
+    code, stdout = analyze(str(matches), "--out", str(celery), *common, "--broker", broker.url)
+    assert code == 0, stdout
+    summary = json.loads(stdout)
+    games = sum(count for _, count, _ in BACKGAMMON_MATCHES.values())
+    assert (summary["games"], summary["ok"], summary["failed"], summary["invalid"]) == (games, games, 0, 0)
+    moves, rows = table(celery, "moves"), table(celery, "games")
+    assert moves == table(local, "moves")
+    assert rows == table(local, "games")
+    # What the comparison covers: every game of every match, with the backgammon columns filled in.
+    for name, (length, count, rolls) in BACKGAMMON_MATCHES.items():
+        own = [row for row in rows if file_name(row["source"]) == name]
+        assert [row["index"] for row in own] == list(range(1, count + 1))
+        assert {row["match_length"] for row in own} == {length}
+        assert sum(row["plies"] for row in own) == rolls
+        ids = {row["game_id"] for row in own}
+        assert sum(move["kind"] == "move" for move in moves if move["game_id"] in ids) == rolls
+    assert all(row["white_decisions"] and row["black_luck"] is not None for row in rows)
+    assert all(row["winner"] is not None and row["points"] for row in rows)
+    assert {move["kind"] for move in moves} == {"move", "cube", "take"}
+    assert all(len(move["dice"]) == 2 for move in moves if move["kind"] == "move")
+    assert any(move["mark"] for move in moves) and any(move["luck_mark"] for move in moves)
+    cube = [move for move in moves if move["kind"] != "move"]
+    assert all(None not in (m["no_double"], m["double_take"], m["double_pass"], m["verdict"]) for m in cube)
+    # One task per match: a part per match in the store, named after the task of the match's games, and
+    # one delivery each.
+    key = json.loads((celery / "manifest.json").read_text())["key"]
+    parts = {path.name for path in celery.glob(f"parts/{key}/moves/part-*.parquet")}
+    tasks = {
+        name: {row["task"] for row in rows if file_name(row["source"]) == name} for name in BACKGAMMON_MATCHES
+    }
+    assert all(len(task) == 1 for task in tasks.values())
+    assert parts == {f"part-{task}.parquet" for (task,) in tasks.values()}
+    received = worker.received()
+    assert len(received) == len(set(received)) == len(BACKGAMMON_MATCHES)
+
+
+def unacknowledged_tasks(client: redis.Redis) -> dict[str, tuple[list, dict]]:
+    """The task messages on the broker that no worker has finished, by task id: (time limits as Celery sends
+    them, hard then soft; the task), whether waiting in the queue or taken by a worker (kombu keeps those in
+    its ``unacked`` hash until the task ends)."""
+    waiting = [json.loads(raw) for raw in client.lrange("celery", 0, -1)]
+    taken = [json.loads(raw)[0] for raw in client.hvals("unacked")]
+    found = {}
+    for message in waiting + taken:
+        args, _, _ = json.loads(base64.b64decode(message["body"]))
+        found[message["headers"]["id"]] = (message["headers"]["timelimit"], args[0])
+    return found
+
+
+def test_a_match_task_carries_the_backgammon_time_limits(tmp_path: Path, matches: Path, broker) -> None:
+    """Each match is sent with soft and hard time limits from the backgammon analyser's budget for its rolls:
+    at 2 plies five times 0.4 s a roll of the whole match, at least a minute; the hard limit a minute more.
+    Read on the broker's messages while a single worker is on the first match (the run is then stopped)."""
+    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+    out = tmp_path / "out"
+    command = [TALDAU, "analyze", str(matches), "--out", str(out), "--game", "backgammon", "--depth", "2"]
+    client = subprocess.Popen(
+        [*command, "--broker", broker.url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=interruptible,
+    )
+    seen: dict[str, tuple[list, dict]] = {}
+    try:
+
+        def all_sent() -> bool:
+            seen.update(unacknowledged_tasks(broker.client()))
+            return len(seen) == len(BACKGAMMON_MATCHES)
+
+        wait_for(all_sent, 120, "every match to be sent")
+    finally:
+        client.send_signal(signal.SIGINT)
+        client.wait(timeout=60)
+        os.killpg(single.process.pid, signal.SIGKILL)
+        single.process.wait()
+    limits = {file_name(task["source"]): tuple(limit) for limit, task in seen.values()}
+    assert limits == {
+        "galaxy-6800849.txt": (418, 358),  # 179 rolls
+        "gnubg-galaxy-8170603.sgf": (1034, 974),  # 487 rolls
+        "gnubg-money-session.mat": (120, 60),  # 5 rolls: 10 s, raised to a minute
+        "studio-llabba-iradch49.txt": (204, 144),  # 72 rolls
+    }

@@ -45,6 +45,15 @@ DEFAULT_PLIES = 2  # gnubg's default analysis
 # measured with `taldau bench --game backgammon`; a task may take MARGIN times as long.
 SECONDS_PER_DECISION = (0.01, 0.05, 0.4, 20.0)
 MARGIN = 5
+# A short match whose review runs the compiled kernels of a review: checker plays, a double and its take.
+WARM_UP_MATCH = """ 3 point match
+
+ Game 1
+ white : 0                      black : 0
+  1) 31: 8/5 6/5                 64: 24/18 18/14
+  2)  Doubles => 2                Takes
+  3) 52: 13/8 6/4               43: 13/9 13/10
+"""
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,14 @@ class BackgammonAnalyser:
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         return MARGIN * SECONDS_PER_DECISION[self.limit(options).plies] * decisions
+
+    def warm(self) -> None:
+        """Review WARM_UP_MATCH at each ply but the slowest: its checker plays, cube decisions and take
+        decisions run the kernels that any match's do (a race or bearing off compiles a few more, in
+        seconds)."""
+        games = list(read_games(WARM_UP_MATCH.encode(), "warm-up"))
+        for plies in range(len(SECONDS_PER_DECISION) - 1):
+            review_match(games, self.evaluator, ReviewSettings(plies=plies))
 
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         """Every valid game of the match in ``text``, reviewed in order with the match state carried."""

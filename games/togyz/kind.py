@@ -19,6 +19,7 @@ from taldau.games.winchance import WinCurve
 
 from .chances import load_win_curve
 from .engine import DEFAULT_DEPTH, Engine, Limit, default_limit, engine_version
+from .position import Position
 from .replay import Game, read_games, replay_file
 from .review import review_game
 from .writers import write_playok, write_scoresheet
@@ -60,6 +61,10 @@ class TogyzAnalyser:
         else:
             per_ply = SECONDS_PER_PLY * DEPTH_FACTOR ** ((limit.depth or DEFAULT_DEPTH) - DEFAULT_DEPTH)
         return MARGIN * per_ply * decisions
+
+    def warm(self) -> None:
+        """A shallow search of the start position: the search's kernels."""
+        Engine().analyse(Position.start(), Limit(depth=2))
 
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         engine, limit = Engine(), self.limit(options)
