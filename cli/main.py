@@ -879,8 +879,7 @@ def _progress_text(state) -> str:
 
 
 def _progress_printer():
-    """A callback drawing run progress on stderr, in tasks (a Togyz game, a backgammon match): a rich bar on
-    a terminal, plain lines otherwise."""
+    """A callback drawing run progress on stderr: a rich bar on a terminal, plain lines otherwise."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -909,7 +908,7 @@ def _progress_printer():
             last[0] = now
             rate = state.plies / max(now - state.started, 1e-9)
             click.echo(
-                f"{state.done}/{_count(state.total, 'task')}, {rate:,.1f} plies/s, {state.failed} failed, "
+                f"{state.done}/{_count(state.total, 'game')}, {rate:,.1f} plies/s, {state.failed} failed, "
                 f"{state.invalid} invalid, {state.resumed} resumed",
                 err=True,
             )
