@@ -7,37 +7,42 @@ of 10 real matches (tests/data/backgammon/gnubg/analysis/, 1,166 decisions; READ
    must be gnubg's.
 2. With gnubg-nn (gnubg's nets in Python, 1.01 weights, whose 0-ply probabilities differ from 1.07's by
    0.0004 median): the whole review, luck included.
-3. Known answers that need no gnubg: forced plays, luck summing to 0, a certain win, statistics adding up,
-   a broken record.
+3. Known answers that need no gnubg: forced plays, luck summing to 0, a certain win, the right cube
+   action, a broken record.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from taldau.analysis.review import PlayerStats, judge, player_stats
 from taldau.games.backgammon.board import ROLL_COUNTS
 from taldau.games.backgammon.cube import MatchState, Rules
+from taldau.games.backgammon.cubeful import CubeMistake
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.eval.gnubg import gnubg_available
 from taldau.games.backgammon.eval.probabilities import flipped
+from taldau.games.backgammon.kind import game_analyses
 from taldau.games.backgammon.position import ROLLS, Position
 from taldau.games.backgammon.replay import Game, read_games
 from taldau.games.backgammon.review import (
+    CubeChoice,
     CubeReview,
     Decision,
     DecisionKind,
     Mark,
     MatchReview,
     MoveDecision,
-    PlayerStatistics,
     ReviewSettings,
     review_match,
     roll_luck,
 )
+from taldau.games.kind import EMG_SCALE
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
 ANALYSES = sorted(FOLDER.glob("*.json"))
@@ -162,35 +167,46 @@ def test_fed_gnubgs_probabilities_checker_play_losses_and_marks_are_gnubgs(fed_r
 
 
 def test_fed_gnubgs_probabilities_the_statistics_are_gnubgs(fed_reviews) -> None:
-    for analysis, _, review in fed_reviews:
-        for game, expected in zip(review.games, analysis["games"], strict=True):
+    # the review's decisions in the common shape, through the figures every game's analysis has
+    for analysis, games, review in fed_reviews:
+        judged = [judge(item, EMG_SCALE.thresholds, EMG_SCALE) for item in game_analyses(games, review)]
+        for game, marked, expected in zip(review.games, judged, analysis["games"], strict=True):
             beaver = any(d.action.value == "beaver" for d in game.decisions if isinstance(d, CubeReview))
-            for ours, gnubg in zip(game.statistics, expected["statistics"], strict=True):
-                assert_statistics(ours, gnubg, (analysis["file"], game.index), beaver)
+            for player, gnubg in enumerate(expected["statistics"]):
+                where = (analysis["file"], game.index, player)
+                assert_statistics(game.decisions, marked.players[player], player, gnubg, where, beaver)
         beaver = any(d.action.value == "beaver" for d in review.decisions if isinstance(d, CubeReview))
-        for ours, gnubg in zip(review.statistics, analysis["statistics"], strict=True):
-            assert_statistics(ours, gnubg, analysis["file"], beaver)
+        players = player_stats([row for game in judged for row in game.decisions], EMG_SCALE)
+        for player, gnubg in enumerate(analysis["statistics"]):
+            where = (analysis["file"], player)
+            assert_statistics(review.decisions, players[player], player, gnubg, where, beaver)
 
 
-def assert_statistics(ours: PlayerStatistics, gnubg: dict, where: object, beaver: bool) -> None:
-    """gnubg's statistics; with a beaver, gnubg counts no decision for it but a take for the doubler's
-    acceptance (which the review does not have), so the counts of cube decisions differ by design."""
+def assert_statistics(
+    decisions: Sequence[Decision], ours: PlayerStats, player: int, gnubg: dict, where: object, beaver: bool
+) -> None:
+    """gnubg's statistics of ``player``: the figures summed from his ``decisions`` (``ours``) and the
+    counts of each kind of cube action and mistake among them. With a beaver, gnubg counts no decision
+    for it but a take for the doubler's acceptance (which the review does not have), so the counts of
+    cube decisions differ by design."""
     checker, cube, overall = gnubg["checker"], gnubg["cube"], gnubg["overall"]
-    assert (ours.moves, ours.unforced) == (checker["moves"], checker["unforced"]), where
-    assert (ours.doubtful, ours.bad, ours.very_bad) == tuple(checker["marks"].values()), where
+    assert (ours.moves, ours.checker_counted) == (checker["moves"], checker["unforced"]), where
     assert ours.checker_error == pytest.approx(checker["error"], abs=1e-3), where
-    if beaver:
-        assert ours.cube_error == pytest.approx(cube["error"], abs=1e-3), where
-        return
-    assert ours.close_cube_decisions == cube["close"], where
-    assert (ours.doubles, ours.passes) == (cube["doubles"], cube["passes"]), where
     assert ours.cube_error == pytest.approx(cube["error"], abs=1e-3), where
+    if beaver:
+        return
+    cubes = [d for d in decisions if isinstance(d, CubeReview) and d.player == player]
+    actions = Counter(d.action for d in cubes)
+    mistakes = Counter(d.mistake for d in cubes)
+    assert ours.cube_counted == cube["close"], where
+    assert (actions[CubeChoice.DOUBLE], actions[CubeChoice.PASS]) == (cube["doubles"], cube["passes"]), where
     missed = cube["missed_doubles_below_cp"][0] + cube["missed_doubles_above_cp"][0]
     wrong = cube["wrong_doubles_below_dp"][0] + cube["wrong_doubles_above_tg"][0]
-    assert (ours.missed_doubles, ours.wrong_doubles) == (missed, wrong), where
-    assert (ours.wrong_takes, ours.wrong_passes) == (cube["wrong_takes"][0], cube["wrong_passes"][0]), where
-    if overall["error_rate"] is not None and ours.decisions:
-        assert ours.error_rate == pytest.approx(overall["error_rate"], rel=1e-3, abs=0.05), where
+    assert (mistakes[CubeMistake.MISSED_DOUBLE], mistakes[CubeMistake.WRONG_DOUBLE]) == (missed, wrong), where
+    wrong_answers = (mistakes[CubeMistake.WRONG_TAKE], mistakes[CubeMistake.WRONG_PASS])
+    assert wrong_answers == (cube["wrong_takes"][0], cube["wrong_passes"][0]), where
+    if overall["error_rate"] is not None and ours.counted:
+        assert 1000 * ours.mean_loss == pytest.approx(overall["error_rate"], rel=1e-3, abs=0.05), where
         assert ours.rating == overall["rating"], where
 
 
@@ -218,12 +234,14 @@ def test_the_review_with_gnubg_nn_reproduces_gnubgs_analysis() -> None:
                 cubes += 1
                 verdicts += ours.verdict == gnubg["verdict"]
         beaver = any(d.action.value == "beaver" for d in review.decisions if isinstance(d, CubeReview))
-        for ours, expected in zip(review.statistics, analysis["statistics"], strict=True):
+        judged = [judge(item, EMG_SCALE.thresholds, EMG_SCALE) for item in game_analyses(games, review)]
+        players = player_stats([row for game in judged for row in game.decisions], EMG_SCALE)
+        for ours, expected in zip(players, analysis["statistics"], strict=True):
             if beaver:  # gnubg counts its cube decisions otherwise (see assert_statistics): the errors
                 assert ours.error == pytest.approx(expected["overall"]["error"], abs=0.01)
                 continue
-            assert ours.error_rate is not None
-            rates.append((ours.error_rate, expected["overall"]["error_rate"]))
+            assert ours.counted
+            rates.append((1000 * ours.mean_loss, expected["overall"]["error_rate"]))
     # measured: 796 losses, 797 marks and 773 lucks of 798 moves, all 367 verdicts; the rest differ by
     # gnubg-nn's older weights
     assert losses >= 0.95 * moves and marks >= 0.95 * moves
@@ -281,18 +299,21 @@ def test_a_certain_win_is_too_good_to_double() -> None:
     assert double.verdict.startswith("Too good") and double.mistake is not None and double.loss > 0
 
 
-def test_statistics_add_up(fed_reviews) -> None:
+def test_the_right_cube_action_is_gnubgs_verdict(fed_reviews) -> None:
+    # the right action each cube review carries is the one gnubg's verdict names, for both players
     for _, _, review in fed_reviews:
-        for player in (0, 1):
-            for name in (item.name for item in fields(PlayerStatistics)):
-                total = sum(getattr(game.statistics[player], name) for game in review.games)
-                assert getattr(review.statistics[player], name) == pytest.approx(total), name
-            stats = review.statistics[player]
-            mine = [d for d in review.decisions if d.player == player]
-            assert stats.error == pytest.approx(sum(d.loss for d in mine))
-            assert stats.moves + stats.cube_decisions == len(mine)
-            if stats.decisions:
-                assert stats.pr == pytest.approx(stats.error_rate / 2)
+        for ours in (d for d in review.decisions if isinstance(d, CubeReview)):
+            if ours.kind is DecisionKind.CUBE:
+                doubles = ours.verdict.startswith(("Double", "Redouble", "Optional"))
+                assert ours.best is (CubeChoice.DOUBLE if doubles else CubeChoice.NO_DOUBLE), ours.verdict
+            else:
+                answer = CubeChoice(ours.verdict.rsplit(", ", 1)[1])
+                if ours.action is CubeChoice.BEAVER:  # judged with beavers allowed: gnubg's take may be one
+                    assert ours.best in (answer, CubeChoice.BEAVER), ours.verdict
+                else:
+                    assert ours.best is answer, ours.verdict
+            right = ours.action is ours.best or (ours.kind is DecisionKind.TAKE and ours.loss == 0.0)
+            assert (ours.mistake is None) == right, (ours.verdict, ours.action, ours.loss)
 
 
 def test_a_broken_record_is_reviewed_up_to_its_error() -> None:

@@ -35,7 +35,7 @@ from .cubeful import cubeless_emg
 from .engine import load_evaluator
 from .eval import Evaluator
 from .replay import Game, read_games, replay_file
-from .review import CubeChoice, CubeReview, MoveDecision, ReviewSettings, review_match
+from .review import CubeChoice, CubeReview, MatchReview, MoveDecision, ReviewSettings, review_match
 from .review import Decision as ReviewedDecision
 from .writer import format_action, write_jellyfish
 
@@ -100,13 +100,7 @@ class BackgammonAnalyser:
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         """Every valid game of the match in ``text``, reviewed in order with the match state carried."""
         games = [game for game in read_games(text.encode(), source) if not game.errors]
-        reviewed = review_match(games, self.evaluator, self.limit(options))
-        return [
-            GameAnalysis(
-                tuple(_decision(game, number, decision) for number, decision in enumerate(review.decisions))
-            )
-            for game, review in zip(games, reviewed.games, strict=True)
-        ]
+        return game_analyses(games, review_match(games, self.evaluator, self.limit(options)))
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
         """The match's valid games as an analysis text in the manner of gnubg's text export: per game the
@@ -167,6 +161,15 @@ def _decision_lines(decision: Decision, player: str, mark: str | None) -> list[s
     ]
 
 
+def game_analyses(games: Sequence[Game], review: MatchReview) -> list[GameAnalysis]:
+    """The review of the match of ``games`` (``review.review_match`` of them) in the common shape: one
+    ``GameAnalysis`` per game, in order."""
+    return [
+        GameAnalysis(tuple(_decision(game, ply, decision) for ply, decision in enumerate(reviewed.decisions)))
+        for game, reviewed in zip(games, review.games, strict=True)
+    ]
+
+
 def _first_player(value: float, player: int) -> float:
     """A value from ``player``'s side seen from the match's first player's."""
     return value if player == 0 else -value
@@ -213,20 +216,14 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
             seldepth=reviewed.plies,
         )
     assert isinstance(reviewed, CubeReview)
-    taker = reviewed.kind is DecisionKind.TAKE
-    if taker:
-        best = CubeChoice.TAKE if reviewed.double_take >= reviewed.double_pass else CubeChoice.PASS
-    else:
-        doubling = min(reviewed.double_take, reviewed.double_pass) > reviewed.no_double
-        best = CubeChoice.DOUBLE if doubling else CubeChoice.NO_DOUBLE
     chance = _first_player(2 * reviewed.probabilities[0] - 1, player)
     cubeless = _first_player(reviewed.cubeless_equity, player)
     return Decision(
         **common,
         dice=None,
         played=str(reviewed.action),
-        best=str(best),
-        pv=str(best),
+        best=str(reviewed.best),
+        pv=str(reviewed.best),
         score_best=_first_player(reviewed.optimal, player),
         score_played=_first_player(reviewed.optimal - reviewed.loss, player),
         chance_before=chance,

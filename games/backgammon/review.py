@@ -1,5 +1,5 @@
 """Review of a backgammon match as GNU Backgammon's "analyse match" makes it: every checker play and every
-cube decision judged, marked and summed up per player, in gnubg's conventions so that the figures can be
+cube decision judged and marked, in gnubg's conventions so that the figures can be
 set beside gnubg's own.
 
 Words for readers who do not know the game: a *roll* of two dice lets the player on roll move his checkers
@@ -38,8 +38,8 @@ What a review holds (``review_match``):
 - A cube decision is *close* (gnubg's "close or actual" decisions, which count in the error rate) when it
   is an actual double or answer, a missed double, or doubling would cost less than 0.16 (No double minus
   the worse of Double/take and Double/pass).
-- Per player, per game and per match (``PlayerStatistics``): gnubg's statistics, the error rate in mEMG
-  (thousandths of EMG) per unforced move and close cube decision, XG's PR and gnubg's rating band.
+- The players' figures (error rates, PR, rating bands, luck) are summed from these decisions by the
+  game-agnostic ``taldau.analysis.review.player_stats``, as for every game.
 
 At cube plies above 0 the review applies Janowski's interpolation to deeper cubeless probabilities, where
 gnubg searches cubeful equities ply by ply: the figures then differ from gnubg's by that much.
@@ -48,14 +48,12 @@ gnubg searches cubeful equities ply by ply: the figures then differ from gnubg's
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from math import fsum
 
 import numpy as np
-from taldau.games.kind import EMG_SCALE, DecisionKind, LuckMark
+from taldau.games.kind import DecisionKind, LuckMark
 from taldau.games.records import RecordError
 
 from .board import ROLL_COUNTS
@@ -83,15 +81,6 @@ from .record import ActionKind
 from .replay import Game, Step
 
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
-NO_RATING = "n/a"
-# gnubg 1.07's luck ratings by luck per move (EMG), as its statistics print them (read off its output)
-LUCK_RATINGS = (
-    (-0.06, "Go to bed"),
-    (-0.03, "Bad dice, man!"),
-    (0.03, "None"),
-    (0.06, "Good dice, man!"),
-)
-LUCKIEST = "Go to Las Vegas"
 
 
 class Mark(StrEnum):
@@ -245,8 +234,9 @@ class CubeReview(Decision):
     """A cube decision (``kind`` cube) or the answer to a double (``kind`` take), from the deciding
     player's side: the cubeless probabilities before the roll and their cubeless equity (EMG), the cubeful
     equities of No double, Double/take, Double/pass and of the right action (EMG; ``mwc`` the same four as
-    MWC in match play), gnubg's verdict (the doubler's), the action taken, the mistake if any, and whether
-    it counts as a close decision."""
+    MWC in match play), gnubg's verdict (the doubler's), the action taken and the right one (``best``: the
+    doubler's double or no double, optional doubles counted as doubles; the taker's right answer), the
+    mistake if any, and whether it counts as a close decision."""
 
     probabilities: tuple[float, ...]
     cubeless_equity: float
@@ -257,178 +247,17 @@ class CubeReview(Decision):
     mwc: tuple[float, float, float, float] | None
     verdict: str
     action: CubeChoice
+    best: CubeChoice
     mistake: CubeMistake | None
     close: bool
     plies: int
-
-
-def _rating(error: float, decisions: int) -> str:
-    """gnubg's rating of ``error`` (EMG) over ``decisions``."""
-    if decisions == 0:
-        return NO_RATING
-    return EMG_SCALE.rating(error / decisions) or NO_RATING
-
-
-@dataclass(frozen=True)
-class PlayerStatistics:
-    """One player's figures over some decisions (a game or a match), as gnubg's statistics: errors are
-    EMG (``*_mwc``: MWC, 0 in money play), rates are mEMG (thousandths of EMG) per decision."""
-
-    moves: int = 0
-    unforced: int = 0
-    doubtful: int = 0
-    bad: int = 0
-    very_bad: int = 0
-    checker_error: float = 0.0
-    checker_error_mwc: float = 0.0
-    cube_decisions: int = 0
-    close_cube_decisions: int = 0
-    doubles: int = 0
-    takes: int = 0
-    passes: int = 0
-    beavers: int = 0
-    cube_marks: int = 0
-    missed_doubles: int = 0
-    missed_double_error: float = 0.0
-    wrong_doubles: int = 0
-    wrong_double_error: float = 0.0
-    wrong_takes: int = 0
-    wrong_take_error: float = 0.0
-    wrong_passes: int = 0
-    wrong_pass_error: float = 0.0
-    cube_error_mwc: float = 0.0
-    rolls: int = 0
-    luck: float = 0.0
-    very_lucky: int = 0
-    lucky: int = 0
-    unlucky: int = 0
-    very_unlucky: int = 0
-
-    @classmethod
-    def of(cls, decisions: Iterable[Decision], player: int) -> PlayerStatistics:
-        """The sums over ``player``'s decisions."""
-        moves = [d for d in decisions if isinstance(d, MoveDecision) and d.player == player]
-        cubes = [d for d in decisions if isinstance(d, CubeReview) and d.player == player]
-        rolls = [d.luck for d in moves if d.luck is not None]
-        marks = Counter(d.mark for d in moves)
-        lucks = Counter(d.luck_mark for d in moves)
-        actions = Counter(d.action for d in cubes)
-
-        def mistakes(kind: CubeMistake) -> tuple[int, float]:
-            losses = [d.loss for d in cubes if d.mistake is kind]
-            return len(losses), fsum(losses)
-
-        missed_doubles, missed_double_error = mistakes(CubeMistake.MISSED_DOUBLE)
-        wrong_doubles, wrong_double_error = mistakes(CubeMistake.WRONG_DOUBLE)
-        wrong_takes, wrong_take_error = mistakes(CubeMistake.WRONG_TAKE)
-        wrong_passes, wrong_pass_error = mistakes(CubeMistake.WRONG_PASS)
-        return cls(
-            moves=len(moves),
-            unforced=sum(not d.forced for d in moves),
-            doubtful=marks[Mark.DOUBTFUL],
-            bad=marks[Mark.BAD],
-            very_bad=marks[Mark.VERY_BAD],
-            checker_error=fsum(d.loss for d in moves),
-            checker_error_mwc=fsum(d.loss_mwc or 0.0 for d in moves),
-            cube_decisions=len(cubes),
-            close_cube_decisions=sum(d.close for d in cubes),
-            doubles=actions[CubeChoice.DOUBLE],
-            takes=actions[CubeChoice.TAKE],
-            passes=actions[CubeChoice.PASS],
-            beavers=actions[CubeChoice.BEAVER],
-            cube_marks=sum(d.mark is not None for d in cubes),
-            missed_doubles=missed_doubles,
-            missed_double_error=missed_double_error,
-            wrong_doubles=wrong_doubles,
-            wrong_double_error=wrong_double_error,
-            wrong_takes=wrong_takes,
-            wrong_take_error=wrong_take_error,
-            wrong_passes=wrong_passes,
-            wrong_pass_error=wrong_pass_error,
-            cube_error_mwc=fsum(d.loss_mwc or 0.0 for d in cubes),
-            rolls=len(rolls),
-            luck=fsum(rolls),
-            very_lucky=lucks[LuckMark.VERY_LUCKY],
-            lucky=lucks[LuckMark.LUCKY],
-            unlucky=lucks[LuckMark.UNLUCKY],
-            very_unlucky=lucks[LuckMark.VERY_UNLUCKY],
-        )
-
-    @property
-    def checker_error_rate(self) -> float | None:
-        """mEMG lost per unforced move (None without one)."""
-        return 1000.0 * self.checker_error / self.unforced if self.unforced else None
-
-    @property
-    def cube_error(self) -> float:
-        """EMG lost in cube decisions (the sum of the four kinds)."""
-        return (
-            self.missed_double_error + self.wrong_double_error + self.wrong_take_error + self.wrong_pass_error
-        )
-
-    @property
-    def cube_error_rate(self) -> float | None:
-        """mEMG lost per close cube decision (None without one)."""
-        return 1000.0 * self.cube_error / self.close_cube_decisions if self.close_cube_decisions else None
-
-    @property
-    def error(self) -> float:
-        """EMG lost in all (checker play and cube)."""
-        return self.checker_error + self.cube_error
-
-    @property
-    def error_mwc(self) -> float:
-        return self.checker_error_mwc + self.cube_error_mwc
-
-    @property
-    def decisions(self) -> int:
-        """The decisions the error rate counts: unforced moves and close cube decisions. They are also what
-        the PR here counts as XG's non-obvious decisions."""
-        return self.unforced + self.close_cube_decisions
-
-    @property
-    def error_rate(self) -> float | None:
-        """gnubg's overall error rate: mEMG lost per unforced move or close cube decision."""
-        return 1000.0 * self.error / self.decisions if self.decisions else None
-
-    @property
-    def pr(self) -> float | None:
-        """XG's performance rating, 500 x EMG lost per non-obvious decision (here: per unforced move or
-        close cube decision, so half of ``error_rate``)."""
-        return 500.0 * self.error / self.decisions if self.decisions else None
-
-    @property
-    def rating(self) -> str:
-        """gnubg's rating of the overall error rate (``Supernatural`` ... ``Awful!``, ``n/a``)."""
-        return _rating(self.error, self.decisions)
-
-    @property
-    def checker_rating(self) -> str:
-        return _rating(self.checker_error, self.unforced)
-
-    @property
-    def cube_rating(self) -> str:
-        return _rating(self.cube_error, self.close_cube_decisions)
-
-    @property
-    def luck_rate(self) -> float | None:
-        """mEMG of luck per roll (None without one)."""
-        return 1000.0 * self.luck / self.rolls if self.rolls else None
-
-    @property
-    def luck_rating(self) -> str:
-        """gnubg's words for the luck per roll (``Go to bed`` ... ``Go to Las Vegas``, ``n/a``)."""
-        if not self.rolls:
-            return NO_RATING
-        rate = self.luck / self.rolls
-        return next((text for limit, text in LUCK_RATINGS if rate < limit), LUCKIEST)
 
 
 @dataclass(frozen=True)
 class GameReview:
     """One game of the match reviewed: its place (0-based) and the match state it started from, its result
     as the replay gives it, the record's errors (the review stops where the replay did), the decisions in
-    order, and each player's statistics."""
+    order."""
 
     index: int
     start: MatchState
@@ -436,16 +265,14 @@ class GameReview:
     points: int
     errors: tuple[RecordError, ...]
     decisions: tuple[Decision, ...]
-    statistics: tuple[PlayerStatistics, PlayerStatistics]
 
 
 @dataclass(frozen=True)
 class MatchReview:
-    """A match reviewed: its games, each player's statistics over the match, the evaluator's name and
+    """A match reviewed: its games, the evaluator's name and
     version, the settings, and the seconds the review took."""
 
     games: tuple[GameReview, ...]
-    statistics: tuple[PlayerStatistics, PlayerStatistics]
     engine: str
     version: str
     settings: ReviewSettings
@@ -466,10 +293,8 @@ def review_match(
     settings = settings or ReviewSettings()
     started = time.perf_counter()
     reviews = tuple(review_game(game, evaluator, settings, index) for index, game in enumerate(games))
-    decisions = [decision for review in reviews for decision in review.decisions]
     return MatchReview(
         games=reviews,
-        statistics=(PlayerStatistics.of(decisions, 0), PlayerStatistics.of(decisions, 1)),
         engine=evaluator.name,
         version=evaluator.version,
         settings=settings,
@@ -514,7 +339,6 @@ def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, inde
         points=game.points,
         errors=tuple(game.errors),
         decisions=tuple(decisions),
-        statistics=(PlayerStatistics.of(decisions, 0), PlayerStatistics.of(decisions, 1)),
     )
 
 
@@ -615,6 +439,7 @@ def _doubling(
         mwc=mwc,
         verdict=decision.action.value,
         action=CubeChoice.DOUBLE if doubled else CubeChoice.NO_DOUBLE,
+        best=CubeChoice.DOUBLE if decision.action.doubles else CubeChoice.NO_DOUBLE,
         mistake=mistake,
         close=close,
         plies=settings.cube_depth,
@@ -629,17 +454,16 @@ def _answer(
     doubler = doubling.position.turn
     taker = 1 - doubler
     choice = ANSWERS[step.action.kind]
+    judged = decision
     if choice is CubeChoice.BEAVER:  # judged with beavers allowed, as the rules of the session say
-        allowed = cube_decision(
+        judged = cube_decision(
             cube.probabilities,
             replace(doubling.state, offered_by=None),
             doubler,
             cube_efficiency(doubling.position.board),
             settings.table,
         )
-        mistake, loss = response_error(allowed, Response.BEAVER)
-    else:
-        mistake, loss = response_error(decision, RESPONSES[choice])
+    mistake, loss = response_error(judged, RESPONSES[choice])
     state = _without_beavers(doubling.state)
     mwc = None
     if decision.mwc is not None:
@@ -664,6 +488,7 @@ def _answer(
         mwc=mwc,
         verdict=decision.action.value,
         action=choice,
+        best=next(answer for answer, response in RESPONSES.items() if response is judged.response),
         mistake=mistake,
         close=True,
         plies=settings.cube_depth,
