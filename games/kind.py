@@ -22,10 +22,14 @@ The shape of an analysis, the same for both games:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from datetime import date
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
 
 from taldau.games.records import RecordError, RecordFile
 
@@ -305,6 +309,67 @@ class Analyser(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class OpeningPly:
+    """One move of a game's opening as an opening book counts it.
+
+    ``key`` is the book's 64-bit key of the position before the move (see ``GameKind.book_keys``: the
+    position's own key for Togyz; for backgammon the board as the player on roll sees it, whoever that
+    player is in the match), ``position`` its text (Togyz FEN, backgammon gnubg Position ID), ``mover``
+    the side that moved (0 the first player: Togyz White, backgammon the match's first player), ``dice``
+    the roll played (backgammon, high die first: ``31``, ``66``; "" for Togyz), ``move`` the move in
+    record notation (Togyz ``76(24)``; backgammon ``8/5 6/5``, "" when the roll could not be played) and
+    ``after`` the book key of the position it leads to."""
+
+    key: int
+    position: str
+    mover: int
+    dice: str
+    move: str
+    after: int
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What an opening book takes from one replayed game: its first moves (``plies``, up to the book's
+    depth or to the first move the rules refuse), and how the game ended for each side.
+
+    ``points``: what each side scored (index = side): Togyz 1 for a win, 1/2 for a draw, 0 for a loss;
+    backgammon the points the winner took (cube, gammon and backgammon included, as the match or money
+    session counted them) and 0 for the loser; None when the record gives no result. ``gammon``: the
+    winner won a gammon or a backgammon (never for Togyz). ``ratings``: each side's rating as the headers
+    give it (None where they do not); ``date`` the game's date from the headers."""
+
+    plies: tuple[OpeningPly, ...]
+    points: tuple[float, float] | None
+    gammon: bool
+    ratings: tuple[float | None, float | None]
+    date: date | None
+
+
+_DATE = re.compile(r"\s*(\d{4})[.\-/](\d{1,2})[.\-/](\d{1,2})")
+_RATING = re.compile(r"\s*(\d+(?:[.,]\d+)?)")
+
+
+def header_date(text: str | None) -> date | None:
+    """The date of a record header (``2024.12.26``, ``2024-12-26``, ``2024/12/26``); None for a missing,
+    partial (``2024.??.??``) or impossible one."""
+    found = _DATE.match(text or "")
+    if found is None:
+        return None
+    try:
+        return date(*(int(part) for part in found.groups()))
+    except ValueError:
+        return None
+
+
+def header_rating(text: str | None) -> float | None:
+    """The rating of a record header: its leading number (``1200``; gnubg's ``1534.12/310``, the games
+    played after the slash; a decimal comma read as a point); None when it has none."""
+    found = _RATING.match(text or "")
+    return None if found is None else float(found.group(1).replace(",", "."))
+
+
 @runtime_checkable
 class GameKind(Protocol[Game]):
     """A game as the rest of taldau sees it: its record files and games, and its analyser (None while the
@@ -312,6 +377,8 @@ class GameKind(Protocol[Game]):
     kind looks into."""
 
     name: ClassVar[str]
+    book_plies: ClassVar[int]
+    """How deep an opening book goes by default, in moves (backgammon: checker plays)."""
 
     @property
     def analyser(self) -> Analyser | None: ...
@@ -342,4 +409,19 @@ class GameKind(Protocol[Game]):
 
     def task_text(self, games: Sequence[Game]) -> str:
         """The games of one task written back as record text that reads back to the same games."""
+        ...
+
+    def opening(self, game: Game, plies: int) -> Opening:
+        """The first ``plies`` moves of a replayed game (fewer when its replay stopped sooner) and how it
+        ended, as an opening book counts them."""
+        ...
+
+    def book_key(self, position: str) -> int:
+        """The book key of a position written as text (Togyz FEN, backgammon Position ID); raises
+        ValueError for text that is not a position."""
+        ...
+
+    def book_keys(self, keys: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """The book keys of positions an analysis stored by their own ``keys`` (the ``moves`` table's
+        ``key``), with ``sides`` the player deciding in each."""
         ...
