@@ -18,6 +18,7 @@ from typing import Any
 import click
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
+from taldau.cli.book import book
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
@@ -1090,3 +1091,6 @@ def status(broker: str, as_json: bool) -> None:
         click.echo(f"  worker {name}")
     for job in report["running"]:
         click.echo(f"  {job['worker']}: {job['source']}, game {job['index']}")
+
+
+main.add_command(book)

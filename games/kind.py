@@ -25,12 +25,11 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from datetime import date
+from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-
 from taldau.games.records import RecordError, RecordFile
 
 Game = TypeVar("Game")

@@ -127,7 +127,9 @@ class Book:
     def rows(self, table: str) -> pa.Table:
         """Every part of ``plies`` or ``evals`` as one table, in the order of the parts' names."""
         schema = PARTS[table]
-        tables = [pq.read_table(path, schema=schema).replace_schema_metadata(None) for path in self.parts(table)]
+        tables = [
+            pq.read_table(path, schema=schema).replace_schema_metadata(None) for path in self.parts(table)
+        ]
         return pa.concat_tables([schema.empty_table().replace_schema_metadata(None), *tables])
 
     def finish(self, min_games: int) -> dict[str, Any]:

@@ -1,14 +1,14 @@
-"""The compact lookup file of an opening book, in the spirit of Polyglot's ``.bin`` books: fixed-size records,
-one per move of a position (and roll), sorted by the position's 64-bit key, found by binary search over a
-memory map. Looking a position up reads a couple of dozen records of the file, however large the book: no
-table is loaded.
+"""The compact lookup file of an opening book, in the spirit of Polyglot's ``.bin`` books: fixed-size
+records, one per move of a position (and roll), sorted by the position's 64-bit key, found by binary search
+over a memory map. Looking a position up reads a couple of dozen records of the file, however large the
+book: no table is loaded.
 
-The file is a NumPy ``.npy`` array of ``LOOKUP_DTYPE`` (its header names the dtype, so any NumPy reads
-it). A record holds the key, the roll (``dice``: 10 x high die + low die, 0 for Togyz), the move's text
-(UTF-8, at most ``MOVE_BYTES`` bytes), its games and results from the mover's side (see
-``taldau.schemas.book``), the engine's mean value after it (NaN when no analysis judged it), how often
-analyses marked it, and whether it is the engine's best move there. Records of one position come by roll,
-then by games played, most first.
+The file is a NumPy ``.npy`` array of ``LOOKUP_DTYPE`` (its header names the dtype, so any NumPy reads it).
+A record holds the key, the key of the position the move leads to, the roll (``dice``: 10 x high die + low
+die, 0 for Togyz), the move's text (UTF-8, at most ``MOVE_BYTES`` bytes), its games and results from the
+mover's side (see ``taldau.schemas.book``), the engine's mean value after it (NaN when no analysis judged
+it), how often analyses marked it, and whether it is the engine's best move there. Records of one position
+come by roll, then by games played, most first.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ MOVE_BYTES = 30
 LOOKUP_DTYPE = np.dtype(
     [
         ("key", "<u8"),
+        ("after", "<u8"),
         ("dice", "u1"),
         ("best", "u1"),
         ("games", "<u4"),
@@ -50,6 +51,7 @@ def lookup_records(moves: pa.Table) -> np.ndarray:
     """The lookup records of a book's ``moves`` table (sorted as the table is: by key, roll, games)."""
     records = np.zeros(moves.num_rows, LOOKUP_DTYPE)
     records["key"] = moves["key"].to_numpy()
+    records["after"] = moves["after"].to_numpy()
     dice = pc.fill_null(moves["dice"], "").to_pylist()
     records["dice"] = [dice_code(roll) for roll in dice]
     records["best"] = moves["best"].to_numpy(zero_copy_only=False)
@@ -61,7 +63,9 @@ def lookup_records(moves: pa.Table) -> np.ndarray:
     encoded = [text.encode() for text in moves["move"].to_pylist()]
     too_long = next((text for text in encoded if len(text) > MOVE_BYTES), None)
     if too_long is not None:
-        raise ValueError(f"move {too_long.decode()!r} is longer than {MOVE_BYTES} bytes: no room in the lookup file")
+        raise ValueError(
+            f"move {too_long.decode()!r} is longer than {MOVE_BYTES} bytes: no room in the lookup file"
+        )
     records["move"] = encoded
     return records
 
@@ -79,6 +83,7 @@ class LookupMove:
     key: int
     dice: str
     move: str
+    after: int
     games: int
     wins: int
     draws: int
@@ -127,6 +132,7 @@ class Lookup:
                     key=int(record["key"]),
                     dice=text,
                     move=bytes(record["move"]).decode(),
+                    after=int(record["after"]),
                     games=int(record["games"]),
                     wins=int(record["wins"]),
                     draws=int(record["draws"]),

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
-from taldau.games.identity import game_id
 import numpy as np
+from taldau.games.identity import game_id
 from taldau.games.kind import (
     EMG_SCALE,
     AnalysisOptions,
