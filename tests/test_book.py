@@ -25,10 +25,10 @@ import pytest
 from click.testing import CliRunner
 from taldau.analysis.book import Book, BookMismatch, BookSettings, build_book, merge_books
 from taldau.analysis.book.query import main_lines, position_key
-from taldau.cli.main import main
 from taldau.analysis.validation import check_paths
-from taldau.games.records import ReadLimits
+from taldau.cli.main import main
 from taldau.games.kind import header_date, header_rating
+from taldau.games.records import ReadLimits
 from taldau.games.togyz import Position, read_games
 from taldau.schemas.book import BOOK_MOVES_SCHEMA, BOOK_POSITIONS_SCHEMA
 
