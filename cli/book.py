@@ -9,9 +9,35 @@ import sys
 import click
 from taldau.analysis.book import Book, BookMismatch, BookSettings, InputReport, build_book, merge_books
 from taldau.analysis.book.lookup import LookupMove
+from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import Entry, main_lines, position_key
 from taldau.analysis.book.query import entries as book_entries
 from taldau.games.registry import NAMES
+
+
+def book_option(function):
+    """--book BOOK and --seed, for the commands of an engine that plays from a book."""
+    function = click.option(
+        "--seed", type=int, default=0, show_default=True, help="Seed of the book's choices."
+    )(function)
+    return click.option(
+        "--book",
+        "book_path",
+        type=click.Path(exists=True, file_okay=False),
+        help="Play from this opening book.",
+    )(function)
+
+
+def book_player(folder: str, seed: int, game: str = "togyz") -> BookPlayer:
+    """The book in ``folder`` as an engine of ``game`` plays from it; a usage error when it is no book of
+    that game."""
+    try:
+        built = Book(folder).settings().game
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--book") from None
+    if built != game:
+        raise click.BadParameter(f"{folder} is a book of {built} games, not {game}", param_hint="--book")
+    return BookPlayer(folder, seed=seed)
 
 
 @click.group()

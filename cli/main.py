@@ -18,7 +18,7 @@ from typing import Any
 import click
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
-from taldau.cli.book import book
+from taldau.cli.book import book, book_option, book_player
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
@@ -40,6 +40,7 @@ from taldau.games.togyz.diagram import render
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit
 from taldau.games.togyz.evaluate import load_weights
 from taldau.games.togyz.match import openings, run_match
+from taldau.games.togyz.review import book_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
@@ -307,14 +308,34 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
 @click.argument("fen")
 @_limit_options
 @click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
+@book_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def search(
-    fen: str, depth: int | None, nodes: int | None, movetime: float | None, multipv: int, as_json: bool
+    fen: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    multipv: int,
+    book_path: str | None,
+    seed: int,
+    as_json: bool,
 ) -> None:
-    """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line."""
+    """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line; with
+    --book, a move of the book that the engine does not refute when the book has one."""
     position = _position(fen)
     if position.is_game_over():
         raise click.BadParameter("the game is over in this position", param_hint="FEN")
+    if book_path is not None:
+        pit = book_move(
+            book_player(book_path, seed), position, Engine(), _limit(depth, nodes, movetime, default_limit())
+        )
+        if pit is not None:
+            click.echo(
+                json.dumps({"best": position.san(pit), "book": True})
+                if as_json
+                else f"book move {position.san(pit)}"
+            )
+            return
     info = Engine().analyse(position, _limit(depth, nodes, movetime, default_limit()), multipv=multipv)
     lines: list[dict[str, Any]] = [
         {
@@ -575,6 +596,9 @@ def _backgammon_engine_report(engine: str, decisions: int):
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Backgammon: seed of the dice.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--book", "book_path", type=click.Path(exists=True, file_okay=False), help="Togyz: A's opening book."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
     game: str,
@@ -587,6 +611,7 @@ def match(
     games: int,
     seed: int,
     jobs: int,
+    book_path: str | None,
     as_json: bool,
 ) -> None:
     """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
@@ -597,7 +622,10 @@ def match(
         return
     first, second = first or "default", second or "plain"
     limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
-    result, _ = run_match(_engine_settings(first), _engine_settings(second), limit, openings(count), jobs)
+    player = None if book_path is None else book_player(book_path, seed)
+    result, _ = run_match(
+        _engine_settings(first), _engine_settings(second), limit, openings(count), jobs, player
+    )
     if as_json:
         click.echo(
             json.dumps(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -367,6 +367,14 @@ def header_rating(text: str | None) -> float | None:
     played after the slash; a decimal comma read as a point); None when it has none."""
     found = _RATING.match(text or "")
     return None if found is None else float(found.group(1).replace(",", "."))
+
+
+class OpeningBook(Protocol):
+    """An opening book as an engine plays from it (``taldau.analysis.book.BookPlayer``): given a position's
+    book key and roll (backgammon; "" for Togyz), a move in record notation among those that scored well
+    there and that ``sound`` accepts (the engine's check that it does not refute the move), or None."""
+
+    def choose(self, key: int, dice: str, sound: Callable[[str], bool]) -> str | None: ...
 
 
 @runtime_checkable

@@ -24,12 +24,15 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from taldau.analysis.book import Book, BookMismatch, BookSettings, build_book, merge_books
+from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import main_lines, position_key
 from taldau.analysis.validation import check_paths
 from taldau.cli.main import main
 from taldau.games.kind import header_date, header_rating
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import Position, read_games
+from taldau.games.togyz.engine import Engine, Limit
+from taldau.games.togyz.review import book_move
 from taldau.schemas.book import BOOK_MOVES_SCHEMA, BOOK_POSITIONS_SCHEMA
 
 DATA = Path(__file__).resolve().parent / "data" / "book"
@@ -299,3 +302,35 @@ def test_header_dates_and_ratings() -> None:
     )
     assert header_rating("1200") == 1200 and header_rating("1534.12/310") == pytest.approx(1534.12)
     assert header_rating("3,00/0") == 3 and header_rating("") is None and header_rating(None) is None
+
+
+def test_book_player_chooses_sound_well_scoring_moves(tmp_path: Path) -> None:
+    build(tmp_path, "book", THREE, ILLEGAL)
+    player = BookPlayer(str(tmp_path / "book"), min_games=2)
+    # at the start 76(10) scored 1 of 3 and 21(10) 1.5 of 2: only 21(10) is within 0.1 of the best
+    assert [move.move for move in player.candidates(START)] == ["21(10)"]
+    wide = BookPlayer(str(tmp_path / "book"), min_games=2, margin=0.5)
+    assert [move.move for move in wide.candidates(START)] == ["76(10)", "21(10)"]
+    chosen = {
+        BookPlayer(wide.folder, 2, 0.5, seed).choose(START, "", lambda move: True) for seed in range(40)
+    }
+    assert chosen == {"76(10)", "21(10)"}
+    assert all(wide.choose(START, "", lambda move: move != "21(10)") == "76(10)" for _ in range(3))
+    assert wide.choose(START, "", lambda move: False) is None
+    again = BookPlayer(wide.folder, 2, 0.5, seed=7)
+    assert len({again.choose(START, "", lambda move: True) for _ in range(5)}) == 1  # one seed, one choice
+
+
+def test_togyz_engine_plays_from_the_book(tmp_path: Path) -> None:
+    build(tmp_path, "book", THREE, ILLEGAL)
+    player = BookPlayer(str(tmp_path / "book"), min_games=1, margin=1.0)
+    start = Position.start()
+    pit = book_move(player, start, Engine(), Limit(depth=2))
+    assert pit is not None and start.san(pit) in {"76(10)", "21(10)"}
+    assert book_move(player, start, Engine(), Limit(depth=2), refuted=0.0) is None  # every move "refuted"
+    off_book = start.play(5)
+    assert book_move(player, off_book, Engine(), Limit(depth=2)) is None
+    result = CliRunner().invoke(
+        main, ["search", start.fen(), "--book", str(tmp_path / "book"), "--depth", "2", "--json"]
+    )
+    assert json.loads(result.stdout)["book"] is True
