@@ -24,7 +24,7 @@ from .aggregate import aggregate
 from .book import Book
 from .lookup import Lookup, write_lookup
 
-MIX = np.uint64(0x9E3779B97F4A7C15)
+MIX = 0x9E3779B97F4A7C15  # the golden-ratio word: copies' salts spread over all 64 bits
 
 
 def synthetic_plies(plies: pa.Table, times: int, seed: int = 0) -> pa.Table:
@@ -43,7 +43,7 @@ def synthetic_plies(plies: pa.Table, times: int, seed: int = 0) -> pa.Table:
         parting = rng.integers(2, 31, count)[
             game_index
         ]  # the move where this copy's game leaves the archive's
-        salt = np.uint64(copy + 1) * MIX
+        salt = np.uint64((copy + 1) * MIX % 2**64)
         new = np.where(ply >= parting, keys ^ salt, keys)
         new_after = np.where(ply + 1 >= parting, after ^ salt, after)
         order = rng.permutation(count)[game_index]  # another game's result
