@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +70,7 @@ class InputReport:
     skipped: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "digest": self.digest,
-            "kind": self.kind,
-            "games": self.games,
-            "partial": self.partial,
-            "rows": self.rows,
-            "skipped": self.skipped,
-        }
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> InputReport:
