@@ -594,10 +594,19 @@ def _backgammon_engine_report(engine: str, decisions: int):
     show_default=True,
     help="Backgammon: games, an even number (pairs of duplicate games).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Backgammon: seed of the dice.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Backgammon: seed of the dice; of the book's choices.",
+)
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
 @click.option(
-    "--book", "book_path", type=click.Path(exists=True, file_okay=False), help="Togyz: A's opening book."
+    "--book",
+    "book_path",
+    type=click.Path(exists=True, file_okay=False),
+    help="A's opening book (backgammon: its opening rolls).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
@@ -618,7 +627,7 @@ def match(
     Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
     (duplicate dice); A's points per game with a 95% margin."""
     if game == "backgammon":
-        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json)
+        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json, book_path)
         return
     first, second = first or "default", second or "plain"
     limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
@@ -646,7 +655,9 @@ def match(
         click.echo(f"{first} vs {second} at {limit}: {result}")
 
 
-def _backgammon_match(first: str, second: str, games: int, seed: int, as_json: bool) -> None:
+def _backgammon_match(
+    first: str, second: str, games: int, seed: int, as_json: bool, book_path: str | None = None
+) -> None:
     """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players."""
     from taldau.games.backgammon.match import parse_player
     from taldau.games.backgammon.match import run_match as run_backgammon_match
@@ -658,6 +669,8 @@ def _backgammon_match(first: str, second: str, games: int, seed: int, as_json: b
         a, b = parse_player(first, evaluators), parse_player(second, evaluators)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    if book_path is not None:
+        a = replace(a, book=book_player(book_path, seed, "backgammon"))
     show_progress = sys.stderr.isatty()
 
     def progress(game) -> None:
