@@ -63,6 +63,7 @@ BOOK_PLIES_SCHEMA = _schema(
         _field("points_against", pa.float64(), "what the mover's opponent scored; null: no result"),
         _field("gammon", pa.bool_(), "backgammon: the game's winner won a gammon or backgammon"),
         _field("rating", pa.float64(), "the mover's rating from the record's headers"),
+        _field("opponent_rating", pa.float64(), "the mover's opponent's rating from the record's headers"),
         _field("date", pa.date32(), "the game's date from the record's headers"),
     ],
 )
@@ -93,6 +94,7 @@ _RESULTS = [
     _field("gammons_lost", pa.int64(), "backgammon: games the mover lost by a gammon or backgammon"),
     _field("score", pa.float64(), "points_won / (points_won + points_lost); null without a result"),
     _field("mean_rating", pa.float64(), "the movers' mean rating, over the games that give one"),
+    _field("mean_opponent_rating", pa.float64(), "their opponents' mean rating, over the games that give one"),
     _field("first_date", pa.date32(), "the earliest game's date"),
     _field("last_date", pa.date32(), "the latest game's date"),
     _field("analysed", pa.int64(), "engine evaluations of it from analyses"),

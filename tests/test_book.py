@@ -77,6 +77,7 @@ def test_three_games_by_hand(tmp_path: Path) -> None:
     assert (main_line["games"], main_line["wins"], main_line["draws"], main_line["losses"]) == (2, 1, 0, 1)
     assert (other["games"], other["wins"], other["draws"], other["losses"]) == (1, 0, 1, 0)
     assert main_line["mean_rating"] == 1450  # asel 1500 and bolat 1400 played it as White
+    assert main_line["mean_opponent_rating"] == 1450 and other["mean_opponent_rating"] == 1300
     assert (main_line["first_date"], main_line["last_date"]) == (date(2024, 1, 10), date(2024, 2, 20))
     assert main_line["after"] == Position.start().play(7).key
     assert sum(row["games"] for row in first.values()) == 3  # the sum over the first moves: every game

@@ -43,12 +43,14 @@ def _summed(plies: pa.Table, keys: list[str], extra: list[tuple[str, str]]) -> p
         ("game_id", "count"),
         *((name, "sum") for name in RESULT_SUMS),
         ("rating", "mean"),
+        ("opponent_rating", "mean"),
         ("date", "min"),
         ("date", "max"),
         *extra,
     ]
     table = plies.group_by(keys, use_threads=False).aggregate(aggregations)
     names = {"game_id_count": "games", "rating_mean": "mean_rating", "date_min": "first_date"}
+    names["opponent_rating_mean"] = "mean_opponent_rating"
     names |= {"date_max": "last_date", **{f"{name}_sum": name for name in RESULT_SUMS}}
     table = _zero_filled(_renamed(table, names), list(RESULT_SUMS))  # no result in a group sums to null
     played = pc.add(table["points_won"], table["points_lost"])

@@ -185,6 +185,7 @@ def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputRe
                 columns["points_against"].append(None if points is None else points[1 - side])
                 columns["gammon"].append(opening.gammon)
                 columns["rating"].append(opening.ratings[side])
+                columns["opponent_rating"].append(opening.ratings[1 - side])
                 columns["date"].append(opening.date)
     except UnreadableFile as error:
         report.skipped.append(f"{item.name}: {error}")
