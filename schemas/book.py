@@ -94,7 +94,7 @@ _RESULTS = [
     _field("gammons_lost", pa.int64(), "backgammon: games the mover lost by a gammon or backgammon"),
     _field("score", pa.float64(), "points_won / (points_won + points_lost); null without a result"),
     _field("mean_rating", pa.float64(), "the movers' mean rating, over the games that give one"),
-    _field("mean_opponent_rating", pa.float64(), "their opponents' mean rating, over the games that give one"),
+    _field("mean_opponent_rating", pa.float64(), "their opponents' mean rating, where given"),
     _field("first_date", pa.date32(), "the earliest game's date"),
     _field("last_date", pa.date32(), "the latest game's date"),
     _field("analysed", pa.int64(), "engine evaluations of it from analyses"),
