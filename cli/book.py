@@ -49,7 +49,9 @@ def book() -> None:
 
 def _progress(report: InputReport) -> None:
     """One line per input on stderr, then its skipped games and files."""
-    partial = f" ({report.partial} counted up to a refused move)" if report.partial else ""
+    partial = (
+        f" ({report.partial} with errors, counted up to any move the rules refuse)" if report.partial else ""
+    )
     if report.digest:
         click.echo(f"{report.source}: {report.games} games, {report.rows} moves{partial}", err=True)
     for line in report.skipped:

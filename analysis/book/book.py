@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from taldau.games.records import ReadLimits
 from taldau.schemas.book import (
@@ -166,8 +167,9 @@ class Book:
         temporary.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         os.replace(temporary, self.manifest_path)
 
-    def positions(self) -> pa.Table:
-        return pq.read_table(self.folder / "positions.parquet", schema=BOOK_POSITIONS_SCHEMA)
+    def positions(self, where: pc.Expression | None = None) -> pa.Table:
+        """The ``positions`` table, or its rows that match ``where`` (read without the others)."""
+        return pq.read_table(self.folder / "positions.parquet", schema=BOOK_POSITIONS_SCHEMA, filters=where)
 
     def moves(self) -> pa.Table:
         return pq.read_table(self.folder / "moves.parquet", schema=BOOK_MOVES_SCHEMA)

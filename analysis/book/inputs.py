@@ -57,9 +57,10 @@ class BookSettings:
 
 @dataclass
 class InputReport:
-    """What one input gave: its name, its ``digest`` (what names its part), the games counted, those counted
-    only up to a move the rules refuse (``partial``), the opening moves taken (``rows``) and what was
-    skipped (a bad game by file, game and line; a game of another kind; an unreadable file)."""
+    """What one input gave: its name, its ``digest`` (what names its part), the games counted, those of them
+    with errors (``partial``: counted up to the first move the rules refuse, whole when the errors are only
+    wrong claims about legal moves), the opening moves taken (``rows``) and what was reported (a bad game
+    by file, game and line; a file of another game; an unreadable file)."""
 
     source: str
     digest: str

@@ -42,8 +42,7 @@ def position_key(book: Book, position: str) -> int:
     ValueError for anything else."""
     text = position.strip()
     if text == START:
-        positions = book.positions()
-        first = positions.filter(pc.equal(positions["ply"], 0))
+        first = book.positions(pc.field("ply") == 0)
         if first.num_rows == 0:
             raise ValueError("the book has no first position")
         totals = first.group_by("key").aggregate([("games", "sum")]).sort_by([("games_sum", "descending")])
@@ -59,8 +58,7 @@ def entries(book: Book, key: int, dice: str | None = None) -> list[Entry]:
     """The book's entries of the position ``key`` (one per roll for backgammon; only ``dice``'s when
     given), each with its moves."""
     moves = book.lookup().find(key, dice)
-    positions = book.positions()
-    rows = positions.filter(pc.equal(positions["key"], pa.scalar(key, pa.uint64()))).to_pylist()
+    rows = book.positions(pc.field("key") == pa.scalar(key, pa.uint64())).to_pylist()
     found = []
     for row in rows:
         if dice is not None and row["dice"] != dice:
