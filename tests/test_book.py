@@ -354,3 +354,16 @@ def test_backgammon_engine_plays_opening_rolls_from_the_book(tmp_path: Path) -> 
     assert book_play(book, evaluator, start, (5, 2), BackgammonLimit(plies=0)) is None  # not in the book
     player = BackgammonPlayer(evaluator, BackgammonLimit(plies=0), "own:0", book)
     assert player.choose(start, (3, 1)) == play.result
+
+
+def test_files_of_another_game_are_reported_and_the_rest_counts(tmp_path: Path) -> None:
+    session = EXAMPLES / "backgammon" / "gnubg-money-session.mat"
+    report = build_book([session, THREE], tmp_path / "book", BookSettings())
+    assert [item.skipped for item in report.read] == [
+        [f"{session}: backgammon games; this book is of togyz"],
+        [],
+    ]
+    assert Book(tmp_path / "book").manifest()["counts"]["games"] == 3
+    missing = tmp_path / "missing.pgn"
+    again = build_book([missing, THREE], tmp_path / "book", BookSettings())
+    assert [item.source for item in again.unread] == [str(missing)] and again.resumed == [str(THREE)]
