@@ -32,7 +32,7 @@ def book_player(folder: str, seed: int, game: str = "togyz") -> BookPlayer:
     """The book in ``folder`` as an engine of ``game`` plays from it; a usage error when it is no book of
     that game."""
     try:
-        built = Book(folder).settings().game
+        built = Book(folder).check().settings().game
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--book") from None
     if built != game:
@@ -160,9 +160,9 @@ def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> No
     points won and lost, the engine's value after the move and how often it was marked (* the engine's
     best move, also when nobody played it). POSITION: the game's notation (Togyz FEN, backgammon Position
     ID), `start`, or a key (decimal or 0x hex)."""
-    opened = Book(book_folder)
     roll = None if dice is None else "".join(sorted(dice, reverse=True))
     try:
+        opened = Book(book_folder).check()
         key = position_key(opened, position)
         found = book_entries(opened, key, roll)
     except ValueError as error:
@@ -186,7 +186,7 @@ def tree(book_folder: str, depth: int, width: int, as_json: bool) -> None:
     """The book's main lines from the start: the WIDTH most played moves of every position (of every roll,
     for backgammon), DEPTH moves deep, with games and score from the mover's side."""
     try:
-        lines = main_lines(Book(book_folder), depth, width)
+        lines = main_lines(Book(book_folder).check(), depth, width)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     if as_json:

@@ -87,6 +87,13 @@ class Book:
         except FileNotFoundError:
             raise ValueError(f"{self.folder}: no opening book here (no {MANIFEST})") from None
 
+    def check(self) -> Book:
+        """This book, once built; ValueError when the folder holds no book or a build that did not finish
+        (run it again: it resumes)."""
+        if "counts" not in self.manifest():
+            raise ValueError(f"{self.folder}: the book's build did not finish; run it again to resume")
+        return self
+
     def settings(self) -> BookSettings:
         stored = self.manifest()["settings"]
         return BookSettings(game=stored["game"], max_ply=stored["max_ply"])
