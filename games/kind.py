@@ -17,6 +17,10 @@ The shape of an analysis, the same for both games:
 - ``analysis`` does the rest once for every game: marks from the thresholds, per-player statistics, the
   rows of the Parquet tables, planning and skipping; the Celery time limits come from
   ``Analyser.time_budget``.
+
+Opening books (``taldau.analysis.book``) ask a kind for each replayed game's opening and result
+(``GameKind.opening``) and for the book keys of positions (``book_key``, ``book_keys``); an engine plays
+from a book through ``OpeningBook``.
 """
 
 from __future__ import annotations
