@@ -101,6 +101,8 @@ def build(
         raise click.ClickException(str(error)) from None
     if report.resumed:
         click.echo(f"{len(report.resumed)} inputs already in the book", err=True)
+    for name in report.replaced:
+        click.echo(f"{name}: changed since it was read, its earlier games replaced", err=True)
     _summary(out, report.manifest, as_json)
     if report.unread or any(item.skipped for item in report.read):
         sys.exit(1)

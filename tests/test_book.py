@@ -367,3 +367,16 @@ def test_files_of_another_game_are_reported_and_the_rest_counts(tmp_path: Path) 
     missing = tmp_path / "missing.pgn"
     again = build_book([missing, THREE], tmp_path / "book", BookSettings())
     assert [item.source for item in again.unread] == [str(missing)] and again.resumed == [str(THREE)]
+
+
+def test_an_input_that_changed_replaces_its_earlier_part(tmp_path: Path) -> None:
+    archive = tmp_path / "games.pgn"
+    archive.write_bytes(ILLEGAL.read_bytes())
+    build_book([archive], tmp_path / "book", BookSettings())
+    archive.write_bytes(ILLEGAL.read_bytes() + THREE.read_bytes())  # three more games arrive
+    report = build_book([archive], tmp_path / "book", BookSettings())
+    assert report.replaced == [str(archive)]
+    grown = Book(tmp_path / "book")
+    once = build(tmp_path, "once", ILLEGAL, THREE)
+    assert grown.manifest()["counts"]["games"] == 5
+    assert grown.moves().equals(once.moves()) and grown.positions().equals(once.positions())

@@ -61,11 +61,13 @@ class BookMismatch(ValueError):
 
 @dataclass
 class BuildReport:
-    """What one build or merge did: the inputs it read now, those it found already read (``resumed``),
-    and those it could not read at all (``unread``); ``manifest`` is the book's after it."""
+    """What one build or merge did: the inputs it read now, those it found already read (``resumed``), those
+    whose earlier content it replaced (``replaced``: a file that changed since, an analysis folder that
+    grew), and those it could not read at all (``unread``); ``manifest`` is the book's after it."""
 
     read: list[InputReport] = field(default_factory=list)
     resumed: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
     unread: list[InputReport] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
 
@@ -125,12 +127,22 @@ class Book:
 
     def reports(self) -> list[InputReport]:
         """The reports of every input of the book, by part name."""
+        return [report for table in PARTS for _, report in self._reports(table)]
+
+    def _reports(self, table: str) -> list[tuple[Path, InputReport]]:
         found = []
-        for table in PARTS:
-            for path in self.parts(table):
-                metadata = pq.read_schema(path).metadata or {}
-                found.append(InputReport.from_json(json.loads(metadata[REPORT_KEY])))
+        for path in self.parts(table):
+            metadata = pq.read_schema(path).metadata or {}
+            found.append((path, InputReport.from_json(json.loads(metadata[REPORT_KEY]))))
         return found
+
+    def drop_earlier(self, table: str, source: str) -> bool:
+        """Remove the parts of ``table`` read from ``source`` (an input read again after it changed, so
+        that its games count once); whether there was one."""
+        stale = [path for path, report in self._reports(table) if report.source == source]
+        for path in stale:
+            path.unlink()
+        return bool(stale)
 
     def rows(self, table: str) -> pa.Table:
         """Every part of ``plies`` or ``evals`` as one table, in the order of the parts' names."""
@@ -197,7 +209,8 @@ def build_book(
     """Build (or grow, or resume) the book in ``out`` from the record files under ``paths`` and the
     analysis folders ``analyses`` (an analysis folder among ``paths`` counts as one of ``analyses``: it
     brings the engine's judgements, the games come from their records). Inputs already in the book are
-    not read again; ``progress`` hears of every input read."""
+    not read again; an input read before under the same name with other content (a file that changed,
+    an analysis folder that grew) replaces its earlier part; ``progress`` hears of every input read."""
     book = Book(out)
     book.prepare(settings)
     given = list(paths)
@@ -216,6 +229,8 @@ def build_book(
             report.resumed.append(item.name)
             continue
         rows, read = (read_records if item.file is not None else read_analysis)(item, settings)
+        if book.drop_earlier(table, item.name):
+            report.replaced.append(item.name)
         book.add(table, rows, read)
         report.read.append(read)
         progress(read)
