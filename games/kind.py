@@ -25,11 +25,11 @@ from a book through ``OpeningBook``.
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -347,21 +347,21 @@ class Opening:
     points: tuple[float, float] | None
     gammon: bool
     ratings: tuple[float | None, float | None]
-    date: date | None
+    date: datetime.date | None
 
 
 _DATE = re.compile(r"\s*(\d{4})[.\-/](\d{1,2})[.\-/](\d{1,2})")
 _RATING = re.compile(r"\s*(\d+(?:[.,]\d+)?)")
 
 
-def header_date(text: str | None) -> date | None:
+def header_date(text: str | None) -> datetime.date | None:
     """The date of a record header (``2024.12.26``, ``2024-12-26``, ``2024/12/26``); None for a missing,
     partial (``2024.??.??``) or impossible one."""
     found = _DATE.match(text or "")
     if found is None:
         return None
     try:
-        return date(*(int(part) for part in found.groups()))
+        return datetime.date(*(int(part) for part in found.groups()))
     except ValueError:
         return None
 
