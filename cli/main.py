@@ -18,6 +18,7 @@ from typing import Any
 import click
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
+from taldau.cli.book import book, book_option, book_player
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
@@ -39,6 +40,7 @@ from taldau.games.togyz.diagram import render
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit
 from taldau.games.togyz.evaluate import load_weights
 from taldau.games.togyz.match import openings, run_match
+from taldau.games.togyz.review import book_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
@@ -306,14 +308,34 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
 @click.argument("fen")
 @_limit_options
 @click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
+@book_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def search(
-    fen: str, depth: int | None, nodes: int | None, movetime: float | None, multipv: int, as_json: bool
+    fen: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    multipv: int,
+    book_path: str | None,
+    seed: int,
+    as_json: bool,
 ) -> None:
-    """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line."""
+    """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line; with
+    --book, a move of the book that the engine does not refute when the book has one."""
     position = _position(fen)
     if position.is_game_over():
         raise click.BadParameter("the game is over in this position", param_hint="FEN")
+    if book_path is not None:
+        pit = book_move(
+            book_player(book_path, seed), position, Engine(), _limit(depth, nodes, movetime, default_limit())
+        )
+        if pit is not None:
+            click.echo(
+                json.dumps({"best": position.san(pit), "book": True})
+                if as_json
+                else f"book move {position.san(pit)}"
+            )
+            return
     info = Engine().analyse(position, _limit(depth, nodes, movetime, default_limit()), multipv=multipv)
     lines: list[dict[str, Any]] = [
         {
@@ -572,8 +594,20 @@ def _backgammon_engine_report(engine: str, decisions: int):
     show_default=True,
     help="Backgammon: games, an even number (pairs of duplicate games).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Backgammon: seed of the dice.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Backgammon: seed of the dice; of the book's choices.",
+)
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--book",
+    "book_path",
+    type=click.Path(exists=True, file_okay=False),
+    help="A's opening book (backgammon: its opening rolls).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
     game: str,
@@ -586,17 +620,21 @@ def match(
     games: int,
     seed: int,
     jobs: int,
+    book_path: str | None,
     as_json: bool,
 ) -> None:
     """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
     Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
     (duplicate dice); A's points per game with a 95% margin."""
     if game == "backgammon":
-        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json)
+        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json, book_path)
         return
     first, second = first or "default", second or "plain"
     limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
-    result, _ = run_match(_engine_settings(first), _engine_settings(second), limit, openings(count), jobs)
+    player = None if book_path is None else book_player(book_path, seed)
+    result, _ = run_match(
+        _engine_settings(first), _engine_settings(second), limit, openings(count), jobs, player
+    )
     if as_json:
         click.echo(
             json.dumps(
@@ -617,7 +655,9 @@ def match(
         click.echo(f"{first} vs {second} at {limit}: {result}")
 
 
-def _backgammon_match(first: str, second: str, games: int, seed: int, as_json: bool) -> None:
+def _backgammon_match(
+    first: str, second: str, games: int, seed: int, as_json: bool, book_path: str | None = None
+) -> None:
     """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players."""
     from taldau.games.backgammon.match import parse_player
     from taldau.games.backgammon.match import run_match as run_backgammon_match
@@ -629,6 +669,8 @@ def _backgammon_match(first: str, second: str, games: int, seed: int, as_json: b
         a, b = parse_player(first, evaluators), parse_player(second, evaluators)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    if book_path is not None:
+        a = replace(a, book=book_player(book_path, seed, "backgammon"))
     show_progress = sys.stderr.isatty()
 
     def progress(game) -> None:
@@ -1090,3 +1132,6 @@ def status(broker: str, as_json: bool) -> None:
         click.echo(f"  worker {name}")
     for job in report["running"]:
         click.echo(f"  {job['worker']}: {job['source']}, game {job['index']}")
+
+
+main.add_command(book)

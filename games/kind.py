@@ -17,16 +17,23 @@ The shape of an analysis, the same for both games:
 - ``analysis`` does the rest once for every game: marks from the thresholds, per-player statistics, the
   rows of the Parquet tables, planning and skipping; the Celery time limits come from
   ``Analyser.time_budget``.
+
+Opening books (``taldau.analysis.book``) ask a kind for each replayed game's opening and result
+(``GameKind.opening``) and for the book keys of positions (``book_key``, ``book_keys``); an engine plays
+from a book through ``OpeningBook``.
 """
 
 from __future__ import annotations
 
+import datetime
 import math
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
+import numpy as np
 from taldau.games.records import RecordError, RecordFile
 
 Game = TypeVar("Game")
@@ -305,6 +312,75 @@ class Analyser(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class OpeningPly:
+    """One move of a game's opening as an opening book counts it.
+
+    ``key`` is the book's 64-bit key of the position before the move (see ``GameKind.book_keys``: the
+    position's own key for Togyz; for backgammon the board as the player on roll sees it, whoever that
+    player is in the match), ``position`` its text (Togyz FEN, backgammon gnubg Position ID), ``mover``
+    the side that moved (0 the first player: Togyz White, backgammon the match's first player), ``dice``
+    the roll played (backgammon, high die first: ``31``, ``66``; "" for Togyz), ``move`` the move in
+    record notation (Togyz ``76(24)``; backgammon ``8/5 6/5``, "" when the roll could not be played) and
+    ``after`` the book key of the position it leads to."""
+
+    key: int
+    position: str
+    mover: int
+    dice: str
+    move: str
+    after: int
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What an opening book takes from one replayed game: its first moves (``plies``, up to the book's
+    depth or to the first move the rules refuse), and how the game ended for each side.
+
+    ``points``: what each side scored (index = side): Togyz 1 for a win, 1/2 for a draw, 0 for a loss;
+    backgammon the points the winner took (cube, gammon and backgammon included, as the match or money
+    session counted them) and 0 for the loser; None when the record gives no result. ``gammon``: the
+    winner won a gammon or a backgammon (never for Togyz). ``ratings``: each side's rating as the headers
+    give it (None where they do not); ``date`` the game's date from the headers."""
+
+    plies: tuple[OpeningPly, ...]
+    points: tuple[float, float] | None
+    gammon: bool
+    ratings: tuple[float | None, float | None]
+    date: datetime.date | None
+
+
+_DATE = re.compile(r"\s*(\d{4})[.\-/](\d{1,2})[.\-/](\d{1,2})")
+_RATING = re.compile(r"\s*(\d+(?:[.,]\d+)?)")
+
+
+def header_date(text: str | None) -> datetime.date | None:
+    """The date of a record header (``2024.12.26``, ``2024-12-26``, ``2024/12/26``); None for a missing,
+    partial (``2024.??.??``) or impossible one."""
+    found = _DATE.match(text or "")
+    if found is None:
+        return None
+    try:
+        return datetime.date(*(int(part) for part in found.groups()))
+    except ValueError:
+        return None
+
+
+def header_rating(text: str | None) -> float | None:
+    """The rating of a record header: its leading number (``1200``; gnubg's ``1534.12/310``, the games
+    played after the slash; a decimal comma read as a point); None when it has none."""
+    found = _RATING.match(text or "")
+    return None if found is None else float(found.group(1).replace(",", "."))
+
+
+class OpeningBook(Protocol):
+    """An opening book as an engine plays from it (``taldau.analysis.book.BookPlayer``): given a position's
+    book key and roll (backgammon; "" for Togyz), a move in record notation among those that scored well
+    there and that ``sound`` accepts (the engine's check that it does not refute the move), or None."""
+
+    def choose(self, key: int, dice: str, sound: Callable[[str], bool]) -> str | None: ...
+
+
 @runtime_checkable
 class GameKind(Protocol[Game]):
     """A game as the rest of taldau sees it: its record files and games, and its analyser (None while the
@@ -312,6 +388,8 @@ class GameKind(Protocol[Game]):
     kind looks into."""
 
     name: ClassVar[str]
+    book_plies: ClassVar[int]
+    """How deep an opening book goes by default, in moves (backgammon: checker plays)."""
 
     @property
     def analyser(self) -> Analyser | None: ...
@@ -342,4 +420,19 @@ class GameKind(Protocol[Game]):
 
     def task_text(self, games: Sequence[Game]) -> str:
         """The games of one task written back as record text that reads back to the same games."""
+        ...
+
+    def opening(self, game: Game, plies: int) -> Opening:
+        """The first ``plies`` moves of a replayed game (fewer when its replay stopped sooner) and how it
+        ended, as an opening book counts them."""
+        ...
+
+    def book_key(self, position: str) -> int:
+        """The book key of a position written as text (Togyz FEN, backgammon Position ID); raises
+        ValueError for text that is not a position."""
+        ...
+
+    def book_keys(self, keys: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """The book keys of positions an analysis stored by their own ``keys`` (the ``moves`` table's
+        ``key``), with ``sides`` the player deciding in each."""
         ...

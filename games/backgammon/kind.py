@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
+import numpy as np
 from taldau.games.identity import game_id
 from taldau.games.kind import (
     EMG_SCALE,
@@ -27,6 +28,10 @@ from taldau.games.kind import (
     GameFacts,
     MarkScale,
     MatchFacts,
+    Opening,
+    OpeningPly,
+    header_date,
+    header_rating,
 )
 from taldau.games.records import RecordFile
 
@@ -34,12 +39,15 @@ from . import recognises as is_backgammon
 from .cubeful import cubeless_emg
 from .engine import load_evaluator
 from .eval import Evaluator
+from .position import Position
+from .record import ActionKind
 from .replay import Game, read_games, replay_file
 from .review import CubeChoice, CubeReview, MatchReview, MoveDecision, ReviewSettings, review_match
 from .review import Decision as ReviewedDecision
 from .writer import format_action, write_jellyfish
 
 DEFAULT_PLIES = 2  # gnubg's default analysis
+BOOK_PLIES = 10  # an opening book's default depth, in checker plays (five of each player)
 # Seconds per decision at each ply with the shipped nets on one core of this machine kind (a 2-ply
 # decision: the checker play with the move filter, the cube decision and the luck of the roll), as
 # measured with `taldau bench --game backgammon`; a task may take MARGIN times as long.
@@ -242,6 +250,7 @@ class BackgammonKind:
     """Backgammon matches and money sessions; recognised by their content."""
 
     name: ClassVar[str] = "backgammon"
+    book_plies: ClassVar[int] = BOOK_PLIES
 
     @cached_property
     def analyser(self) -> BackgammonAnalyser:
@@ -306,3 +315,52 @@ class BackgammonKind:
         """The whole match of ``games`` as Jellyfish text (every game of it, in order)."""
         (match,) = {id(game.match): game.match for game in games}.values()
         return write_jellyfish(match)
+
+    def opening(self, game: Game, plies: int) -> Opening:
+        """The first ``plies`` checker plays (cube actions are not book moves), each keyed by the board as
+        the player on roll sees it, so that the same opening meets whichever player of the match rolled
+        first; the result the match score carries on with (the replay's, or the record's where the replay
+        could not finish: ``Game.carried``), a gammon when the board or the resignation said so; ratings
+        from ``Player 1 Elo`` / ``Player 2 Elo`` and the date from ``EventDate`` (SGF's ``DT``)."""
+        moves: list[OpeningPly] = []
+        for step in game.steps:
+            if len(moves) == plies:
+                break
+            if step.action.kind is not ActionKind.ROLL or step.play is None or step.action.dice is None:
+                continue
+            before, after = step.position, step.play.result
+            high, low = sorted(step.action.dice, reverse=True)
+            moves.append(
+                OpeningPly(
+                    key=before.key ^ before.turn,
+                    position=before.position_id(),
+                    mover=step.action.player,
+                    dice=f"{high}{low}",
+                    move=step.play.text,
+                    after=after.key ^ after.turn,
+                )
+            )
+        headers = game.match.headers
+        points: tuple[float, float] | None = None
+        if game.carried is not None:
+            winner, won = game.carried
+            points = (float(won), 0.0) if winner == 0 else (0.0, float(won))
+        return Opening(
+            plies=tuple(moves),
+            points=points,
+            gammon=game.value is not None and game.value.value >= 2,
+            ratings=(
+                header_rating(headers.get("Player 1 Elo")),
+                header_rating(headers.get("Player 2 Elo")),
+            ),
+            date=header_date(headers.get("EventDate") or headers.get("Date")),
+        )
+
+    def book_key(self, position: str) -> int:
+        """The board of a gnubg Position ID as the player on roll sees it (a bad ID raises ValueError)."""
+        return Position.from_position_id(position).key
+
+    def book_keys(self, keys: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """A position's key names the player on roll (its lowest bit, by ``Position.key``); the book's
+        does not."""
+        return np.bitwise_xor(keys.astype(np.uint64), sides.astype(np.uint64))

@@ -10,6 +10,9 @@ doubling cube is not used) and score 1, 2 (gammon) or 3 (backgammon) points for 
 
 A's result is its points per game with a 95% margin: 1.96 standard errors of the per-pair means (each
 pair's two games are one sample, since they share their dice).
+
+A player may play from an opening book (``Player.book``): for a roll the book has a sound play of, it plays
+that one (``book_play``).
 """
 
 from __future__ import annotations
@@ -20,13 +23,40 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from taldau.games.kind import OpeningBook
 
 from .engine import Limit, analyse, load_evaluator
 from .eval import Evaluator
-from .position import Dice, Position
+from .position import Dice, Play, Position
 
 MAX_PLIES = 2000  # far above any real game (a few hundred rolls at most); a game beyond it is a bug
 Z95 = 1.96
+REFUTED = 0.06  # EMG: a book play this much worse than the engine's best (gnubg's "bad") is not played
+
+
+def book_play(
+    book: OpeningBook,
+    evaluator: Evaluator,
+    position: Position,
+    dice: Dice,
+    limit: Limit,
+    refuted: float = REFUTED,
+) -> Play | None:
+    """A play of ``book`` for ``dice`` in ``position`` that the engine does not refute: one that loses less
+    than ``refuted`` cubeless equity (EMG) against the engine's best at ``limit``; None when the book has
+    none. The book is keyed by the board as the player on roll sees it and by the roll high die first."""
+    plays = {play.text: play for play in position.plays(dice)}
+
+    def sound(text: str) -> bool:
+        play = plays.get(text)
+        if play is None:  # not a play of this roll: never play it
+            return False
+        analysis = analyse(evaluator, position, dice, limit, include=(play,))
+        return float(analysis.equities[0] - analysis.equities[analysis.rank_of(play)]) < refuted
+
+    high, low = sorted(dice, reverse=True)
+    chosen = book.choose(position.key ^ position.turn, f"{high}{low}", sound)
+    return None if chosen is None else plays[chosen]
 
 
 @dataclass(frozen=True)
@@ -36,9 +66,15 @@ class Player:
     evaluator: Evaluator
     limit: Limit
     label: str
+    book: OpeningBook | None = None
 
     def choose(self, position: Position, dice: Dice) -> Position:
-        """The position after this player's best play of ``dice``, from the next player's side."""
+        """The position after this player's play of ``dice`` (its book's, else its best), from the next
+        player's side."""
+        if self.book is not None:
+            play = book_play(self.book, self.evaluator, position, dice, self.limit)
+            if play is not None:
+                return play.result
         return analyse(self.evaluator, position, dice, self.limit).best.play.result
 
 

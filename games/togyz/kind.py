@@ -12,8 +12,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
+import numpy as np
 from taldau.games.identity import game_id
-from taldau.games.kind import AnalysisOptions, Annotation, GameAnalysis, GameFacts, MarkScale
+from taldau.games.kind import (
+    AnalysisOptions,
+    Annotation,
+    GameAnalysis,
+    GameFacts,
+    MarkScale,
+    Opening,
+    OpeningPly,
+    header_date,
+    header_rating,
+)
 from taldau.games.records import RecordFile
 from taldau.games.winchance import WinCurve
 
@@ -29,6 +40,8 @@ SECONDS_PER_PLY = 0.2  # measured at depth 12 (BENCHMARKS.md); about 2.5 times m
 DEPTH_FACTOR = 2.5
 NODES_PER_SECOND = 3e6
 MARGIN = 5  # a task may take five times its measured cost
+BOOK_PLIES = 30  # an opening book's default depth, in moves (15 of each side)
+POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}  # what each side scores
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,7 @@ class TogyzKind:
     recognises any file: it is the last kind asked."""
 
     name: ClassVar[str] = "togyz"
+    book_plies: ClassVar[int] = BOOK_PLIES
 
     @cached_property
     def analyser(self) -> TogyzAnalyser:
@@ -125,3 +139,35 @@ class TogyzKind:
     def task_text(self, games: Sequence[Game]) -> str:
         (game,) = games
         return write_playok(game)
+
+    def opening(self, game: Game, plies: int) -> Opening:
+        """The first ``plies`` moves keyed by the positions' own keys (pits, kazans, tuzdyks and the side
+        to move: two move orders to one position meet); the result as the rules ended the game, else as
+        recorded; the ratings of ``WhiteElo`` / ``BlackElo`` and the date of ``Date``."""
+        headers = game.record.headers
+        moves = tuple(
+            OpeningPly(
+                key=before.key,
+                position=before.fen(),
+                mover=int(before.turn),
+                dice="",
+                move=sowing.notation,
+                after=sowing.position.key,
+            )
+            for before, sowing in zip(game.positions[:plies], game.sowings[:plies], strict=False)
+        )
+        return Opening(
+            plies=moves,
+            points=POINTS.get(game.result or ""),
+            gammon=False,
+            ratings=(header_rating(headers.get("WhiteElo")), header_rating(headers.get("BlackElo"))),
+            date=header_date(headers.get("Date")),
+        )
+
+    def book_key(self, position: str) -> int:
+        """The key of a Togyz FEN (a bad FEN raises FenError, a ValueError)."""
+        return Position.from_fen(position).key
+
+    def book_keys(self, keys: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """A Togyz position's book key is its own key."""
+        return keys

@@ -1,5 +1,6 @@
 """Engine matches: two engine settings play each opening with both colours; the score, with an error margin,
-is how engine changes are judged (``taldau match``)."""
+is how engine changes are judged (``taldau match``). Settings A may play from an opening book (``book``):
+in a position of the book it plays a book move the engine does not refute (``review.book_move``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from taldau.games.kind import OpeningBook
+
 from .engine import Engine, EngineSettings, Limit
 from .position import Position, Side
+from .review import book_move
 
 MAX_PLIES = 600  # no real game comes near this; a longer game is adjudicated on its kazans
 
@@ -42,15 +46,24 @@ class GameResult:
     plies: int
 
 
-def play_game(opening: Sequence[int], white: Engine, black: Engine, limit: Limit) -> tuple[float, int]:
-    """Play from the opening to the end; returns White's score (1, 0.5, 0) and the plies played."""
+def play_game(
+    opening: Sequence[int],
+    white: Engine,
+    black: Engine,
+    limit: Limit,
+    books: tuple[OpeningBook | None, OpeningBook | None] = (None, None),
+) -> tuple[float, int]:
+    """Play from the opening to the end, each side from its book (``books``: White's, Black's; None for
+    none) while the book has a sound move; returns White's score (1, 0.5, 0) and the plies played."""
     position = _after(opening)
     white.new_game()
     black.new_game()
     plies = len(opening)
     while not position.is_game_over() and plies < MAX_PLIES:
         engine = white if position.turn is Side.WHITE else black
-        position = position.play(engine.analyse(position, limit).best)
+        book = books[position.turn]
+        pit = None if book is None else book_move(book, position, engine, limit)
+        position = position.play(engine.analyse(position, limit).best if pit is None else pit)
         plies += 1
     outcome = position.outcome()
     if outcome is not None:
@@ -63,13 +76,15 @@ def play_game(opening: Sequence[int], white: Engine, black: Engine, limit: Limit
     return (0.5 if winner is None else 1.0 if winner is Side.WHITE else 0.0), plies
 
 
-def _play_pair(job: tuple[tuple[int, ...], EngineSettings, EngineSettings, Limit]) -> list[GameResult]:
-    """Both colours of one opening (runs in a worker process with its own engines)."""
-    opening, settings_a, settings_b, limit = job
+def _play_pair(
+    job: tuple[tuple[int, ...], EngineSettings, EngineSettings, Limit, OpeningBook | None],
+) -> list[GameResult]:
+    """Both colours of one opening (runs in a worker process with its own engines); A plays from its book."""
+    opening, settings_a, settings_b, limit, book = job
     a, b = Engine(settings_a), Engine(settings_b)
-    white_score, plies = play_game(opening, a, b, limit)
+    white_score, plies = play_game(opening, a, b, limit, (book, None))
     first = GameResult(opening, True, white_score, plies)
-    white_score, plies = play_game(opening, b, a, limit)
+    white_score, plies = play_game(opening, b, a, limit, (None, book))
     return [first, GameResult(opening, False, 1.0 - white_score, plies)]
 
 
@@ -118,9 +133,10 @@ def run_match(
     limit: Limit,
     lines: Iterable[tuple[int, ...]],
     jobs: int = 1,
+    book: OpeningBook | None = None,
 ) -> tuple[MatchResult, list[GameResult]]:
-    """Play every opening twice (colours swapped) and total settings A's score."""
-    work = [(tuple(line), settings_a, settings_b, limit) for line in lines]
+    """Play every opening twice (colours swapped) and total settings A's score; A plays from ``book``."""
+    work = [(tuple(line), settings_a, settings_b, limit, book) for line in lines]
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             pairs = list(pool.map(_play_pair, work))

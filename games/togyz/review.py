@@ -9,10 +9,11 @@ learnt about the end of the game back to its start. The marks and the players' f
 
 from __future__ import annotations
 
-from taldau.games.kind import Decision, DecisionKind, GameAnalysis
+from taldau.games.kind import Decision, DecisionKind, GameAnalysis, OpeningBook
 from taldau.games.winchance import WinCurve
 
-from .engine import Engine, Limit, Score
+from .engine import AnalysisInfo, Engine, Limit, Score
+from .position import Position
 from .replay import Game
 
 LOSS_CAP = 20.0  # the most one move can lose, in kumalak: a move's loss and so a player's mean loss
@@ -34,6 +35,32 @@ def move_loss(best: Score, played: Score) -> float:
     throws_a_win_away = best_plies is not None and best_plies > 0
     walks_into_a_loss = played_plies is not None and played_plies < 0
     return LOSS_CAP if throws_a_win_away or walks_into_a_loss else 0.0
+
+
+REFUTED = 2.0  # kumalak: a book move the engine finds this much worse than its own best is not played
+
+
+def book_move(
+    book: OpeningBook, position: Position, engine: Engine, limit: Limit, refuted: float = REFUTED
+) -> int | None:
+    """A move of ``book`` for ``position`` (its origin pit) that the engine does not refute: one that loses
+    less than ``refuted`` kumalak against the engine's best at ``limit`` (``move_loss``); None when the book
+    has none. The engine searches only when the book has a candidate."""
+    pits = {position.san(pit): pit for pit in position.legal_moves()}
+    searched: list[AnalysisInfo] = []
+
+    def sound(text: str) -> bool:
+        pit = pits.get(text)
+        if pit is None:  # a book of other rules, or a damaged one: never play what is not legal
+            return False
+        if not searched:
+            searched.append(engine.analyse(position, limit))
+        best = searched[0]
+        played = best if best.best == pit else engine.evaluate_move(position, pit, limit)
+        return move_loss(best.score, played.score) < refuted
+
+    chosen = book.choose(position.key, "", sound)
+    return None if chosen is None else pits[chosen]
 
 
 def _white(value: float, side: int) -> float:

@@ -1,0 +1,267 @@
+"""An opening book as a folder: its inputs' parts, the tables aggregated from them, the lookup file and a
+manifest. Building, resuming and merging are all "add the parts that are missing, then aggregate":
+
+    book.json                       settings (game, depth), schema versions, min games, inputs and counts
+    plies/<digest>.parquet          one part per record file read (``taldau.schemas.book``'s ``plies``)
+    evals/<digest>.parquet          one part per analysis folder read (``evals``)
+    positions.parquet, moves.parquet  the book (``positions`` and ``moves`` tables)
+    lookup.npy                      the compact sorted lookup file (``lookup``)
+
+A part is named by the digest of its input's content and the book's settings, and carries its input's
+report (what it counted and skipped) in its Parquet metadata. A build skips the inputs whose part is there
+(so an interrupted build resumes where it stopped), and merging two books copies the parts the target
+lacks: the tables are then aggregated from the same parts, in the same order, as one build over all the
+inputs would, so they are the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from taldau.games.records import ReadLimits
+from taldau.schemas.book import (
+    BOOK_EVALS_SCHEMA,
+    BOOK_MOVES_SCHEMA,
+    BOOK_PLIES_SCHEMA,
+    BOOK_POSITIONS_SCHEMA,
+    BOOK_SCHEMA_VERSION,
+)
+from taldau.workers.store import _write_atomic
+
+from .aggregate import aggregate
+from .inputs import (
+    BookSettings,
+    Input,
+    InputReport,
+    analysis_input,
+    is_analysis,
+    read_analysis,
+    read_records,
+    record_inputs,
+)
+from .lookup import LOOKUP_VERSION, Lookup, write_lookup
+
+MANIFEST = "book.json"
+REPORT_KEY = b"taldau.book_input"
+PARTS = {"plies": BOOK_PLIES_SCHEMA, "evals": BOOK_EVALS_SCHEMA}
+
+
+class BookMismatch(ValueError):
+    """A book folder holds a book of other settings than asked for (another game or depth)."""
+
+
+@dataclass
+class BuildReport:
+    """What one build or merge did: the inputs it read now, those it found already read (``resumed``), those
+    whose earlier content it replaced (``replaced``: a file that changed since, an analysis folder that
+    grew), and those it could not read at all (``unread``); ``manifest`` is the book's after it."""
+
+    read: list[InputReport] = field(default_factory=list)
+    resumed: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    unread: list[InputReport] = field(default_factory=list)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+class Book:
+    """An opening book folder (see the module's docstring)."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / MANIFEST
+
+    def manifest(self) -> dict[str, Any]:
+        """The book's manifest; ValueError when the folder holds no book."""
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ValueError(f"{self.folder}: no opening book here (no {MANIFEST})") from None
+
+    def check(self) -> Book:
+        """This book, once built; ValueError when the folder holds no book or a build that did not finish
+        (run it again: it resumes)."""
+        if "counts" not in self.manifest():
+            raise ValueError(f"{self.folder}: the book's build did not finish; run it again to resume")
+        return self
+
+    def settings(self) -> BookSettings:
+        stored = self.manifest()["settings"]
+        return BookSettings(game=stored["game"], max_ply=stored["max_ply"])
+
+    def prepare(self, settings: BookSettings) -> None:
+        """Make the folder for a book of ``settings``; BookMismatch when it holds a book of others."""
+        if self.manifest_path.exists():
+            stored = self.manifest()["settings"]
+            if stored != settings.describe():
+                raise BookMismatch(
+                    f"{self.folder} holds a book of other settings ({stored}), not {settings.describe()}"
+                )
+        for name in PARTS:
+            (self.folder / name).mkdir(parents=True, exist_ok=True)
+        if not self.manifest_path.exists():
+            self._write_manifest({"settings": settings.describe()})
+
+    def part(self, table: str, digest: str) -> Path:
+        return self.folder / table / f"{digest}.parquet"
+
+    def parts(self, table: str) -> list[Path]:
+        """The parts of ``plies`` or ``evals``, in the order of their names."""
+        return sorted((self.folder / table).glob("*.parquet"))
+
+    def add(self, table: str, rows: pa.Table, report: InputReport) -> None:
+        """Store one input's rows with its report, atomically."""
+        metadata = {**(rows.schema.metadata or {}), REPORT_KEY: json.dumps(report.to_json()).encode()}
+        _write_atomic(rows.replace_schema_metadata(metadata), self.part(table, report.digest))
+
+    def reports(self) -> list[InputReport]:
+        """The reports of every input of the book, by part name."""
+        return [report for table in PARTS for _, report in self._reports(table)]
+
+    def _reports(self, table: str) -> list[tuple[Path, InputReport]]:
+        found = []
+        for path in self.parts(table):
+            metadata = pq.read_schema(path).metadata or {}
+            found.append((path, InputReport.from_json(json.loads(metadata[REPORT_KEY]))))
+        return found
+
+    def drop_earlier(self, table: str, source: str) -> bool:
+        """Remove the parts of ``table`` read from ``source`` (an input read again after it changed, so
+        that its games count once); whether there was one."""
+        stale = [path for path, report in self._reports(table) if report.source == source]
+        for path in stale:
+            path.unlink()
+        return bool(stale)
+
+    def rows(self, table: str) -> pa.Table:
+        """Every part of ``plies`` or ``evals`` as one table, in the order of the parts' names."""
+        schema = PARTS[table]
+        tables = [
+            pq.read_table(path, schema=schema).replace_schema_metadata(None) for path in self.parts(table)
+        ]
+        return pa.concat_tables([schema.empty_table().replace_schema_metadata(None), *tables])
+
+    def finish(self, min_games: int) -> dict[str, Any]:
+        """Aggregate every part into the ``positions`` and ``moves`` tables and the lookup file, then the
+        manifest; returns the manifest."""
+        positions, moves = aggregate(self.rows("plies"), self.rows("evals"), min_games)
+        _write_atomic(positions, self.folder / "positions.parquet")
+        _write_atomic(moves, self.folder / "moves.parquet")
+        temporary = self.folder / ".lookup.npy.tmp"
+        write_lookup(moves, temporary)
+        os.replace(temporary, self.folder / "lookup.npy")
+        reports = self.reports()
+        records = [report for report in reports if report.kind == "records"]
+        manifest = {
+            "settings": self.settings().describe(),
+            "min_games": min_games,
+            "schemas": {"book": BOOK_SCHEMA_VERSION, "lookup": LOOKUP_VERSION},
+            "counts": {
+                "games": sum(report.games for report in records),
+                "partial": sum(report.partial for report in records),
+                "plies": sum(report.rows for report in records),
+                "analysed_games": sum(report.games for report in reports if report.kind == "analysis"),
+                "evaluations": sum(report.rows for report in reports if report.kind == "analysis"),
+                "positions": positions.num_rows,
+                "moves": moves.num_rows,
+            },
+            "inputs": [report.to_json() for report in reports],
+        }
+        self._write_manifest(manifest)
+        return manifest
+
+    def _write_manifest(self, manifest: dict[str, Any]) -> None:
+        temporary = self.folder / f".{MANIFEST}.tmp"
+        temporary.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(temporary, self.manifest_path)
+
+    def positions(self, where: pc.Expression | None = None) -> pa.Table:
+        """The ``positions`` table, or its rows that match ``where`` (read without the others)."""
+        return pq.read_table(self.folder / "positions.parquet", schema=BOOK_POSITIONS_SCHEMA, filters=where)
+
+    def moves(self) -> pa.Table:
+        return pq.read_table(self.folder / "moves.parquet", schema=BOOK_MOVES_SCHEMA)
+
+    def lookup(self) -> Lookup:
+        return Lookup(self.folder / "lookup.npy")
+
+
+def build_book(
+    paths: Iterable[str | Path],
+    out: str | Path,
+    settings: BookSettings,
+    analyses: Iterable[str | Path] = (),
+    min_games: int = 1,
+    limits: ReadLimits | None = None,
+    progress: Callable[[InputReport], None] = lambda report: None,
+) -> BuildReport:
+    """Build (or grow, or resume) the book in ``out`` from the record files under ``paths`` and the
+    analysis folders ``analyses`` (an analysis folder among ``paths`` counts as one of ``analyses``: it
+    brings the engine's judgements, the games come from their records). Inputs already in the book are
+    not read again; an input read before under the same name with other content (a file that changed,
+    an analysis folder that grew) replaces its earlier part; ``progress`` hears of every input read."""
+    book = Book(out)
+    book.prepare(settings)
+    given = list(paths)
+    records = [path for path in given if not is_analysis(path)]
+    folders = [*analyses, *(path for path in given if is_analysis(path))]
+    report = BuildReport()
+    items: list[Input | InputReport] = list(record_inputs(records, settings, limits or ReadLimits()))
+    items += [analysis_input(folder, settings) for folder in folders]
+    for item in items:
+        if isinstance(item, InputReport):
+            report.unread.append(item)
+            progress(item)
+            continue
+        table = "plies" if item.file is not None else "evals"
+        if book.part(table, item.digest).exists():
+            report.resumed.append(item.name)
+            continue
+        rows, read = (read_records if item.file is not None else read_analysis)(item, settings)
+        if book.drop_earlier(table, item.name):
+            report.replaced.append(item.name)
+        book.add(table, rows, read)
+        report.read.append(read)
+        progress(read)
+    report.manifest = book.finish(min_games)
+    return report
+
+
+def merge_books(books: Iterable[str | Path], out: str | Path, min_games: int | None = None) -> BuildReport:
+    """Merge ``books`` into the book in ``out`` (which may be one of them): the parts it lacks are copied,
+    then the tables aggregated, with ``min_games`` (None: the first book's). BookMismatch when the books
+    were built with other settings."""
+    sources = [Book(folder) for folder in books]
+    if not sources:
+        raise ValueError("no book to merge")
+    settings = sources[0].settings()
+    if min_games is None:
+        min_games = int(sources[0].manifest().get("min_games", 1))
+    target = Book(out)
+    target.prepare(settings)
+    report = BuildReport()
+    for source in sources:
+        if source.settings() != settings:
+            raise BookMismatch(f"{source.folder} was built with other settings than {sources[0].folder}")
+        for table in PARTS:
+            for path in source.parts(table):
+                copy = target.part(table, path.stem)
+                if copy.exists():
+                    report.resumed.append(path.name)
+                    continue
+                temporary = copy.with_name(f".{copy.name}.tmp")
+                shutil.copyfile(path, temporary)
+                os.replace(temporary, copy)
+    report.manifest = target.finish(min_games)
+    return report

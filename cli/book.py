@@ -1,0 +1,202 @@
+"""``taldau book``: build, merge and read opening books (``taldau.analysis.book``). The commands parse their
+arguments, call the library and print."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from taldau.analysis.book import Book, BookMismatch, BookSettings, InputReport, build_book, merge_books
+from taldau.analysis.book.lookup import LookupMove
+from taldau.analysis.book.play import BookPlayer
+from taldau.analysis.book.query import Entry, main_lines, position_key
+from taldau.analysis.book.query import entries as book_entries
+from taldau.games.registry import NAMES
+
+
+def book_option(function):
+    """--book BOOK and --seed, for the commands of an engine that plays from a book."""
+    function = click.option(
+        "--seed", type=int, default=0, show_default=True, help="Seed of the book's choices."
+    )(function)
+    return click.option(
+        "--book",
+        "book_path",
+        type=click.Path(exists=True, file_okay=False),
+        help="Play from this opening book.",
+    )(function)
+
+
+def book_player(folder: str, seed: int, game: str = "togyz") -> BookPlayer:
+    """The book in ``folder`` as an engine of ``game`` plays from it; a usage error when it is no book of
+    that game."""
+    try:
+        built = Book(folder).check().settings().game
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--book") from None
+    if built != game:
+        raise click.BadParameter(f"{folder} is a book of {built} games, not {game}", param_hint="--book")
+    return BookPlayer(folder, seed=seed)
+
+
+@click.group()
+def book() -> None:
+    """Opening books from archives and analyses: for every position of the openings (and roll, for
+    backgammon), the moves played, how they scored for the side that played them, and what the engine
+    thought of them."""
+
+
+def _progress(report: InputReport) -> None:
+    """One line per input on stderr, then its skipped games and files."""
+    partial = (
+        f" ({report.partial} with errors, counted up to any move the rules refuse)" if report.partial else ""
+    )
+    if report.digest:
+        click.echo(f"{report.source}: {report.games} games, {report.rows} moves{partial}", err=True)
+    for line in report.skipped:
+        click.echo(f"  skipped: {line}", err=True)
+
+
+def _summary(folder: str, manifest: dict, as_json: bool) -> None:
+    counts = manifest["counts"]
+    if as_json:
+        click.echo(json.dumps({"book": folder, **counts}))
+        return
+    click.echo(
+        f"book {folder}: {counts['games']} games ({counts['partial']} partial), {counts['plies']} moves, "
+        f"{counts['analysed_games']} analysed games; {counts['positions']} positions, {counts['moves']} "
+        "book moves"
+    )
+
+
+@book.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="The book's folder.")
+@click.option(
+    "--analysis",
+    "analyses",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A `taldau analyze` output folder whose judgements the book takes (repeatable).",
+)
+@click.option("--max-ply", type=click.IntRange(min=1), help="Moves deep [Togyz 30, backgammon 10].")
+@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--game", type=click.Choice(NAMES), default="togyz", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
+def build(
+    paths: tuple[str, ...],
+    out: str,
+    analyses: tuple[str, ...],
+    max_ply: int | None,
+    min_games: int,
+    game: str,
+    as_json: bool,
+) -> None:
+    """Build (or grow, or resume) the book in OUT from the archives and analysis folders under PATHS.
+    Inputs already in the book are not read again. Exit 1 when a game or file was skipped."""
+    try:
+        report = build_book(paths, out, BookSettings(game, max_ply), analyses, min_games, progress=_progress)
+    except (BookMismatch, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    if report.resumed:
+        click.echo(f"{len(report.resumed)} inputs already in the book", err=True)
+    for name in report.replaced:
+        click.echo(f"{name}: changed since it was read, its earlier games replaced", err=True)
+    _summary(out, report.manifest, as_json)
+    if report.unread or any(item.skipped for item in report.read):
+        sys.exit(1)
+
+
+@book.command()
+@click.argument("books", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="The merged book's folder.")
+@click.option("--min-games", type=click.IntRange(min=1), help="[default: the first book's]")
+@click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
+def merge(books: tuple[str, ...], out: str, min_games: int | None, as_json: bool) -> None:
+    """Merge BOOKS into OUT (which may be one of them): the same book as one build over all their inputs."""
+    try:
+        report = merge_books(books, out, min_games)
+    except (BookMismatch, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    _summary(out, report.manifest, as_json)
+
+
+def _value(value: float | None) -> str:
+    return "" if value is None else f"{value:+.2f}"
+
+
+def _move_line(move: LookupMove, best: str | None) -> str:
+    score = "" if move.score is None else f"{100 * move.score:.1f}%"
+    wdl = f"{move.wins}/{move.draws}/{move.losses}"
+    points = f"+{move.points_won:g}/-{move.points_lost:g}"
+    star = "*" if move.move == best else " "
+    marked = str(move.marked) if move.marked else ""
+    return (
+        f"  {move.move or '(no play)':<16}{star}{move.games:>7} {score:>7} {wdl:>12} {points:>12} "
+        f"{_value(move.eval):>8} {marked:>6}"
+    )
+
+
+def _print_entry(entry: Entry) -> None:
+    roll = f", roll {entry.dice}" if entry.dice else ""
+    engine = ""
+    if entry.best_move is not None:
+        engine = f"; engine {_value(entry.eval)}, best {entry.best_move}"
+    click.echo(f"{entry.position}{roll}: {entry.games} games{engine}")
+    header = f"  {'move':<17}{'games':>7} {'score':>7} {'W/D/L':>12} {'points':>12} {'eval':>8} {'marked':>6}"
+    click.echo(header)
+    for move in entry.moves:
+        click.echo(_move_line(move, entry.best_move))
+    if entry.best_move is not None and all(move.move != entry.best_move for move in entry.moves):
+        click.echo(f"  {entry.best_move:<16}*{0:>7} {'':>7} {'':>12} {'':>12} {_value(entry.eval):>8}")
+
+
+@book.command()
+@click.argument("book_folder", metavar="BOOK", type=click.Path(exists=True, file_okay=False))
+@click.argument("position")
+@click.option("--dice", help="Backgammon: only this roll ('31').")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> None:
+    """The moves of POSITION in the book, most played first: games, score and W/D/L from the mover's side,
+    points won and lost, the engine's value after the move and how often it was marked (* the engine's
+    best move, also when nobody played it). POSITION: the game's notation (Togyz FEN, backgammon Position
+    ID), `start`, or a key (decimal or 0x hex)."""
+    roll = None if dice is None else "".join(sorted(dice, reverse=True))
+    try:
+        opened = Book(book_folder).check()
+        key = position_key(opened, position)
+        found = book_entries(opened, key, roll)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps({"key": key, "entries": [entry.to_json() for entry in found]}))
+        return
+    if not found:
+        click.echo(f"not in the book (key {key:#018x})")
+        return
+    for entry in found:
+        _print_entry(entry)
+
+
+@book.command()
+@click.argument("book_folder", metavar="BOOK", type=click.Path(exists=True, file_okay=False))
+@click.option("--depth", type=click.IntRange(min=1), default=3, show_default=True, help="Moves deep.")
+@click.option("--width", type=click.IntRange(min=1), default=3, show_default=True, help="Moves per position.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def tree(book_folder: str, depth: int, width: int, as_json: bool) -> None:
+    """The book's main lines from the start: the WIDTH most played moves of every position (of every roll,
+    for backgammon), DEPTH moves deep, with games and score from the mover's side."""
+    try:
+        lines = main_lines(Book(book_folder).check(), depth, width)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        payload = [{"depth": line.depth, **line.move.__dict__, "score": line.move.score} for line in lines]
+        click.echo(json.dumps(payload))
+        return
+    for line in lines:
+        move = line.move
+        roll = f"{move.dice}: " if move.dice else ""
+        score = "" if move.score is None else f" {100 * move.score:.1f}%"
+        click.echo(f"{'  ' * line.depth}{roll}{move.move or '(no play)'}  {move.games} games{score}")

@@ -1,0 +1,128 @@
+"""The tables of an opening book (``taldau book build``): what it was built from, and what it says.
+
+A book is a folder (see ``taldau.analysis.book``). Two tables hold its inputs, one Parquet part per record
+file or analysis folder it read, so that books merge exactly and a build resumes where it stopped:
+
+- ``plies``: one row per move of a game's opening (up to the book's depth): the position before it, the
+  move, the side that made it and how the game ended for that side.
+- ``evals``: one row per move an analysis (``taldau analyze``) judged in an opening: the engine's value
+  of the move played and of the position with its best move, the best move and whether the move was
+  marked.
+
+Two tables say what the book knows, aggregated from every input part:
+
+- ``positions``: one row per position of the book (per position and roll for backgammon, whose book says
+  "which play for 31 at the start").
+- ``moves``: one row per move played in a position (and roll).
+
+Positions are named by the game's 64-bit book key (``GameKind.book_keys``: Togyz the position's own key;
+backgammon the board as the player on roll sees it), so that two move orders to one position make one
+entry. ``dice`` is "" for Togyz, the roll high die first for backgammon (``31``, ``66``).
+
+Results are from the side to move ("the mover"): Togyz wins, draws and losses, points 1, 1/2 and 0 a game;
+backgammon the points won and lost (cube, gammons and backgammons included, as the match or money session
+counted them) and the gammons (a backgammon counts as a gammon too). ``score`` is the share of the points
+that went to the mover: Togyz (wins + draws / 2) / games with a result, backgammon points won / points
+played. A game without a result counts in ``games`` and in nothing of the results. Engine values are from
+the mover's side too, in the analysis' unit (Togyz kumalak, backgammon cubeful EMG).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+BOOK_SCHEMA_VERSION = "1"
+
+
+def _field(name: str, kind: pa.DataType, doc: str) -> pa.Field:
+    return pa.field(name, kind, metadata={"doc": doc})
+
+
+def _schema(table: str, fields: list[pa.Field]) -> pa.Schema:
+    return pa.schema(
+        fields, metadata={"taldau.table": f"book_{table}", "taldau.schema_version": BOOK_SCHEMA_VERSION}
+    )
+
+
+KEY = _field("key", pa.uint64(), "the book key of the position before the move")
+DICE = _field("dice", pa.string(), "backgammon: the roll, high die first ('31'); '' for Togyz")
+MOVE = _field("move", pa.string(), "the move in record notation ('' : a roll that could not be played)")
+
+BOOK_PLIES_SCHEMA = _schema(
+    "plies",
+    [
+        _field("game_id", pa.string(), "content-derived id of the game"),
+        _field("ply", pa.int16(), "the move's index in the game's opening, from 0"),
+        KEY,
+        _field("position", pa.string(), "the position before the move: Togyz FEN, gnubg Position ID"),
+        DICE,
+        MOVE,
+        _field("mover", pa.int8(), "the side that moved: 0 the first player, 1 the second"),
+        _field("after", pa.uint64(), "the book key of the position after the move"),
+        _field("points_for", pa.float64(), "what the mover scored in the game; null: no result"),
+        _field("points_against", pa.float64(), "what the mover's opponent scored; null: no result"),
+        _field("gammon", pa.bool_(), "backgammon: the game's winner won a gammon or backgammon"),
+        _field("rating", pa.float64(), "the mover's rating from the record's headers"),
+        _field("opponent_rating", pa.float64(), "the mover's opponent's rating from the record's headers"),
+        _field("date", pa.date32(), "the game's date from the record's headers"),
+    ],
+)
+
+BOOK_EVALS_SCHEMA = _schema(
+    "evals",
+    [
+        _field("game_id", pa.string(), "content-derived id of the analysed game"),
+        _field("ply", pa.int16(), "the move's index among the game's moves, from 0"),
+        KEY,
+        DICE,
+        MOVE,
+        _field("best_move", pa.string(), "the engine's best move in the position"),
+        _field("eval_move", pa.float64(), "the engine's value after the move played, mover's side"),
+        _field("eval_position", pa.float64(), "the engine's value after its best move, mover's side"),
+        _field("marked", pa.bool_(), "the move was marked ?!, ? or ??"),
+    ],
+)
+
+_RESULTS = [
+    _field("games", pa.int64(), "games (a position reached twice in one game counts twice)"),
+    _field("wins", pa.int64(), "games the mover won"),
+    _field("draws", pa.int64(), "games drawn (Togyz)"),
+    _field("losses", pa.int64(), "games the mover lost"),
+    _field("points_won", pa.float64(), "points the mover scored over the games"),
+    _field("points_lost", pa.float64(), "points the mover's opponents scored"),
+    _field("gammons_won", pa.int64(), "backgammon: games the mover won by a gammon or backgammon"),
+    _field("gammons_lost", pa.int64(), "backgammon: games the mover lost by a gammon or backgammon"),
+    _field("score", pa.float64(), "points_won / (points_won + points_lost); null without a result"),
+    _field("mean_rating", pa.float64(), "the movers' mean rating, over the games that give one"),
+    _field("mean_opponent_rating", pa.float64(), "their opponents' mean rating, where given"),
+    _field("first_date", pa.date32(), "the earliest game's date"),
+    _field("last_date", pa.date32(), "the latest game's date"),
+    _field("analysed", pa.int64(), "engine evaluations of it from analyses"),
+]
+
+BOOK_POSITIONS_SCHEMA = _schema(
+    "positions",
+    [
+        KEY,
+        DICE,
+        _field("position", pa.string(), "the position as text (the first of its texts in sort order)"),
+        _field("ply", pa.int16(), "the fewest moves it was reached in"),
+        *_RESULTS,
+        _field("eval", pa.float64(), "the engine's mean value of the position (after its best move)"),
+        _field("best_move", pa.string(), "the engine's best move here, the most often named (played or not)"),
+    ],
+)
+
+BOOK_MOVES_SCHEMA = _schema(
+    "moves",
+    [
+        KEY,
+        DICE,
+        MOVE,
+        _field("after", pa.uint64(), "the book key of the position the move leads to"),
+        *_RESULTS,
+        _field("eval", pa.float64(), "the engine's mean value after the move"),
+        _field("marked", pa.int64(), "times analyses marked it ?!, ? or ??"),
+        _field("best", pa.bool_(), "it is the position's best_move"),
+    ],
+)
