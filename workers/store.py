@@ -23,7 +23,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import secrets
 import socket
 import time
 from collections.abc import Iterable, Iterator
@@ -36,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
+from taldau.schemas.files import temporary_name, write_atomic
 
 ROWS_PER_FILE = 500_000
 TABLES = ("games", "moves")
@@ -44,23 +44,6 @@ STALE_TEMPORARY = 24 * 3_600  # seconds: a temporary file of another host older 
 
 class SettingsMismatch(Exception):
     """The output directory holds results of other settings."""
-
-
-def _temporary_name(path: Path) -> Path:
-    """A temporary name beside ``path`` that names its writer: ``.<name>~<host>~<pid>~<random>.tmp``."""
-    return path.with_name(f".{path.name}~{socket.gethostname()}~{os.getpid()}~{secrets.token_hex(4)}.tmp")
-
-
-def _write_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` through a temporary file of this writer's own, synced and renamed."""
-    temporary = _temporary_name(path)
-    try:
-        pq.write_table(table, temporary, compression="zstd")
-        with open(temporary, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def _writer_alive(temporary: Path) -> bool:
@@ -170,8 +153,8 @@ class ResultStore:
     def write(self, identity: str, moves: pa.Table | None, rows: list[GameRow]) -> None:
         """Store one task: its moves (if any), then its games rows, each atomically."""
         if moves is not None:
-            _write_atomic(moves, self.part("moves", identity))
-        _write_atomic(games_table(rows), self.part("games", identity))
+            write_atomic(moves, self.part("moves", identity))
+        write_atomic(games_table(rows), self.part("games", identity))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
         """Merge the parts into sorted files and write the manifest, holding the folder's lock; returns
@@ -197,7 +180,7 @@ class ResultStore:
                 for stale in folder.glob(f"{self.key}-*.parquet"):
                     stale.unlink()
                 for number, start in enumerate(range(0, max(table.num_rows, 1), ROWS_PER_FILE)):
-                    _write_atomic(
+                    write_atomic(
                         table.slice(start, ROWS_PER_FILE), folder / f"{self.key}-{number:05d}.parquet"
                     )
             ids = pa.array(sorted(run.game_ids), pa.string())
@@ -227,7 +210,7 @@ class ResultStore:
                 "folder": {"counts": _counts(games, moves.num_rows)},
             }
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-            temporary = _temporary_name(self.out / "manifest.json")
+            temporary = temporary_name(self.out / "manifest.json")
             temporary.write_text(text, encoding="utf-8")
             os.replace(temporary, self.out / "manifest.json")
         return manifest

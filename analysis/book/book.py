@@ -35,7 +35,7 @@ from taldau.schemas.book import (
     BOOK_POSITIONS_SCHEMA,
     BOOK_SCHEMA_VERSION,
 )
-from taldau.workers.store import _write_atomic
+from taldau.schemas.files import write_atomic
 
 from .aggregate import aggregate
 from .inputs import (
@@ -123,7 +123,7 @@ class Book:
     def add(self, table: str, rows: pa.Table, report: InputReport) -> None:
         """Store one input's rows with its report, atomically."""
         metadata = {**(rows.schema.metadata or {}), REPORT_KEY: json.dumps(report.to_json()).encode()}
-        _write_atomic(rows.replace_schema_metadata(metadata), self.part(table, report.digest))
+        write_atomic(rows.replace_schema_metadata(metadata), self.part(table, report.digest))
 
     def reports(self) -> list[InputReport]:
         """The reports of every input of the book, by part name."""
@@ -156,8 +156,8 @@ class Book:
         """Aggregate every part into the ``positions`` and ``moves`` tables and the lookup file, then the
         manifest; returns the manifest."""
         positions, moves = aggregate(self.rows("plies"), self.rows("evals"), min_games)
-        _write_atomic(positions, self.folder / "positions.parquet")
-        _write_atomic(moves, self.folder / "moves.parquet")
+        write_atomic(positions, self.folder / "positions.parquet")
+        write_atomic(moves, self.folder / "moves.parquet")
         temporary = self.folder / ".lookup.npy.tmp"
         write_lookup(moves, temporary)
         os.replace(temporary, self.folder / "lookup.npy")
