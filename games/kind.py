@@ -343,3 +343,12 @@ class GameKind(Protocol[Game]):
     def task_text(self, games: Sequence[Game]) -> str:
         """The games of one task written back as record text that reads back to the same games."""
         ...
+
+    def svg(
+        self, position: str, played: str | None = None, best: str | None = None, match_id: str | None = None
+    ) -> str:
+        """A board diagram: the ``position`` (as a ``moves`` row holds it, ``fen`` with its ``match_id``
+        where the game has one, or as ``taldau show`` reads it) as a standalone SVG element, with the
+        action ``played`` and the engine's ``best`` one (record notation) drawn on it when given; raises
+        ValueError when the text is not a position of this game."""
+        ...

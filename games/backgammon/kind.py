@@ -34,9 +34,11 @@ from . import recognises as is_backgammon
 from .cubeful import cubeless_emg
 from .engine import load_evaluator
 from .eval import Evaluator
+from .position_text import read_position
 from .replay import Game, read_games, replay_file
 from .review import CubeChoice, CubeReview, MoveDecision, ReviewSettings, review_match
 from .review import Decision as ReviewedDecision
+from .svg import render_svg
 from .writer import format_action, write_jellyfish
 
 DEFAULT_PLIES = 2  # gnubg's default analysis
@@ -309,3 +311,11 @@ class BackgammonKind:
         """The whole match of ``games`` as Jellyfish text (every game of it, in order)."""
         (match,) = {id(game.match): game.match for game in games}.values()
         return write_jellyfish(match)
+
+    def svg(
+        self, position: str, played: str | None = None, best: str | None = None, match_id: str | None = None
+    ) -> str:
+        """The board of a gnubg Position ID (with its Match ID: the player on roll, cube, score and dice),
+        GNUbgID or XGID, with the plays as arrows."""
+        setup = read_position(position if match_id is None else f"{position}:{match_id}")
+        return render_svg(setup.position, setup.state, setup.dice, played, best)
