@@ -20,6 +20,7 @@ from taldau.games.svg import BEST, INK, PLAYED, Point, arrow, document, text
 
 from . import board as core
 from .cube import MatchState
+from .diagram import cube_and_score
 from .jellyfish import SegmentError, parse_segment
 from .position import Dice, Position
 from .record import BAR, OFF, Segment
@@ -214,10 +215,8 @@ def _legend(
     if dice is not None:
         facts.append(f"dice {dice[0]}{dice[1]}")
     if state is not None:
-        owner = "centred" if state.cube_owner is None else f"owned by player {state.cube_owner + 1}"
-        facts.append(f"cube {state.cube} {owner}")
-        length = "money" if state.rules.money else f"{state.rules.length}-point match"
-        facts.append(f"score {state.score[0]}-{state.score[1]} ({length})")
+        cube, score = cube_and_score(state)
+        facts += [f"cube {cube}", f"score {score}"]
     lines.append([("; ".join(facts), INK)])
     moves = []
     if played:
