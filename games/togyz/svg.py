@@ -11,6 +11,7 @@ sowings at a glance. The picture scales to its container (``viewBox``) and needs
 from __future__ import annotations
 
 import math
+from functools import cache
 
 from taldau.games.svg import BEST, INK, PLAYED, arrow, document, text
 
@@ -32,8 +33,10 @@ def pit_centre(side: Side, pit: int) -> tuple[float, float]:
     return LEFT + column * (PIT_W + GAP) + PIT_W / 2, ROW_Y[side] + PIT_H / 2
 
 
-def _stones(count: int, cx: float, top: float) -> list[str]:
-    """Circles for ``count`` stones in a grid that fits the pit above its number."""
+@cache
+def _stones(count: int) -> str:
+    """Circles for ``count`` stones in a grid that fits a pit above its number, from the pit's top middle
+    (placed with a ``translate``; one drawing per count, so a report of thousands of diagrams stays fast)."""
     shown = min(count, STONE_CAP)
     columns = 3 if shown <= 12 else 4 if shown <= 24 else 6
     step = (PIT_W - 10) / columns
@@ -43,10 +46,10 @@ def _stones(count: int, cx: float, top: float) -> list[str]:
     circles = []
     for index in range(shown):
         row, column = divmod(index, columns)
-        x = cx - (columns - 1) * step / 2 + column * step
-        y = top + 8 + radius + row * step_y
+        x = -(columns - 1) * step / 2 + column * step
+        y = 8 + radius + row * step_y
         circles.append(f'<circle class="stone" cx="{x:.1f}" cy="{y:.1f}" r="{radius:.1f}"/>')
-    return circles
+    return "".join(circles)
 
 
 def _sowing(position: Position, text: str | None) -> tuple[int, Side, int] | None:
@@ -104,26 +107,30 @@ def _row(position: Position, side: Side, origins: dict[str, int]) -> list[str]:
     drawn (``origins``: ``played`` / ``best`` to a pit of this row) outlined in the arrows' colours."""
     parts = []
     tuzdyk = position.tuzdyk(side.opponent)
-    number_y = ROW_Y[side] - 8 if side is Side.BLACK else ROW_Y[side] + PIT_H + 18
+    number_y = -8 if side is Side.BLACK else PIT_H + 18
     for pit, count in enumerate(position.pits(side), 1):
         cx, _ = pit_centre(side, pit)
-        x, y = cx - PIT_W / 2, ROW_Y[side]
         outline = PLAYED if origins.get("played") == pit else BEST if origins.get("best") == pit else ""
         stroke = f'stroke="{outline}" stroke-width="3"' if outline else 'stroke="#8d6e63" stroke-width="1.5"'
+        inside = _inside(None if pit != tuzdyk else side.opponent.label, count)
         parts.append(
-            f'<g class="pit" data-side="{side.name.lower()}" data-pit="{pit}" data-stones="{count}">'
-            f'<rect x="{x:.1f}" y="{y}" width="{PIT_W}" height="{PIT_H}" rx="12" fill="#e2c28f" {stroke}/>'
+            f'<g class="pit" data-side="{side.name.lower()}" data-pit="{pit}" data-stones="{count}" '
+            f'transform="translate({cx - PIT_W / 2:.1f},{ROW_Y[side]})"><rect width="{PIT_W}" '
+            f'height="{PIT_H}" rx="12" fill="#e2c28f" {stroke}/>{inside}'
+            f"{text(PIT_W / 2, number_y, str(pit), 12, 'middle', fill='#6d4c41')}</g>"
         )
-        if pit == tuzdyk:
-            parts.append(
-                f'<path class="tuzdyk" d="M{x + 10:.1f},{y + 10} L{x + PIT_W - 10:.1f},{y + PIT_H - 22} '
-                f'M{x + PIT_W - 10:.1f},{y + 10} L{x + 10:.1f},{y + PIT_H - 22}" stroke="#5d4037" '
-                'stroke-width="4"/>'
-            )
-            parts.append(text(cx, y + PIT_H - 6, f"{side.opponent.label}'s", 10, "middle"))
-        else:
-            parts += _stones(count, cx, y)
-            parts.append(text(cx, y + PIT_H - 8, str(count), 15, "middle", bold=True))
-        parts.append(text(cx, number_y, str(pit), 12, "middle", fill="#6d4c41"))
-        parts.append("</g>")
     return parts
+
+
+@cache
+def _inside(tuzdyk_of: str | None, count: int) -> str:
+    """What a pit holds, from its top left corner: its stones and their number, or for a tuzdyk a cross
+    and whose it is (drawn once per kind of pit)."""
+    middle = PIT_W / 2
+    if tuzdyk_of is not None:
+        return (
+            f'<path class="tuzdyk" d="M10,10 L{PIT_W - 10},{PIT_H - 22} M{PIT_W - 10},10 L10,{PIT_H - 22}" '
+            'stroke="#5d4037" stroke-width="4"/>' + text(middle, PIT_H - 6, f"{tuzdyk_of}'s", 10, "middle")
+        )
+    stones = f'<g transform="translate({middle:.1f},0)">{_stones(count)}</g>'
+    return stones + text(middle, PIT_H - 8, str(count), 15, "middle", bold=True)
