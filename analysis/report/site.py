@@ -12,7 +12,6 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from taldau.games.kind import GameKind
 from taldau.games.registry import game_kind
 
-from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Game, Move, read_archive
+from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, read_archive
 from .graph import evaluation_graph
 
 STATIC = Path(__file__).with_name("static")
@@ -69,15 +68,10 @@ def _worth(move: Move, best: bool) -> str:
     return f"score {score:+.3g}{forced}, winning chances {percent:.0f}%"
 
 
-@cache
-def _kind(name: str) -> GameKind[Any]:
-    return game_kind(name)
-
-
-def diagram(game: Game, move: Move) -> Diagram:
-    """The position before ``move`` with the move played and the best one drawn by the game's kind."""
+def diagram(kind: GameKind[Any], move: Move) -> Diagram:
+    """The position before ``move`` with the move played and the best one drawn by its game's ``kind``."""
     try:
-        svg = _kind(game.game).svg(move.fen, move.move, move.best_move, move.match_id)
+        svg = kind.svg(move.fen, move.move, move.best_move, move.match_id)
     except ValueError as error:  # a position the kind cannot read: said on the page, the rest is drawn
         svg = f'<p class="error">position not drawn: {error}</p>'
     return Diagram(move, svg, _worth(move, best=False), _worth(move, best=True))
@@ -123,8 +117,9 @@ def write_report(
     analysed = archive.analysed
     page = environment.get_template("game.html")
     diagrams = 0
+    kinds = {name: game_kind(name) for name in {game.game for game in analysed}}
     for index, game in enumerate(analysed):
-        drawn = [diagram(game, move) for move in game.moves if move.mark in DIAGRAM_MARKS]
+        drawn = [diagram(kinds[game.game], move) for move in game.moves if move.mark in DIAGRAM_MARKS]
         diagrams += len(drawn)
         text = page.render(
             game=game,

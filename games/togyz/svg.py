@@ -11,10 +11,10 @@ sowings at a glance. The picture scales to its container (``viewBox``) and needs
 from __future__ import annotations
 
 import math
-from functools import cache
 
 from taldau.games.svg import BEST, INK, PLAYED, arrow, document, text
 
+from .board import STONES
 from .position import Position, Side
 
 PIT_W, PIT_H, GAP = 56, 96, 6
@@ -33,10 +33,9 @@ def pit_centre(side: Side, pit: int) -> tuple[float, float]:
     return LEFT + column * (PIT_W + GAP) + PIT_W / 2, ROW_Y[side] + PIT_H / 2
 
 
-@cache
 def _stones(count: int) -> str:
     """Circles for ``count`` stones in a grid that fits a pit above its number, from the pit's top middle
-    (placed with a ``translate``; one drawing per count, so a report of thousands of diagrams stays fast)."""
+    (placed with a ``translate``)."""
     shown = min(count, STONE_CAP)
     columns = 3 if shown <= 12 else 4 if shown <= 24 else 6
     step = (PIT_W - 10) / columns
@@ -122,15 +121,20 @@ def _row(position: Position, side: Side, origins: dict[str, int]) -> list[str]:
     return parts
 
 
-@cache
 def _inside(tuzdyk_of: str | None, count: int) -> str:
-    """What a pit holds, from its top left corner: its stones and their number, or for a tuzdyk a cross
-    and whose it is (drawn once per kind of pit)."""
-    middle = PIT_W / 2
-    if tuzdyk_of is not None:
-        return (
-            f'<path class="tuzdyk" d="M10,10 L{PIT_W - 10},{PIT_H - 22} M{PIT_W - 10},10 L10,{PIT_H - 22}" '
-            'stroke="#5d4037" stroke-width="4"/>' + text(middle, PIT_H - 6, f"{tuzdyk_of}'s", 10, "middle")
-        )
-    stones = f'<g transform="translate({middle:.1f},0)">{_stones(count)}</g>'
-    return stones + text(middle, PIT_H - 8, str(count), 15, "middle", bold=True)
+    """What a pit holds, from its top left corner: its stones and their number (drawn once per count at
+    import, so that a report of thousands of diagrams stays fast), or for a tuzdyk a cross and whose it
+    is."""
+    if tuzdyk_of is None:
+        return _PIT_INSIDE[count]
+    return (
+        f'<path class="tuzdyk" d="M10,10 L{PIT_W - 10},{PIT_H - 22} M{PIT_W - 10},10 L10,{PIT_H - 22}" '
+        'stroke="#5d4037" stroke-width="4"/>' + text(PIT_W / 2, PIT_H - 6, f"{tuzdyk_of}'s", 10, "middle")
+    )
+
+
+_PIT_INSIDE = tuple(
+    f'<g transform="translate({PIT_W / 2:.1f},0)">{_stones(count)}</g>'
+    + text(PIT_W / 2, PIT_H - 8, str(count), 15, "middle", bold=True)
+    for count in range(STONES + 1)
+)
