@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from taldau.analysis.report.data import Move
 from taldau.analysis.report.graph import evaluation_graph
 from taldau.cli.main import main
-from taldau.games.backgammon.ids import position_id
+from taldau.games.backgammon.ids import MatchId, position_id
 from taldau.games.registry import game_kind
 from taldau.games.togyz import START_FEN, Position
 
@@ -103,8 +103,6 @@ def test_checkers_on_the_bar_and_borne_off_count_in_the_15_and_the_cube_and_dice
     board[0][24] = 1
     board[1][[0, 1, 2, 3]] = [2, 2, 2, 1]  # 7 on points, 2 on the bar, 6 borne off
     board[1][24] = 2
-    from taldau.games.backgammon.ids import MatchId
-
     match = MatchId(cube=4, cube_owner=1, dice_owner=1, turn=1, dice=(5, 2), length=7, score=(3, 2)).encode()
     root = parse(game_kind("backgammon").svg(position_id(board), match_id=match))
     drawn = checkers(root)
@@ -126,6 +124,10 @@ def test_each_checker_move_of_a_play_is_an_arrow() -> None:
     assert "x2" in texts(arrows(doubled, "played")[0])
     cube = parse(kind.svg("4HPwATDgc/ABMA", played="double", best="no double"))  # named, not drawn
     assert not arrows(cube, "played") and any("played double" in line for line in texts(cube))
+    # A take decision: player 2 has doubled a centred cube at 2 and player 1 is to answer.
+    offered = MatchId(cube=2, dice_owner=1, turn=0, doubled=True, length=7).encode()
+    answer = parse(kind.svg("4HPwATDgc/ABMA", played="take", best="pass", match_id=offered))
+    assert any("cube 2, centred; player 2 doubles to 4" in line for line in texts(answer))
 
 
 def move(ply: int, chance: float, mark: str | None) -> Move:

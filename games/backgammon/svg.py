@@ -216,7 +216,10 @@ def _legend(
         facts.append(f"dice {dice[0]}{dice[1]}")
     if state is not None:
         cube, score = cube_and_score(state)
-        facts += [f"cube {cube}", f"score {score}"]
+        facts.append(f"cube {cube}")
+        if state.offered_by is not None:  # a take decision: the double waits for its answer
+            facts.append(f"player {state.offered_by + 1} doubles to {2 * state.cube}")
+        facts.append(f"score {score}")
     lines.append([("; ".join(facts), INK)])
     moves = []
     if played:
