@@ -35,8 +35,8 @@ def report(folder: str, out: str, query: str | None) -> None:
         raise click.UsageError(str(error)) from None
     seconds = time.perf_counter() - started
     click.echo(
-        f"{summary.games} games, {summary.pages} pages, {summary.diagrams} diagrams in {seconds:.1f} s -> "
-        f"{Path(out) / 'index.html'}"
+        f"{Path(out) / 'index.html'}: games {summary.games}, pages {summary.pages}, diagrams "
+        f"{summary.diagrams}, {seconds:.1f} s"
     )
 
 
