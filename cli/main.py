@@ -19,6 +19,7 @@ import click
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book, book_option, book_player
+from taldau.cli.report import report, write_svg
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
@@ -152,10 +153,13 @@ def _is_backgammon(text: str) -> bool:
 
 @main.command()
 @click.argument("position")
-def show(position: str) -> None:
+@click.option("--svg", "svg", type=click.Path(dir_okay=False), help="Write the board as an SVG picture here.")
+def show(position: str, svg: str | None) -> None:
     """Draw a position: a Togyz FEN (pits, kazans, tuzdyks, side to move) or a backgammon gnubg Position ID,
     GNUbgID (PositionID:MatchID) or XGID (points, bar, borne off, pips, cube and score)."""
-    if _is_backgammon(position):
+    if svg:
+        write_svg(position, svg, _is_backgammon(position))
+    elif _is_backgammon(position):
         setup = _backgammon_position(position)
         click.echo(render_backgammon(setup.position, setup.state, setup.dice))
     else:
@@ -1135,3 +1139,4 @@ def status(broker: str, as_json: bool) -> None:
 
 
 main.add_command(book)
+main.add_command(report)

@@ -436,3 +436,12 @@ class GameKind(Protocol[Game]):
         """The book keys of positions an analysis stored by their own ``keys`` (the ``moves`` table's
         ``key``), with ``sides`` the player deciding in each."""
         ...
+
+    def svg(
+        self, position: str, played: str | None = None, best: str | None = None, match_id: str | None = None
+    ) -> str:
+        """A board diagram: the ``position`` (as a ``moves`` row holds it, ``fen`` with its ``match_id``
+        where the game has one, or as ``taldau show`` reads it) as a standalone SVG element, with the
+        action ``played`` and the engine's ``best`` one (record notation) drawn on it when given; raises
+        ValueError when the text is not a position of this game."""
+        ...

@@ -36,3 +36,36 @@ def playok_archive() -> Path:
     if not path.exists():
         pytest.skip(f"real archive not found at {path} (it lives in ../shared/data beside the checkout)")
     return path
+
+
+@pytest.fixture(scope="session")
+def analysed_examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two small archives analysed at a shallow limit, once per session, each in its own folder (a folder
+    holds one game's analysis): the bundled PlayOK sample (7 Togyz Kumalak games, depth 1) and a Backgammon
+    Studio match (1 game, 118 decisions, 0 plies)."""
+    from click.testing import CliRunner
+    from taldau.cli.main import main
+
+    archives = {
+        "togyz": (EXAMPLES / "togyz" / "playok-2024-2025-sample.pgn", "1"),
+        "backgammon": (EXAMPLES / "backgammon" / "studio-llabba-iradch49.txt", "0"),
+    }
+    folders = {}
+    for game, (archive, depth) in archives.items():
+        out = tmp_path_factory.mktemp(f"analysed-{game}")
+        command = [
+            "analyze",
+            str(archive),
+            "--game",
+            game,
+            "--out",
+            str(out),
+            "--depth",
+            depth,
+            "--jobs",
+            "1",
+        ]
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 0, result.output
+        folders[game] = out
+    return folders

@@ -23,6 +23,15 @@ def _half(points: list[tuple[int, str]], row: int) -> str:
     return "".join(_cell(count, row, mark) for count, mark in points)
 
 
+def cube_and_score(state: MatchState) -> tuple[str, str]:
+    """The cube in words (``2, owned by player 1``) and the score (``3-1 (7-point match, Crawford game)``),
+    for the text and the SVG drawings alike."""
+    owner = "centred" if state.cube_owner is None else f"owned by player {state.cube_owner + 1}"
+    length = "money" if state.rules.money else f"{state.rules.length}-point match"
+    crawford = ", Crawford game" if state.crawford_game else ""
+    return f"{state.cube}, {owner}", f"{state.score[0]}-{state.score[1]} ({length}{crawford})"
+
+
 def render(position: Position, state: MatchState | None = None, dice: tuple[int, int] | None = None) -> str:
     """The board with ``X`` on roll at the bottom, ``O`` at the top; match state and dice if given."""
     board = position.board
@@ -55,10 +64,8 @@ def render(position: Position, state: MatchState | None = None, dice: tuple[int,
     if dice is not None:
         lines.append(f" Dice: {dice[0]}{dice[1]}")
     if state is not None:
-        owner = "centred" if state.cube_owner is None else f"owned by player {state.cube_owner + 1}"
-        lines.append(f" Cube: {state.cube}, {owner}")
-        length = "money" if state.rules.money else f"{state.rules.length}-point match"
-        crawford = ", Crawford game" if state.crawford_game else ""
-        lines.append(f" Score: {state.score[0]}-{state.score[1]} ({length}{crawford})")
+        cube, score = cube_and_score(state)
+        lines.append(f" Cube: {cube}")
+        lines.append(f" Score: {score}")
     lines.append(f" Position ID: {position.position_id()}")
     return "\n".join(lines)

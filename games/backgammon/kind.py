@@ -40,10 +40,12 @@ from .cubeful import cubeless_emg
 from .engine import load_evaluator
 from .eval import Evaluator
 from .position import Position
+from .position_text import read_position
 from .record import ActionKind
 from .replay import Game, read_games, replay_file
 from .review import CubeChoice, CubeReview, MatchReview, MoveDecision, ReviewSettings, review_match
 from .review import Decision as ReviewedDecision
+from .svg import render_svg
 from .writer import format_action, write_jellyfish
 
 DEFAULT_PLIES = 2  # gnubg's default analysis
@@ -364,3 +366,11 @@ class BackgammonKind:
         """A position's key names the player on roll (its lowest bit, by ``Position.key``); the book's
         does not."""
         return np.bitwise_xor(keys.astype(np.uint64), sides.astype(np.uint64))
+
+    def svg(
+        self, position: str, played: str | None = None, best: str | None = None, match_id: str | None = None
+    ) -> str:
+        """The board of a gnubg Position ID (with its Match ID: the player on roll, cube, score and dice),
+        GNUbgID or XGID, with the plays as arrows."""
+        setup = read_position(position if match_id is None else f"{position}:{match_id}")
+        return render_svg(setup.position, setup.state, setup.dice, played, best)

@@ -33,6 +33,7 @@ from .engine import DEFAULT_DEPTH, Engine, Limit, default_limit, engine_version
 from .position import Position
 from .replay import Game, read_games, replay_file
 from .review import review_game
+from .svg import render_svg
 from .writers import write_playok, write_scoresheet
 
 SCALE = MarkScale("winning chances, -1 to 1, through the win curve", (0.1, 0.2, 0.3))
@@ -171,3 +172,10 @@ class TogyzKind:
     def book_keys(self, keys: np.ndarray, sides: np.ndarray) -> np.ndarray:
         """A Togyz position's book key is its own key."""
         return keys
+
+    def svg(
+        self, position: str, played: str | None = None, best: str | None = None, match_id: str | None = None
+    ) -> str:
+        """The FEN's board (a Togyz position has no match: ``match_id`` stays None) with the moves as
+        arrows."""
+        return render_svg(Position.from_fen(position), played, best)

@@ -1,0 +1,12 @@
+"""The report people look at: a static HTML site made from a ``taldau analyze`` output folder (``index.html``
+with the archive at a glance, the players' table and the worst blunders; one page per game with its
+evaluation graph, its moves with their marks and a board diagram of every mistake and blunder). It opens
+from disk: no server, no network; the graphs and diagrams are SVG written by the project.
+
+``read_archive`` (``data``) reads the Parquet into typed rows, ``write_report`` (``site``) writes the pages.
+"""
+
+from .data import Archive, ReportError, read_archive
+from .site import ReportSummary, write_report
+
+__all__ = ["Archive", "ReportError", "ReportSummary", "read_archive", "write_report"]

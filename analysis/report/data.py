@@ -1,0 +1,294 @@
+"""What a report shows, read from a ``taldau analyze`` output folder (``games/`` and ``moves/`` Parquet, and
+``manifest.json``: see ``taldau.workers.store``) into typed rows, and the figures derived from them (each
+player's figures over the archive, the count of each mark, the worst blunders).
+
+Only the columns a report shows are read, column by column, so that a whole archive (the 2,398 real Togyz
+games: about 260,000 moves) loads in a second or two. Nothing here knows the game: the values are the
+tables' own (see ``taldau.schemas``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+MARKS = ("?!", "?", "??")
+MARK_NAMES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
+MARK_PLURALS = {"?!": "inaccuracies", "?": "mistakes", "??": "blunders"}
+DIAGRAM_MARKS = ("?", "??")  # the marks whose positions a game page draws
+SIDES = ("white", "black")  # the tables' prefixes of the first and the second player's columns
+# Where a record keeps its players when it has no White / Black headers (Jellyfish and gnubg match files).
+PLAYER_HEADERS = (("White", "Player 1"), ("Black", "Player 2"))
+
+
+class ReportError(ValueError):
+    """The folder is not a ``taldau analyze`` output folder (no manifest, no tables): the message says
+    which folder and what is missing."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One decision of a game as a report shows it (a ``moves`` row: see ``taldau.schemas.moves``)."""
+
+    game_id: str
+    ply: int
+    side: int
+    kind: str
+    dice: str | None
+    fen: str
+    match_id: str | None
+    move: str
+    best_move: str
+    score_best: float
+    score_played: float
+    loss: float
+    win_chance_before: float
+    win_chance_after: float
+    plies_to_result_best: int | None
+    plies_to_result_played: int | None
+    mark: str | None
+    forced: bool
+    no_double: float | None
+    double_take: float | None
+    double_pass: float | None
+    verdict: str | None
+    luck_mark: str | None
+
+    @property
+    def sign(self) -> int:
+        """+1 when the first player decides, -1 for the second: turns first-player values to the mover's."""
+        return 1 if self.side == 0 else -1
+
+    @property
+    def drop(self) -> float:
+        """The winning chances the decision gave away, from its maker's side (0 to 2)."""
+        return self.sign * (self.win_chance_before - self.win_chance_after)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One player's figures in one game (the ``games`` row's ``white_*`` or ``black_*`` columns); ``name``
+    None when the record names no one."""
+
+    name: str | None
+    accuracy: float | None
+    mean_loss: float | None
+    counted: int
+    error: float
+    marks: tuple[int, int, int]
+    pr: float | None = None
+    rating: str | None = None
+    luck: float | None = None
+
+
+@dataclass(frozen=True)
+class Game:
+    """One ``games`` row as a report shows it; ``moves`` are its decisions in order (empty unless the
+    game was analysed, ``status`` ``ok``)."""
+
+    game_id: str
+    game: str
+    source: str
+    index: int
+    status: str
+    error: str | None
+    headers: dict[str, str]
+    result: str | None
+    termination: str | None
+    plies: int
+    sides: tuple[Side, Side] | None
+    match_length: int | None
+    match_score: tuple[int, int] | None
+    cube: int | None
+    moves: list[Move] = field(default_factory=list)
+
+    @property
+    def players(self) -> tuple[str, str]:
+        """Both players' names (``first player`` / ``second player`` when the record has none)."""
+        return _player(self.headers, 0) or "first player", _player(self.headers, 1) or "second player"
+
+    @property
+    def title(self) -> str:
+        white, black = self.players
+        return f"{white} - {black}"
+
+    @property
+    def page(self) -> str:
+        """The game's page, relative to the report's folder."""
+        return f"games/{self.game_id}.html"
+
+    def matches(self, query: str) -> bool:
+        """Whether ``query`` (any case) is part of a player's name, the event, site, date or round, the
+        record file's name or the game's id."""
+        words = [*self.players, self.source, self.game_id]
+        words += [self.headers.get(name, "") for name in ("Event", "Site", "Date", "Round")]
+        needle = query.casefold()
+        return any(needle in word.casefold() for word in words)
+
+
+def _player(headers: dict[str, str], side: int) -> str | None:
+    """The name of the first (``side`` 0) or second player in a record's headers, if it has one."""
+    return next((headers[name] for name in PLAYER_HEADERS[side] if headers.get(name)), None)
+
+
+@dataclass
+class Player:
+    """A player's figures over the games of a report: the sums behind accuracy (weighted by counted
+    decisions), error rate (error / counted) and marks per 100 counted decisions."""
+
+    name: str
+    games: int = 0
+    counted: int = 0
+    error: float = 0.0
+    accuracy_sum: float = 0.0
+    marks: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+    def add(self, side: Side) -> None:
+        self.games += 1
+        self.counted += side.counted
+        self.error += side.error
+        self.accuracy_sum += (side.accuracy or 0.0) * side.counted
+        self.marks = [a + b for a, b in zip(self.marks, side.marks, strict=True)]
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.accuracy_sum / self.counted if self.counted else None
+
+    @property
+    def mean_loss(self) -> float | None:
+        return self.error / self.counted if self.counted else None
+
+    def per_100(self, marks: int) -> float | None:
+        return 100 * marks / self.counted if self.counted else None
+
+
+@dataclass(frozen=True)
+class Archive:
+    """What a report shows: the analysis' settings (the manifest's), the games (those the query kept)
+    with their moves, in the tables' order (by record file and index)."""
+
+    folder: Path
+    settings: dict[str, Any]
+    games: list[Game]
+
+    @property
+    def analysed(self) -> list[Game]:
+        return [game for game in self.games if game.status == "ok"]
+
+    def mark_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(MARKS, 0)
+        for game in self.analysed:
+            for move in game.moves:
+                if move.mark in counts:
+                    counts[move.mark] += 1
+        return counts
+
+    def players(self) -> list[Player]:
+        """Every named player's figures over the analysed games, most games first."""
+        players: dict[str, Player] = {}
+        for game in self.analysed:
+            for side in game.sides or ():
+                if side.name is not None:
+                    players.setdefault(side.name, Player(side.name)).add(side)
+        return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
+
+    def worst(self, count: int) -> list[tuple[Game, Move]]:
+        """The ``count`` worst blunders: the decisions marked ``??``, by loss then by winning chances
+        given away."""
+        blunders = [(game, move) for game in self.analysed for move in game.moves if move.mark == "??"]
+        blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
+        return blunders[:count]
+
+
+def _table(folder: Path, name: str, columns: list[str] | None = None) -> pa.Table:
+    files = sorted((folder / name).glob("*.parquet"))
+    if not files:
+        raise ReportError(f"{folder}: no {name}/*.parquet: not a `taldau analyze` output folder")
+    tables = []
+    for path in files:  # a column an older schema lacks is left out here and read as null by _rows
+        names = None if columns is None else [c for c in columns if c in pq.read_schema(path).names]
+        tables.append(pq.read_table(path, columns=names))
+    return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
+
+
+def _rows(table: pa.Table, names: list[str]) -> list[tuple[Any, ...]]:
+    """The table's rows as tuples of ``names``' values; a column missing from an older schema is null."""
+    columns = [
+        table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
+        for name in names
+    ]
+    return list(zip(*columns, strict=True))
+
+
+def _side(row: dict[str, Any], prefix: str, name: str | None) -> Side:
+    def value(column: str) -> Any:
+        return row.get(f"{prefix}_{column}")
+
+    return Side(
+        name=name,
+        accuracy=value("accuracy"),
+        mean_loss=value("mean_loss"),
+        counted=value("counted") or 0,
+        error=value("error") or 0.0,
+        marks=(value("inaccuracies") or 0, value("mistakes") or 0, value("blunders") or 0),
+        pr=value("pr"),
+        rating=value("rating"),
+        luck=value("luck"),
+    )
+
+
+def _game(row: dict[str, Any]) -> Game:
+    headers = dict(row.get("headers") or [])
+    white_score, black_score = row.get("white_match_score"), row.get("black_match_score")
+    game = Game(
+        game_id=row["game_id"],
+        game=row["game"],
+        source=row["source"],
+        index=row["index"],
+        status=row["status"],
+        error=row.get("error"),
+        headers=headers,
+        result=row.get("result"),
+        termination=row.get("termination"),
+        plies=row.get("plies") or 0,
+        sides=None,
+        match_length=row.get("match_length"),
+        match_score=None if white_score is None else (white_score, black_score),
+        cube=row.get("cube"),
+    )
+    if row["status"] != "ok":
+        return game
+    sides = (_side(row, SIDES[0], _player(headers, 0)), _side(row, SIDES[1], _player(headers, 1)))
+    return Game(**{**{f.name: getattr(game, f.name) for f in fields(Game)}, "sides": sides})
+
+
+MOVE_COLUMNS = [f.name for f in fields(Move)]
+
+
+def read_archive(folder: str | Path, query: str | None = None) -> Archive:
+    """The analysed archive in ``folder``: its manifest's settings and its games (only those whose
+    players, event, site, date, round, file or id contain ``query``, any case, when given) with their
+    moves. Raises ReportError when the folder is not an analysis' output."""
+    folder = Path(folder)
+    manifest = folder / "manifest.json"
+    if not manifest.exists():
+        raise ReportError(f"{folder}: no manifest.json: not a `taldau analyze` output folder")
+    settings = json.loads(manifest.read_text(encoding="utf-8")).get("settings", {})
+    games_table = _table(folder, "games")
+    games = [_game(row) for row in games_table.to_pylist()]
+    if query:
+        games = [game for game in games if game.matches(query)]
+    wanted = {game.game_id: game for game in games if game.status == "ok"}
+    by_game: dict[str, list[Move]] = defaultdict(list)
+    for values in _rows(_table(folder, "moves", MOVE_COLUMNS), MOVE_COLUMNS):
+        if values[0] in wanted:
+            by_game[values[0]].append(Move(*values))
+    for game_id, game in wanted.items():
+        game.moves.extend(sorted(by_game.get(game_id, ()), key=lambda move: move.ply))
+    return Archive(folder, settings, games)

@@ -1,0 +1,72 @@
+"""The evaluation graph of a game as an SVG picture: the first player's winning chances after every decision
+(one point per ply), so that the light area under the line is the first player's share and the dark area
+above it the second player's; every marked decision is a dot (yellow ``?!``, orange ``?``, red ``??``)
+that links to its move in the page's move list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from .data import MARK_NAMES, Move
+
+WIDTH, HEIGHT = 720, 240
+LEFT, RIGHT, TOP, BOTTOM = 44, 10, 12, 28
+DOT_COLOURS = {"?!": "#f9a825", "?": "#ef6c00", "??": "#c62828"}
+
+
+def chance(move: Move) -> float:
+    """The first player's winning chances after ``move``, 0 to 1."""
+    return min(1.0, max(0.0, (move.win_chance_after + 1) / 2))
+
+
+def evaluation_graph(moves: Sequence[Move], names: tuple[str, str]) -> str:
+    """The graph of a game's ``moves`` (in order) with the players' ``names`` (first, second) at the side
+    of their areas."""
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    count = max(len(moves), 1)
+
+    def x(index: int) -> float:
+        return LEFT + (index + 0.5) * plot_w / count
+
+    def y(value: float) -> float:
+        return TOP + (1 - value) * plot_h
+
+    points = [(x(index), y(chance(move))) for index, move in enumerate(moves)]
+    line = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+    bottom = TOP + plot_h
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'width="100%" role="img" aria-label="Winning chances over the game, {len(moves)} plies" '
+        f'data-plies="{len(moves)}">',
+        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#455a64"/>',
+    ]
+    if points:
+        area = f"{points[0][0]:.1f},{bottom} {line} {points[-1][0]:.1f},{bottom}"
+        parts.append(f'<polygon points="{area}" fill="#eceff1"/>')
+    for value, label in ((0.0, "0%"), (0.5, "50%"), (1.0, "100%")):
+        parts.append(
+            f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
+            f'stroke="#90a4ae" stroke-dasharray="{"4 4" if value == 0.5 else "0"}"/>'
+            f'<text x="{LEFT - 4}" y="{y(value) + 4:.1f}" font-size="11" text-anchor="end">{label}</text>'
+        )
+    parts.append(
+        f'<polyline class="evaluation" points="{line}" fill="none" stroke="#1565c0" stroke-width="2"/>'
+    )
+    for (px, py), move in zip(points, moves, strict=True):
+        if move.mark in DOT_COLOURS:
+            title = f"ply {move.ply + 1}: {move.move}{move.mark} ({MARK_NAMES[move.mark]})"
+            parts.append(
+                f'<a href="#ply-{move.ply}"><circle class="mark" data-mark="{escape(move.mark)}" '
+                f'cx="{px:.1f}" cy="{py:.1f}" r="5" fill="{DOT_COLOURS[move.mark]}" stroke="#212121">'
+                f"<title>{escape(title)}</title></circle></a>"
+            )
+    first, second = (escape(name) for name in names)
+    parts += [
+        f'<text x="{LEFT + 6}" y="{bottom - 6}" font-size="12" fill="#263238">{first}</text>',
+        f'<text x="{LEFT + 6}" y="{TOP + 14}" font-size="12" fill="#eceff1">{second}</text>',
+        f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 8}" font-size="11" text-anchor="middle">'
+        f"ply (1 to {len(moves)})</text>",
+        "</svg>",
+    ]
+    return "".join(parts)

@@ -1,0 +1,148 @@
+"""Writing the report: ``index.html``, one page per analysed game under ``games/``, and the project's own
+stylesheet and script beside them. Pages are made from the Jinja2 templates of this package's
+``templates/`` folder; the graphs and board diagrams are SVG written inline, so that the report opens from
+disk with no server, no network and no script (the script only makes the players' table sortable).
+
+Board diagrams come from each game's kind (``GameKind.svg``): the report never looks into a position.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from taldau.games.kind import GameKind
+from taldau.games.registry import game_kind
+
+from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, read_archive
+from .graph import evaluation_graph
+
+STATIC = Path(__file__).with_name("static")
+WORST = 25  # blunders listed on the index
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """A mistake or blunder drawn: the position before the move (``svg``) and what both moves are worth
+    to the player who made it."""
+
+    move: Move
+    svg: str
+    played: str
+    best: str
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """What a report holds: its folder, the games listed, the pages written and the diagrams drawn."""
+
+    out: Path
+    games: int
+    pages: int
+    diagrams: int
+
+
+def number(value: float | None) -> str:
+    """A score or loss at a precision that suits its size: 12.3, 1.25, 0.043."""
+    if value is None:
+        return ""
+    size = abs(value)
+    return f"{value:.1f}" if size >= 10 else f"{value:.2f}" if size >= 1 else f"{value:.3f}"
+
+
+def _worth(move: Move, best: bool) -> str:
+    """A move's score and winning chances from its maker's side (with the plies to a forced result)."""
+    score = move.sign * (move.score_best if best else move.score_played)
+    plies = move.plies_to_result_best if best else move.plies_to_result_played
+    chances = move.win_chance_before if best else move.win_chance_after
+    percent = (move.sign * chances + 1) * 50
+    forced = ""
+    if plies is not None:
+        forced = f", {'wins' if plies > 0 else 'loses'} in {abs(plies)} plies"
+    return f"score {score:+.3g}{forced}, winning chances {percent:.0f}%"
+
+
+def diagram(kind: GameKind[Any], move: Move) -> Diagram:
+    """The position before ``move`` with the move played and the best one drawn by its game's ``kind``."""
+    try:
+        svg = kind.svg(move.fen, move.move, move.best_move, move.match_id)
+    except ValueError as error:  # a position the kind cannot read: said on the page, the rest is drawn
+        svg = f'<p class="error">position not drawn: {error}</p>'
+    return Diagram(move, svg, _worth(move, best=False), _worth(move, best=True))
+
+
+def _environment() -> Environment:
+    environment = Environment(
+        loader=PackageLoader("taldau.analysis.report", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["number"] = number
+    environment.globals.update(MARKS=MARKS, MARK_NAMES=MARK_NAMES, MARK_PLURALS=MARK_PLURALS)
+    return environment
+
+
+def write_report(
+    folder: str | Path,
+    out: str | Path,
+    query: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReportSummary:
+    """The report of the analysis in ``folder`` written into ``out`` (created; pages of an earlier report
+    there are replaced), only for the games that match ``query`` when given (see ``Game.matches``).
+    ``progress(done, total)`` is told after each game page. Raises ``ReportError`` for a folder that is not
+    an analysis' output."""
+    archive = read_archive(folder, query)
+    out = Path(out)
+    (out / "games").mkdir(parents=True, exist_ok=True)
+    for stale in (out / "games").glob("*.html"):  # an earlier report's pages: its games may be others
+        stale.unlink()
+    for name in ("report.css", "report.js"):
+        shutil.copyfile(STATIC / name, out / name)
+    environment = _environment()
+    common = {
+        "settings": archive.settings,
+        "folder": str(archive.folder),
+        "query": query,
+        "version": version("taldau"),
+        "made": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    analysed = archive.analysed
+    page = environment.get_template("game.html")
+    diagrams = 0
+    kinds = {name: game_kind(name) for name in {game.game for game in analysed}}
+    for index, game in enumerate(analysed):
+        drawn = [diagram(kinds[game.game], move) for move in game.moves if move.mark in DIAGRAM_MARKS]
+        diagrams += len(drawn)
+        text = page.render(
+            game=game,
+            graph=evaluation_graph(game.moves, game.players),
+            diagrams=drawn,
+            previous=analysed[index - 1] if index else None,
+            next=analysed[index + 1] if index + 1 < len(analysed) else None,
+            root="../",
+            **common,
+        )
+        (out / game.page).write_text(text, encoding="utf-8")
+        if progress is not None:
+            progress(index + 1, len(analysed))
+    index_text = environment.get_template("index.html").render(
+        archive=archive,
+        games=archive.games,
+        analysed=analysed,
+        plies=sum(len(game.moves) for game in analysed),
+        marks=archive.mark_counts(),
+        players=archive.players(),
+        worst=archive.worst(WORST),
+        root="",
+        **common,
+    )
+    (out / "index.html").write_text(index_text, encoding="utf-8")
+    return ReportSummary(out, len(archive.games), len(analysed) + 1, diagrams)

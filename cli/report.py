@@ -1,0 +1,50 @@
+"""``taldau report``: the HTML report of an analysed archive (``taldau.analysis.report``), and the SVG board
+diagram of ``taldau show --svg``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from taldau.analysis.report import ReportError, write_report
+from taldau.games.registry import game_kind
+
+
+@click.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False), help="Folder to write the report into."
+)
+@click.option(
+    "--games",
+    "query",
+    metavar="TEXT",
+    help="Only the games whose players, event, site, date, round, record file or game id contain TEXT "
+    "(any case).",
+)
+def report(folder: str, out: str, query: str | None) -> None:
+    """Write an HTML report of the analysis in FOLDER (the --out of `taldau analyze`) into OUT:
+    index.html (settings, mark counts, a sortable players table, the games, the worst blunders) and one
+    page per game (evaluation graph, moves with marks, a board diagram of every mistake and blunder). It
+    opens from disk, with no server and no network."""
+    started = time.perf_counter()
+    try:
+        summary = write_report(folder, out, query)
+    except ReportError as error:
+        raise click.UsageError(str(error)) from None
+    seconds = time.perf_counter() - started
+    click.echo(
+        f"{Path(out) / 'index.html'}: games {summary.games}, pages {summary.pages}, diagrams "
+        f"{summary.diagrams}, {seconds:.1f} s"
+    )
+
+
+def write_svg(position: str, path: str, backgammon: bool) -> None:
+    """``taldau show POSITION --svg FILE``: the position's board diagram written to ``path``."""
+    kind = game_kind("backgammon" if backgammon else "togyz")
+    try:
+        svg = kind.svg(position)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="POSITION") from None
+    Path(path).write_text(svg + "\n", encoding="utf-8")

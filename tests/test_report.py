@@ -1,0 +1,110 @@
+"""``taldau report`` without a browser: which games a report holds, the players' figures it prints, a diagram
+for every mistake and blunder, and a clear error for a folder that is not an analysis' output. The archive
+is the ``analysed_examples`` fixture's PlayOK sample (7 Togyz Kumalak games analysed at depth 1)."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from click.testing import CliRunner
+from taldau.cli.main import main
+
+
+def report(folder: Path, out: Path, *options: str) -> str:
+    result = CliRunner().invoke(main, ["report", str(folder), "--out", str(out), *options])
+    assert result.exit_code == 0, result.output
+    return (out / "index.html").read_text(encoding="utf-8")
+
+
+class Tables(HTMLParser):
+    """The text of every table cell of a page, by the table's class."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.current: str | None = None
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.current = dict(attrs).get("class") or ""
+            self.tables[self.current] = []
+        elif tag == "tr" and self.current is not None:
+            self.tables[self.current].append([])
+        elif tag in ("td", "th") and self.current is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None and self.current is not None:
+            self.tables[self.current][-1].append("".join(self.cell).strip())
+            self.cell = None
+        elif tag == "table":
+            self.current = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def tables(html: str) -> dict[str, list[list[str]]]:
+    parser = Tables()
+    parser.feed(html)
+    return parser.tables
+
+
+def test_the_players_table_sums_each_players_games(
+    analysed_examples: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = analysed_examples["togyz"]
+    rows = {row[0]: row for row in tables(report(folder, tmp_path))["sortable players"][1:]}
+    games = pq.read_table(folder / "games").to_pylist()
+    for name in ("abeke93", "alekozh99"):  # abeke93 plays both colours, alekozh99 one game as Black
+        sides = [(game, side) for game in games for side in ("white", "black") if game[side] == name]
+        counted = sum(game[f"{side}_counted"] for game, side in sides)
+        accuracy = sum(game[f"{side}_accuracy"] * game[f"{side}_counted"] for game, side in sides) / counted
+        error = sum(game[f"{side}_error"] for game, side in sides)
+        marks = sum(
+            game[f"{side}_{mark}"]
+            for game, side in sides
+            for mark in ("inaccuracies", "mistakes", "blunders")
+        )
+        blunders = sum(game[f"{side}_blunders"] for game, side in sides)
+        expected = [name, str(len(sides)), str(counted), f"{accuracy:.1f}"]
+        assert rows[name][:4] == expected
+        assert float(rows[name][4]) == float(f"{error / counted:.2f}")
+        assert rows[name][5:] == [f"{100 * marks / counted:.1f}", f"{100 * blunders / counted:.1f}"]
+    assert rows["abeke93"][1] == "2" and len(rows) == 11  # 14 sides, 3 players with 2 games each
+
+
+def test_games_query_keeps_the_games_it_names(analysed_examples: dict[str, Path], tmp_path: Path) -> None:
+    folder = analysed_examples["togyz"]
+    index = report(folder, tmp_path, "--games", "ABEKE93")
+    listed = set(re.findall(r'href="games/([0-9a-f]+)\.html"', index))
+    games = pq.read_table(folder / "games").to_pylist()
+    assert listed == {game["game_id"] for game in games if "abeke93" in (game["white"], game["black"])}
+    assert len(listed) == 2 and {path.stem for path in (tmp_path / "games").glob("*.html")} == listed
+    index = report(folder, tmp_path, "--games", "2025.01.01")  # the Date header; the pages are replaced
+    assert len(list((tmp_path / "games").glob("*.html"))) == len(set(re.findall(r'href="games/(\w+)', index)))
+
+
+def test_every_mistake_and_blunder_has_its_diagram(
+    analysed_examples: dict[str, Path], tmp_path: Path
+) -> None:
+    for game, folder in analysed_examples.items():
+        out = tmp_path / game
+        report(folder, out)
+        moves = pq.read_table(folder / "moves", columns=["game_id", "ply", "mark"]).to_pylist()
+        for page in (out / "games").glob("*.html"):
+            html = page.read_text(encoding="utf-8")
+            drawn = [int(ply) for ply in re.findall(r'<figure id="pos-(\d+)"', html)]
+            marked = [m["ply"] for m in moves if m["game_id"] == page.stem and m["mark"] in ("?", "??")]
+            assert drawn == marked
+            assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="board') == len(marked)
+
+
+def test_a_folder_that_is_no_analysis_is_refused_by_name(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and f"{tmp_path}: no manifest.json" in result.output
