@@ -398,7 +398,7 @@ def load_bearoff_database(directory: Path | None = None) -> BearoffDatabase:
 # --- two-sided races
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_bearoff(board: np.ndarray) -> bool:
     """Whether both sides of a (2, 25) board have every checker left on their own points 1..6 (none
     higher, none on the bar): then no checker can ever be hit again and the database settles the race."""

@@ -132,7 +132,7 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
     out[6] = hitting_rolls(board, 1 - side) / 36.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def encode(
     board: np.ndarray, inputs: int, indices: np.ndarray, values: np.ndarray, features: np.ndarray
 ) -> int:

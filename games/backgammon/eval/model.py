@@ -79,7 +79,7 @@ def net_scratch(nets: tuple) -> tuple:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def position_class(board: np.ndarray) -> int:
     """CONTACT or RACE: a race when the side on roll's rearmost checker has passed the opponent's."""
     mover_back = -1
@@ -98,7 +98,7 @@ def position_class(board: np.ndarray) -> int:
     return RACE if mover_back + opponent_back < 23 else CONTACT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sanitise(board: np.ndarray, race: bool, out: np.ndarray) -> None:
     """Make the five probabilities consistent with each other and with the board (see the module)."""
     mover_left = 0
@@ -128,7 +128,7 @@ def sanitise(board: np.ndarray, race: bool, out: np.ndarray) -> None:
     out[LOSE_BACKGAMMON] = min(out[LOSE_BACKGAMMON], out[LOSE_GAMMON])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate_nets(
     board: np.ndarray,
     nets: tuple,

@@ -91,7 +91,7 @@ def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forward(
     w1: np.ndarray,
     b1: np.ndarray,
@@ -116,7 +116,7 @@ def forward(
     _outputs(w2, b2, hidden, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forward_points(
     board: np.ndarray,
     w1: np.ndarray,

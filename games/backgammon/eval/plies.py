@@ -60,7 +60,7 @@ def _work_memory(hidden: int, words: np.ndarray) -> tuple:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
     """The 0-ply probabilities of ``board`` (side on roll in row MOVER) into ``out``: exact when the game
     is over or both sides are bearing off and the model has the database, else the nets'."""
@@ -73,7 +73,7 @@ def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> 
     evaluate_nets(board, model[0], work[0], work[1], work[2], work[3], out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple) -> None:
     """Mark in ``work[14][level]`` the plays the full nets will judge: the PRUNED_PLAYS best of the
     ``count`` result ``boards`` by the pruning nets (the first of equal ones), or all of them. Finished

@@ -52,7 +52,7 @@ def flipped(probabilities: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def final_probabilities(board: np.ndarray, out: np.ndarray) -> bool:
     """When the game on ``board`` is over (the side not on roll, row 0, has borne off every checker), write
     the exact result into ``out`` from the side on roll's point of view (it lost: a gammon when it bore
