@@ -1,0 +1,204 @@
+"""GNU Backgammon's own analysis of real matches beside ours, as a benchmark: the time each takes and how
+far our marks agree with gnubg's (``compare_with_gnubg``).
+
+gnubg here is Debian's ``gnubg`` program (``apt-get install gnubg``), an optional reference: nothing else in
+taldau needs it. It analyses each match in a process of its own through ``gnubg_analysis.py`` on one thread,
+and its CPU time is read from the operating system's accounts of that process; ours is the CPU time of
+``review.review_match`` at the same plies (the move filter is gnubg's default in both, up to 16 plays within
+0.32 at 0-ply). Both are timed in turn, match by match, so that a busy machine slows both alike.
+
+Agreement is measured on the checker plays both analyses judge (paired by game, Position ID and dice): for
+each of gnubg's marks (doubtful ``?!``, bad ``?``, very bad ``??``), the precision and recall of ours
+taking gnubg's as the reference; the correlation of the equity lost; and the mean absolute difference of
+the equity lost. Cube decisions are left out: they differ where our Janowski interpolation over deeper
+cubeless probabilities differs from gnubg's cubeful plies (see ``review``), not in the marks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .eval import Evaluator
+from .kind import WARM_UP_MATCH
+from .replay import read_games
+from .review import Mark, MoveDecision, ReviewSettings, review_match
+
+SCRIPT = Path(__file__).resolve().with_name("gnubg_analysis.py")
+GNUBG_MARKS = {mark.label: mark for mark in Mark}  # gnubg's names of its marks
+
+
+def gnubg_program() -> str | None:
+    """The path of Debian's gnubg program, or None when it is not installed."""
+    return shutil.which("gnubg") or next(
+        (path for path in ("/usr/games/gnubg", "/usr/bin/gnubg") if os.access(path, os.X_OK)), None
+    )
+
+
+def spread_matches(folder: Path, count: int) -> list[Path]:
+    """``count`` Jellyfish match files under ``folder`` (``.txt``, ``.mat``; sorted by path), evenly spread
+    over all of them: a fixed sample for benchmarks."""
+    files = sorted(path for path in folder.rglob("*") if path.suffix in (".txt", ".mat") and path.is_file())
+    if len(files) <= count:
+        return files
+    step = len(files) / count
+    return [files[int(number * step)] for number in range(count)]
+
+
+def gnubg_analysis(program: str, match: Path, plies: int) -> tuple[list[dict], float]:
+    """gnubg's analysed checker plays of ``match`` at ``plies`` (see ``gnubg_analysis.py``) and the CPU
+    seconds its process took; RuntimeError when gnubg fails."""
+    with tempfile.TemporaryDirectory(prefix="taldau-gnubg-") as folder:
+        out = Path(folder) / "plays.json"
+        environment = os.environ | {
+            "TALDAU_GNUBG_MATCH": str(match.resolve()),
+            "TALDAU_GNUBG_OUT": str(out),
+            "TALDAU_GNUBG_PLIES": str(plies),
+        }
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(
+            [program, "-t", "-q", "-p", str(SCRIPT)], env=environment, capture_output=True, text=True
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0 or not out.exists():
+            raise RuntimeError(f"gnubg could not analyse {match}: {done.stderr.strip()[-500:]}")
+        seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return json.loads(out.read_text(encoding="utf-8")), seconds
+
+
+@dataclass(frozen=True)
+class MarkAgreement:
+    """For one mark: how many plays gnubg gave it, how many ours did, how many both, and precision / recall
+    of ours against gnubg's (None without any)."""
+
+    gnubg: int
+    ours: int
+    both: int
+
+    @property
+    def precision(self) -> float | None:
+        return self.both / self.ours if self.ours else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.both / self.gnubg if self.gnubg else None
+
+
+@dataclass(frozen=True)
+class GnubgComparison:
+    """What ``compare_with_gnubg`` measured: matches, paired checker plays (and those not paired), CPU
+    seconds of both analyses and their ratio, the agreement per mark and over any mark, the correlation of
+    the equity lost and its mean absolute difference (EMG), over the unforced paired plays."""
+
+    plies: int
+    matches: int
+    plays: int
+    unpaired: int
+    seconds_ours: float
+    seconds_gnubg: float
+    marks: dict[str, MarkAgreement]
+    any_mark: MarkAgreement
+    loss_correlation: float
+    loss_difference: float
+
+    @property
+    def time_ratio(self) -> float:
+        """Our CPU time over gnubg's (below 1: we are faster)."""
+        return self.seconds_ours / self.seconds_gnubg
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["time_ratio"] = round(self.time_ratio, 3)
+        for name, agreement in [*self.marks.items(), ("any_mark", self.any_mark)]:
+            target = data["marks"][name] if name in self.marks else data["any_mark"]
+            target.update(precision=agreement.precision, recall=agreement.recall)
+        return data
+
+
+def _correlation(first: Sequence[float], second: Sequence[float]) -> float:
+    """Pearson's correlation of two series (nan when either is constant or shorter than two)."""
+    try:
+        return statistics.correlation(first, second)
+    except statistics.StatisticsError:
+        return math.nan
+
+
+def compare_with_gnubg(
+    matches: Sequence[Path], evaluator: Evaluator, plies: int = 2, program: str | None = None
+) -> GnubgComparison:
+    """Analyse each of ``matches`` (Jellyfish files) with ``evaluator`` and with gnubg at ``plies``, in turn,
+    and compare (see the module). ``program``: gnubg's path (found on the PATH or in /usr/games if None);
+    RuntimeError without one."""
+    program = program or gnubg_program()
+    if program is None:
+        raise RuntimeError("GNU Backgammon (Debian's gnubg: apt-get install gnubg) is not installed")
+    settings = ReviewSettings(plies=plies)
+    warm_up = list(read_games(WARM_UP_MATCH.encode(), "warm-up"))
+    for depth in range(plies + 1):  # compile the kernels before any timing
+        review_match(warm_up, evaluator, ReviewSettings(plies=depth))
+    pairs: list[tuple[MoveDecision, dict]] = []
+    unpaired = 0
+    seconds_ours = seconds_gnubg = 0.0
+    for match in matches:
+        games = [game for game in read_games(match.read_bytes(), str(match)) if not game.errors]
+        started = time.process_time()
+        review = review_match(games, evaluator, settings)
+        seconds_ours += time.process_time() - started
+        theirs, seconds = gnubg_analysis(program, match, plies)
+        seconds_gnubg += seconds
+        waiting: dict[tuple, list[dict]] = defaultdict(list)
+        for play in theirs:
+            waiting[(play["game"], play["position_id"], tuple(play["dice"]))].append(play)
+        for game in review.games:
+            for decision in game.decisions:
+                if not isinstance(decision, MoveDecision) or decision.forced:
+                    continue
+                key = (game.index, decision.position_id, tuple(sorted(decision.dice, reverse=True)))
+                if waiting.get(key):
+                    pairs.append((decision, waiting[key].pop(0)))
+                else:
+                    unpaired += 1
+    pairs = [(ours, theirs) for ours, theirs in pairs if theirs["candidates"] > 1]
+
+    def agreement(of_ours, of_theirs) -> MarkAgreement:
+        return MarkAgreement(
+            gnubg=sum(of_theirs(t) for _, t in pairs),
+            ours=sum(of_ours(o) for o, _ in pairs),
+            both=sum(of_ours(o) and of_theirs(t) for o, t in pairs),
+        )
+
+    marks = {
+        str(mark): agreement(
+            lambda o, mark=mark: o.mark is mark, lambda t, mark=mark: GNUBG_MARKS.get(t["mark"]) is mark
+        )
+        for mark in (Mark.DOUBTFUL, Mark.BAD, Mark.VERY_BAD)
+    }
+    ours_losses = [o.loss for o, _ in pairs]
+    gnubg_losses = [t["loss"] for _, t in pairs]
+    return GnubgComparison(
+        plies=plies,
+        matches=len(matches),
+        plays=len(pairs),
+        unpaired=unpaired,
+        seconds_ours=round(seconds_ours, 2),
+        seconds_gnubg=round(seconds_gnubg, 2),
+        marks=marks,
+        any_mark=agreement(lambda o: o.mark is not None, lambda t: t["mark"] is not None),
+        loss_correlation=_correlation(ours_losses, gnubg_losses),
+        loss_difference=(
+            statistics.fmean(abs(a - b) for a, b in zip(ours_losses, gnubg_losses, strict=True))
+            if pairs
+            else math.nan
+        ),
+    )
