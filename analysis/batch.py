@@ -152,6 +152,7 @@ def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: st
         settings=key,
         format=facts.format,
         headers=dict(facts.headers),
+        players=facts.players,
         result=facts.result,
         termination=facts.termination,
         plies=facts.plies,

@@ -155,3 +155,27 @@ def describe(check: GameCheck) -> str:
     location = f"line {first.line}, column {first.column}: " if first.line else ""
     more = f" (+{len(facts.errors) - 1} more)" if len(facts.errors) > 1 else ""
     return f"{where}: {location}{first.message}{more}"
+
+
+def games_found(paths: Iterable[str | Path], limits: ReadLimits) -> list[str]:
+    """The names of the games whose records lie under ``paths``, in the order first met, from each file's
+    content (its first lines: the games are not read)."""
+    found: list[str] = []
+    for source in iter_sources(paths, limits):
+        if isinstance(source, Refused):
+            continue
+        try:
+            name = detect_game(source).name
+        except UnreadableFile:
+            continue
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def auto_game(paths: Iterable[str | Path], limits: ReadLimits, default: str = "togyz") -> str:
+    """The game to analyse when the user does not say: the only game under ``paths``, or ``default`` when
+    they hold several (or none); the others' games are then listed as skipped."""
+    found = games_found(paths, limits)
+    return found[0] if len(found) == 1 else default
+

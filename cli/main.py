@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import click
-from taldau.analysis.validation import Summary, check_paths, describe, valid_games
+from taldau.analysis.validation import Summary, auto_game, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book, book_option, book_player
 from taldau.cli.report import report, write_svg
@@ -380,7 +380,8 @@ def search(
     type=click.Choice(["auto", *BENCH_GAMES]),
     default="auto",
     show_default=True,
-    help="The game to annotate (auto: Togyz Kumalak); records of the other game are listed as skipped.",
+    help="The game to annotate (auto: the only game of the archive; Togyz Kumalak when it holds both); "
+    "records of the other game are listed as skipped.",
 )
 @_limit_options
 @click.option(
@@ -400,7 +401,7 @@ def annotate(
 
     if sum(value is not None for value in (depth, nodes, movetime)) > 1:
         raise click.UsageError("give one of --depth, --nodes or --movetime")
-    settings = BatchSettings(game="togyz" if game == "auto" else game)
+    settings = BatchSettings(game=auto_game(paths, ReadLimits()) if game == "auto" else game)
     tools, options = settings.analyser, AnalysisOptions(depth, nodes, movetime)
     try:
         annotator = f"taldau, {tools.limit(options)}"
@@ -446,6 +447,13 @@ def annotate(
     help="With --game backgammon: decisions of the real matches in ../shared/data/backgammon/bglab "
     "(the bundled examples when absent).",
 )
+@click.option(
+    "--against-gnubg",
+    "matches",
+    type=click.IntRange(min=1),
+    help="With --game backgammon: analyse this many real matches (spread over bglab) with the own nets and "
+    "with Debian's gnubg at --depth plies (2 by default), in turn: CPU time and agreement of the marks.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -459,6 +467,7 @@ def bench(
     keep: str | None,
     engine: str | None,
     decisions: int,
+    matches: int | None,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
@@ -477,6 +486,9 @@ def bench(
         soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
+    if game == "backgammon" and matches is not None:
+        _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)
+        return
     if game == "backgammon":
         result = run_backgammon_bench()
         engine_report = _backgammon_engine_report(engine or "own", decisions)
@@ -553,6 +565,41 @@ def _engine_bench_lines(report) -> list[str]:
             f"the others give up {loss:.4f} on average by gnubg's own evaluation at the same plies"
         )
     return lines
+
+
+def _backgammon_against_gnubg(matches: int, plies: int, as_json: bool) -> None:
+    """``reference.compare_with_gnubg`` on ``matches`` real matches of ../shared/data (the bundled examples
+    when absent), printed."""
+    from pathlib import Path
+
+    from taldau.games.backgammon.reference import compare_with_gnubg, spread_matches
+
+    folder = Path("../shared/data/backgammon/bglab")
+    if not folder.is_dir():
+        folder = Path(__file__).resolve().parent.parent / "examples" / "backgammon"
+    try:
+        report = compare_with_gnubg(spread_matches(folder, matches), load_evaluator("own"), plies)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    click.echo(
+        f"{report.matches} matches at {plies}-ply, {report.plays} unforced checker plays paired "
+        f"({report.unpaired} not): CPU {report.seconds_ours} s ours, {report.seconds_gnubg} s gnubg "
+        f"({report.time_ratio:.2f}x its time)"
+    )
+    for name, agreement in [*report.marks.items(), ("any mark", report.any_mark)]:
+        precision = "n/a" if agreement.precision is None else f"{agreement.precision:.2f}"
+        recall = "n/a" if agreement.recall is None else f"{agreement.recall:.2f}"
+        click.echo(
+            f"{name:>8}: gnubg {agreement.gnubg}, ours {agreement.ours}, both {agreement.both}; "
+            f"precision {precision}, recall {recall}"
+        )
+    click.echo(
+        f"equity lost: correlation {report.loss_correlation:.3f}, "
+        f"mean absolute difference {report.loss_difference:.4f} EMG"
+    )
 
 
 def _backgammon_engine_report(engine: str, decisions: int):
@@ -925,7 +972,8 @@ def _progress_text(state) -> str:
 
 
 def _progress_printer():
-    """A callback drawing run progress on stderr: a rich bar on a terminal, plain lines otherwise."""
+    """A callback drawing run progress on stderr, in tasks (a Togyz game, a backgammon match): a rich bar on
+    a terminal, plain lines otherwise."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -939,7 +987,7 @@ def _progress_printer():
             TimeRemainingColumn(),
             console=console,
         )
-        task = bar.add_task("games", total=None, detail="")
+        task = bar.add_task("tasks", total=None, detail="")
         bar.start()
 
         def update(state) -> None:
@@ -954,7 +1002,7 @@ def _progress_printer():
             last[0] = now
             rate = state.plies / max(now - state.started, 1e-9)
             click.echo(
-                f"{state.done}/{_count(state.total, 'game')}, {rate:,.1f} plies/s, {state.failed} failed, "
+                f"{state.done}/{_count(state.total, 'task')}, {rate:,.1f} plies/s, {state.failed} failed, "
                 f"{state.invalid} invalid, {state.resumed} resumed",
                 err=True,
             )
@@ -970,7 +1018,8 @@ def _progress_printer():
     type=click.Choice(["auto", *BENCH_GAMES]),
     default="auto",
     show_default=True,
-    help="The game to analyse (auto: Togyz Kumalak); records of the other game are listed as skipped.",
+    help="The game to analyse (auto: the only game of the archive; Togyz Kumalak when it holds both); "
+    "records of the other game are listed as skipped.",
 )
 @click.option(
     "--depth",
@@ -1006,7 +1055,8 @@ def analyze(
 
     if depth is not None and nodes is not None:
         raise click.UsageError("give at most one of --depth and --nodes")
-    game = "togyz" if game == "auto" else game
+    if game == "auto":
+        game = auto_game(paths, ReadLimits())
     settings = BatchSettings(game=game, depth=depth, nodes=nodes)
     try:
         settings.limit()

@@ -42,6 +42,8 @@ from enum import StrEnum
 import pyarrow as pa
 
 GAMES_SCHEMA_VERSION = "2"
+# the first and the second player's names where the record has no White / Black header (backgammon)
+PLAYER_NOTE = {"White": "; else the first player's name", "Black": "; else the second player's name"}
 HEADER_COLUMNS = {
     "Event": "event",
     "Site": "site",
@@ -115,8 +117,10 @@ SIDE_STATS = tuple(name for name, _, _ in _SIDE_COLUMNS)
 @dataclass(frozen=True)
 class GameRow:
     """One row of the ``games`` table. The header columns (``event``, ``white``...) are read from
-    ``headers`` (HEADER_COLUMNS); the sides' figures are null unless the game was analysed; the match
-    columns are null for a game that is not part of a match."""
+    ``headers`` (HEADER_COLUMNS), ``white`` and ``black`` from ``players`` (the first and the second
+    player's names, as the game's facts give them) when the headers have no White / Black; the sides'
+    figures are null unless the game was analysed; the match columns are null for a game that is not part
+    of a match."""
 
     game_id: str
     game: str
@@ -126,6 +130,7 @@ class GameRow:
     settings: str
     format: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    players: tuple[str, ...] = ()
     result: str | None = None
     termination: str | None = None
     plies: int = 0
@@ -164,6 +169,9 @@ class GameRow:
         }
         for header, column in HEADER_COLUMNS.items():
             row[column] = self.headers.get(header)
+        if len(self.players) == 2:
+            row["white"] = row["white"] or self.players[0]
+            row["black"] = row["black"] or self.players[1]
         for side, figures in (("white", self.white), ("black", self.black)):
             for name in SIDE_STATS:
                 row[f"{side}_{name}"] = None if figures is None else getattr(figures, name)
@@ -183,7 +191,7 @@ GAMES_SCHEMA = pa.schema(
         _field("index", pa.int32(), "the game's number in its record file, from 1", nullable=False),
         _field("format", pa.string(), "the record's format"),
         *[
-            _field(column, pa.string(), f"the record's {header} header")
+            _field(column, pa.string(), f"the record's {header} header{PLAYER_NOTE.get(header, '')}")
             for header, column in HEADER_COLUMNS.items()
         ],
         _field("headers", pa.map_(pa.string(), pa.string()), "every header of the record"),

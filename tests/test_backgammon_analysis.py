@@ -116,6 +116,9 @@ def test_analyze_writes_a_match_with_its_decisions_and_figures(tmp_path: Path) -
     assert [(r[1], r[2], r[3], r[4], r[5]) for r in rows] == [
         (3, game.start.score[0], game.start.score[1], game.winner, game.points) for game in games
     ]
+    # the players' names in the header columns of the sides (the record has no White / Black headers)
+    names = connection.sql(f"select white, black from read_parquet('{out}/games/**/*.parquet')").fetchall()
+    assert set(names) == {games[0].match.players} and all(games[0].match.players)
     moves = connection.sql(
         f"select m.game_id, g.index, m.side, m.kind, m.dice, m.loss, m.mark, m.counted, m.forced, "
         f"m.no_double, m.verdict from read_parquet('{out}/moves/**/*.parquet') m "

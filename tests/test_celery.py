@@ -536,7 +536,7 @@ def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
 
     def started(name: str) -> None:
         path = tmp_path / f"{name}.err"
-        wait_for(lambda: b"0/8 games" in path.read_bytes(), 120, f"the {name} client")
+        wait_for(lambda: b"0/8 tasks" in path.read_bytes(), 120, f"the {name} client")
 
     try:
         first, second = client("first"), client("second")

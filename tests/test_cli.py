@@ -71,7 +71,7 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     code, output = run("analyze", str(tmp_path / "one.pgn"), "--out", str(out), "--depth", "1", "--jobs", "1")
     assert code == 0
     assert f"1 game: 1 analysed, 0 invalid, 0 failed, 1 ply -> {out}\n" in output
-    assert "0/1 game, " in output and "1/1 game, " in output
+    assert "0/1 task, " in output and "1/1 task, " in output
 
 
 def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> None:
@@ -274,11 +274,41 @@ def test_validate_and_analyze_say_when_there_is_no_game(tmp_path: Path) -> None:
     (tmp_path / "matches").mkdir()
     shutil.copy(EXAMPLES / "backgammon" / "galaxy-6800849.txt", tmp_path / "matches" / "match.mat")
     result = CliRunner().invoke(
-        main, ["analyze", str(tmp_path / "matches"), "--out", str(tmp_path / "out"), "--jobs", "1"]
+        main,
+        [
+            "analyze",
+            str(tmp_path / "matches"),
+            "--game",
+            "togyz",
+            "--out",
+            str(tmp_path / "out"),
+            "--jobs",
+            "1",
+        ],
     )
     assert result.exit_code == 1
     assert "match.mat: 4 games skipped: a backgammon game; this run analyses togyz" in result.stderr
     assert result.stderr.endswith(f"error: no togyz game to analyse under {tmp_path}/matches\n")
+
+
+def test_analyze_takes_the_only_game_of_the_archive(tmp_path: Path, togyz_examples: Path) -> None:
+    # without --game: a folder of backgammon matches is analysed as backgammon, one of both games as Togyz
+    matches = tmp_path / "matches"
+    matches.mkdir()
+    shutil.copy(EXAMPLES / "backgammon" / "galaxy-6800849.txt", matches / "match.mat")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["analyze", str(matches), "--out", str(out), "--depth", "0", "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["game"] == "backgammon" and manifest["counts"]["ok"] == 4
+    shutil.copy(togyz_examples / "compact.txt", matches / "compact.txt")
+    mixed = CliRunner().invoke(
+        main, ["analyze", str(matches), "--out", str(tmp_path / "mixed"), "--depth", "1", "--jobs", "1"]
+    )
+    assert mixed.exit_code == 0, mixed.output
+    assert "match.mat: 4 games skipped: a backgammon game; this run analyses togyz" in mixed.stderr
 
 
 def test_analyze_counts_an_invalid_backgammon_match_as_invalid(tmp_path: Path, togyz_examples: Path) -> None:
