@@ -1,0 +1,76 @@
+"""The gnubg reference of `taldau bench --game backgammon --against-gnubg` (games/backgammon/reference.py):
+Debian's gnubg run on a real match gives the plays, losses and marks of gnubg's own analysis kept in
+tests/data/backgammon/gnubg/analysis/ (made by the same gnubg 1.07 through another route, its full match
+export); the comparison pairs every unforced play of the match; the agreement counts are those of a
+hand-made example. The tests that run gnubg skip when it is not installed (it is an optional reference)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from taldau.games.backgammon.engine import load_evaluator
+from taldau.games.backgammon.reference import (
+    GNUBG_MARKS,
+    MarkAgreement,
+    compare_with_gnubg,
+    gnubg_analysis,
+    gnubg_program,
+    spread_matches,
+)
+
+FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
+MATCH = FOLDER / "galaxy-4219674.txt"
+PROGRAM = gnubg_program()
+needs_gnubg = pytest.mark.skipif(
+    PROGRAM is None, reason="Debian's gnubg (apt-get install gnubg) is not installed"
+)
+
+
+def fixture_plays() -> list[dict]:
+    analysis = json.loads((FOLDER / "galaxy-4219674.json").read_text(encoding="utf-8"))
+    return [d for game in analysis["games"] for d in game["decisions"] if d["kind"] == "move"]
+
+
+@needs_gnubg
+def test_gnubg_analysis_gives_gnubgs_losses_and_marks() -> None:
+    assert PROGRAM is not None
+    plays, seconds = gnubg_analysis(PROGRAM, MATCH, 0)
+    expected = [d for d in fixture_plays() if d["candidates"] > 0]  # a roll that cannot be played has none
+    assert seconds > 0
+    assert [(p["game"], p["position_id"], p["candidates"]) for p in plays] == [
+        (d["game"], d["position_id"], d["candidates"]) for d in expected
+    ]
+    for play, decision in zip(plays, expected, strict=True):
+        assert sorted(play["dice"]) == sorted(decision["dice"])
+        assert play["loss"] == pytest.approx(decision["loss"], abs=1e-6)
+        assert play["mark"] == decision["mark"]
+
+
+@needs_gnubg
+def test_the_comparison_pairs_every_unforced_play() -> None:
+    report = compare_with_gnubg([MATCH], load_evaluator("own"), 0, PROGRAM)
+    unforced = [d for d in fixture_plays() if not d["forced"]]
+    assert (report.matches, report.plays, report.unpaired) == (1, len(unforced), 0)
+    gnubg_marks = [GNUBG_MARKS.get(d["mark"]) for d in unforced]
+    for mark, agreement in report.marks.items():
+        assert agreement.gnubg == sum(str(found) == mark for found in gnubg_marks if found is not None)
+        assert agreement.both <= min(agreement.gnubg, agreement.ours)
+    assert report.any_mark.gnubg == sum(found is not None for found in gnubg_marks)
+    assert -1.0 <= report.loss_correlation <= 1.0 and report.loss_difference >= 0.0
+
+
+def test_agreement_counts() -> None:
+    agreement = MarkAgreement(gnubg=4, ours=5, both=3)
+    assert (agreement.precision, agreement.recall) == (0.6, 0.75)
+    assert MarkAgreement(gnubg=0, ours=0, both=0).precision is None
+
+
+def test_the_sample_of_matches_is_spread_and_fixed(tmp_path: Path) -> None:
+    for number in range(10):
+        (tmp_path / f"match{number}.txt").write_text("")
+    (tmp_path / "notes.md").write_text("")
+    picked = spread_matches(tmp_path, 3)
+    assert [path.name for path in picked] == ["match0.txt", "match3.txt", "match6.txt"]
+    assert len(spread_matches(tmp_path, 20)) == 10
