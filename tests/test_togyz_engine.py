@@ -154,3 +154,32 @@ def test_a_time_limit_starts_after_the_kernels_are_compiled(tmp_path) -> None:
     done = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=600, check=True)
     assert any(tmp_path.rglob("*.nbi"))  # numba compiled into the empty cache: the path was cold
     assert json.loads(done.stdout)["depth"] >= 5
+
+
+def _with_repetitions(position: Position, line: tuple[int, ...] = ()) -> int:
+    """Exact value by full-width minimax over every line, where a position that repeats one earlier in the
+    line with the same player to move is a draw (0): the engine's reading of the repetition rule."""
+    outcome = position.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0
+        return WIN - len(line) if outcome.winner is position.turn else -(WIN - len(line))
+    if position.key in line[len(line) % 2 :: 2]:
+        return 0
+    keys = (*line, position.key)
+    return max(-_with_repetitions(position.play(pit), keys) for pit in position.legal_moves())
+
+
+def test_solving_finishes_on_an_endgame_that_goes_round_in_cycles() -> None:
+    # Three single stones, White 78, Black 81: Black wins with one more stone, White can at most draw.
+    # White's two stones chase Black's around the board (no pit ever reaches two stones, so nothing is
+    # taken): the lines never end. Without repetitions solving deepened to MAX_PLY and gave up unsolved
+    # (+1.87 at depth 127); with them the cycle is a draw and the tree is finite.
+    position = make_position([1, 1, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0, 0], 78, 81)
+    assert _brute_force(position.fen(), 30) is None  # lines longer than 30 plies: no end without cycles
+    info = Engine().analyse(position, Limit(depth=10))
+    assert info.solved and info.score.value == _with_repetitions(position) == 0
+    line = [position]
+    for pit in info.pv:
+        line.append(line[-1].play(pit))
+    assert not line[-1].is_game_over() and line[-1].key in [earlier.key for earlier in line[-3::-2]]
