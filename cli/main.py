@@ -18,6 +18,7 @@ from typing import Any
 import click
 from taldau.analysis.validation import Summary, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
+from taldau.cli.marks import marks_bench, marks_options
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
 from taldau.games.backgammon.diagram import render as render_backgammon
@@ -402,9 +403,7 @@ def annotate(
     "--games",
     "soak_games",
     type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="With --soak: games in the synthetic archive.",
+    help="With --soak: games in the synthetic archive [10,000]; with --marks: games of the sample [30].",
 )
 @click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
 @click.option(
@@ -420,6 +419,7 @@ def annotate(
     help="With --game backgammon: decisions of the real matches in ../shared/data/backgammon/bglab "
     "(the bundled examples when absent).",
 )
+@marks_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -429,10 +429,14 @@ def bench(
     service: bool,
     broker: str | None,
     soak: bool,
-    soak_games: int,
+    soak_games: int | None,
     keep: str | None,
     engine: str | None,
     decisions: int,
+    marks: bool,
+    reference_depth: int,
+    archive: str,
+    two_searches: bool,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
@@ -448,9 +452,15 @@ def bench(
 
         from taldau.workers.soak import SoakSettings, run_soak
 
-        soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
+        soak_report = run_soak(
+            SoakSettings(games=soak_games or 10_000, depth=depth or 1), Path(keep) if keep else None
+        )
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
+    if marks:
+        options = AnalysisOptions(depth, nodes, movetime)
+        marks_bench(game, options, soak_games, reference_depth, archive, two_searches, as_json)
+        return
     if game == "backgammon":
         result = run_backgammon_bench()
         engine_report = _backgammon_engine_report(engine or "own", decisions)

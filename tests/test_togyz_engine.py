@@ -132,6 +132,10 @@ def test_scores_and_limits() -> None:
     assert str(Score(WIN - 7)) == "win in 7" and float(Score(WIN - 7)) == 993.0
     assert str(Score(-(WIN - 4))) == "loss in 4" and float(Score(-(WIN - 4))) == -996.0
     assert -Score(100) == Score(-100)
+    # The score of the position after a move, as the player who made the move sees it.
+    assert Score(250).before_the_move() == Score(-250)
+    assert str(Score(WIN - 3).before_the_move()) == "loss in 4"  # the side to move wins in 3
+    assert str(Score(-(WIN - 2)).before_the_move()) == "win in 3"
     with pytest.raises(ValueError):
         Limit()
     with pytest.raises(ValueError):

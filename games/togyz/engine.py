@@ -144,6 +144,14 @@ class Score:
     def __neg__(self) -> Score:
         return Score(-self.value)
 
+    def before_the_move(self) -> Score:
+        """This score of the position after a move, as the player who made that move sees it: negated, and
+        a forced result one ply further away (a loss in 3 for the side to move is a win in 4 for the
+        player who moved into it)."""
+        if not self.is_forced:
+            return -self
+        return Score(-self.value + 1 if self.value > 0 else -self.value - 1)
+
     def __str__(self) -> str:
         plies = self.plies_to_result
         if plies is None:

@@ -3,8 +3,19 @@ the kumalak lost and the winning chances before and after (through the win curve
 
 Scores and winning chances are stored from White's side; ``loss`` and plies to a forced result from the
 mover's side. Positions are analysed from the last to the first, so that the engine's table carries what it
-learnt about the end of the game back to its start. The marks and the players' figures are the batch's
-(``taldau.analysis.review``): a move's ``drop`` (the winning chances it gives away) is what they are set by.
+learnt about the end of the game back to its start.
+
+One search per position: the value of the move played is the value of the position it leads to, searched
+just before at the same limit, seen from the other side (``Score.before_the_move``). The played move is
+searched on its own, as a root move of the position before it, only where that value does not compare with
+the best move's: at the last ply (nothing searched after it), when one search found a forced result or
+solved its tree and the other did not (a proof seen from one side only: the other side's value is a guess
+at the limit), and when the move brings the stones on the board down to where the engine solves endgames
+(``solve_stones``: the position after it searched to the end, the one before it to the limit).
+BENCHMARKS.md has what this saves and how often it changes a mark.
+
+The marks and the players' figures are the batch's (``taldau.analysis.review``): a move's ``drop`` (the
+winning chances it gives away) is what they are set by.
 """
 
 from __future__ import annotations
@@ -12,7 +23,8 @@ from __future__ import annotations
 from taldau.games.kind import Decision, DecisionKind, GameAnalysis
 from taldau.games.winchance import WinCurve
 
-from .engine import Engine, Limit, Score
+from .engine import AnalysisInfo, Engine, Limit, Score
+from .position import Position
 from .replay import Game
 
 LOSS_CAP = 20.0  # the most one move can lose, in kumalak: a move's loss and so a player's mean loss
@@ -41,17 +53,46 @@ def _white(value: float, side: int) -> float:
     return value if side == 0 else -value
 
 
-def review_game(game: Game, engine: Engine, curve: WinCurve, limit: Limit) -> GameAnalysis:
-    """Every move of ``game`` judged: best move, both evaluations, loss, winning chances."""
+def _comparable(
+    before: AnalysisInfo, after: AnalysisInfo, position: Position, next_position: Position, engine: Engine
+) -> bool:
+    """Whether ``after`` (the search of ``next_position``, the position the move played leads to) values
+    the move played on the same footing as ``before`` values the best move (see the module docstring)."""
+    if before.solved != after.solved or before.score.is_forced != after.score.is_forced:
+        return False
+    solve = engine.settings.solve_stones
+    return (position.stones_on_board() <= solve) == (next_position.stones_on_board() <= solve)
+
+
+def review_game(
+    game: Game, engine: Engine, curve: WinCurve, limit: Limit, search_played: bool = False
+) -> GameAnalysis:
+    """Every move of ``game`` judged: best move, both evaluations, loss, winning chances.
+
+    ``search_played``: search every played move that is not the best on its own, as the review did before
+    it took the value from the next position (two searches per position; kept to measure the two against
+    each other, ``taldau bench --marks --two-searches``)."""
     engine.new_game()
     decisions: list[Decision] = []
     moves = game.moves
+    searched_after: AnalysisInfo | None = None  # the search of the position after the move (ply + 1)
     for ply in reversed(range(len(moves))):
         position, move = game.positions[ply], moves[ply]
         side = int(position.turn)
         info = engine.analyse(position, limit)
-        played = info if move == info.best else engine.evaluate_move(position, move, limit)
-        best_score, played_score = info.score, played.score
+        if move == info.best:
+            played, played_score = info, info.score
+        elif (
+            not search_played
+            and searched_after is not None
+            and _comparable(info, searched_after, position, game.positions[ply + 1], engine)
+        ):
+            played, played_score = info, searched_after.score.before_the_move()
+        else:
+            played = engine.evaluate_move(position, move, limit)
+            played_score = played.score
+        searched_after = info
+        best_score = info.score
         progress = position.progress()
         before = curve.chances(float(best_score), progress, best_score.plies_to_result)
         after = curve.chances(float(played_score), progress, played_score.plies_to_result)
