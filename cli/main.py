@@ -79,9 +79,12 @@ def _limit_options(function):
 
 
 def _engine_settings(spec: str) -> EngineSettings:
-    """``default``, ``plain``, or a weights JSON file for the default search."""
+    """``default``, ``plain``, ``lmr`` (the default with late-move reductions from the fourth move), or a
+    weights JSON file for the default search."""
     if spec == "default":
         return EngineSettings()
+    if spec == "lmr":
+        return EngineSettings(late_move_reductions=3)
     if spec == "plain":
         return EngineSettings.plain()
     try:
@@ -557,13 +560,13 @@ def _backgammon_engine_report(engine: str, decisions: int):
 @click.option(
     "--a",
     "first",
-    help="Togyz: default, plain, or a weights file [default: default]. "
+    help="Togyz: default, plain, lmr, or a weights file [default: default]. "
     "Backgammon: ENGINE:PLIES such as own:2 or nets.npz:0 (our nets from a weights file) [default: own:0].",
 )
 @click.option(
     "--b",
     "second",
-    help="Togyz: default, plain, or a weights file [default: plain]. "
+    help="Togyz: default, plain, lmr, or a weights file [default: plain]. "
     "Backgammon: ENGINE:PLIES such as gnubg:0 [default: gnubg:0].",
 )
 @_limit_options

@@ -187,3 +187,14 @@ def test_solving_finishes_on_an_endgame_that_goes_round_in_cycles() -> None:
     for pit in info.pv:
         line.append(line[-1].play(pit))
     assert not line[-1].is_game_over() and line[-1].key in [earlier.key for earlier in line[-3::-2]]
+
+
+def test_late_move_reductions_keep_exact_results_and_search_fewer_nodes() -> None:
+    reducing = Engine(EngineSettings(late_move_reductions=3))
+    for position in _endgames(4, 8, seed=11):
+        assert reducing.analyse(position, Limit(depth=10)).score.value == _brute_force(position.fen(), 10)
+    position = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
+    assert reducing.analyse(position, Limit(depth=6)).best == 9  # the win in one is still seen
+    middle = Position.start().play(3).play(5).play(7)
+    plain, reduced = Engine().analyse(middle, Limit(depth=9)), reducing.analyse(middle, Limit(depth=9))
+    assert reduced.depth == plain.depth == 9 and reduced.nodes < plain.nodes

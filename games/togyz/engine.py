@@ -31,6 +31,7 @@ from .search import (
     NODE_LIMIT,
     NODES,
     QUIESCENCE,
+    REDUCTION,
     SELDEPTH,
     USE_ORDERING,
     USE_TT,
@@ -202,7 +203,9 @@ class EngineSettings:
 
     ``weights``: evaluation weights (None: the packaged tuned ones). ``quiescence``: plies of capture-only
     search beyond the horizon. ``solve_stones``: with this many stones or fewer left on the board, a depth
-    limit is exceeded until the game is solved, within ``solve_nodes`` nodes.
+    limit is exceeded until the game is solved, within ``solve_nodes`` nodes. ``late_move_reductions``: 0
+    for none, else the index of the first move searched one ply shallower when it is quiet (see
+    ``search``; measured in BENCHMARKS.md, not yet the default).
     """
 
     weights: tuple[float, ...] | None = None
@@ -212,6 +215,7 @@ class EngineSettings:
     tt_bits: int = 20
     solve_stones: int = 16
     solve_nodes: int = 1_000_000
+    late_move_reductions: int = 0
 
     @classmethod
     def plain(cls) -> EngineSettings:
@@ -241,6 +245,7 @@ class Engine:
         work[GLOBAL, USE_TT] = int(self.settings.transposition_table)
         work[GLOBAL, USE_ORDERING] = int(self.settings.ordering)
         work[GLOBAL, QUIESCENCE] = self.settings.quiescence
+        work[GLOBAL, REDUCTION] = self.settings.late_move_reductions
         # The weights, then scratch space for the features (see evaluate).
         self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 

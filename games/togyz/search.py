@@ -18,8 +18,11 @@ game's earlier positions are not known to the engine. Repetition scores enter th
 any other (the usual trade of chess engines: a value that depended on the path can be reused on another).
 With them, solving an endgame whose lines go round in cycles finishes instead of deepening to MAX_PLY.
 
-Settings (``options``): transposition table on/off, ordering heuristics on/off, quiescence depth, and the
-evaluation weights, so that the plain alpha-beta baseline of ``taldau match`` runs through the same code.
+Settings (``options``): transposition table on/off, ordering heuristics on/off, quiescence depth,
+late-move reductions, and the evaluation weights, so that the plain alpha-beta baseline of ``taldau match``
+runs through the same code. Late-move reductions (off unless asked for): a quiet move (not the table's
+move, no capture, no killer) ordered late, from the given index on, is first searched one ply shallower
+with a null window, and again at full depth only if it beats alpha there.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ WORK_COLUMNS = KAZANS + 1
 GLOBAL = MAX_PLY + 1
 NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4  # statistics and the node limit
 USE_TT, USE_ORDERING, QUIESCENCE = 8, 9, 10  # options
+REDUCTION = 11  # late-move reductions: 0 none, else the index (from 0) of the first move reduced
 HISTORY = 12  # 18: history of quiet cutoffs by side and pit
 
 
@@ -299,7 +303,13 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
         if index == 0:
             score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
         else:
-            score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+            late = work[GLOBAL, REDUCTION]
+            reduced = late > 0 and index >= late and depth >= 3 and work[ply, MOVE_SCORES + index] < (1 << 29)
+            score = alpha + 1
+            if reduced:
+                score = -negamax(ply + 1, depth - 2, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+            if score > alpha and not work[GLOBAL, ABORTED]:
+                score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
             if alpha < score < beta and not work[GLOBAL, ABORTED]:
                 score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
         if work[GLOBAL, ABORTED]:
