@@ -508,6 +508,11 @@ def bench(
     perft_, search_, game_ = report["perft"], report["search"], report["game"]
     click.echo(f"perft depth {perft_['depth']}: {perft_['nps']:,} nodes/s")
     click.echo(f"search, {search_['positions']} positions: {search_['nps']:,} nodes/s")
+    depth_nodes = report["depth_nodes"]
+    click.echo(
+        f"nodes to depth {depth_nodes['depth']} there: {depth_nodes['default']:,}; with late-move "
+        f"reductions {depth_nodes['late_move_reductions']:,}"
+    )
     click.echo(
         f"review of a {game_['plies']}-ply game at {game_['limit']}: {game_['seconds']} s "
         f"({game_['seconds_per_ply']} s per ply, mean depth {game_['mean_depth']})"
