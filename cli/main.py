@@ -439,7 +439,7 @@ def bench(
     marks: bool,
     reference_depth: int,
     archive: str,
-    two_searches: bool,
+    one_search: bool,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
@@ -462,7 +462,7 @@ def bench(
         sys.exit(0 if soak_report["passed"] else 1)
     if marks:
         options = AnalysisOptions(depth, nodes, movetime)
-        marks_bench(game, options, soak_games, reference_depth, archive, two_searches, as_json)
+        marks_bench(game, options, soak_games, reference_depth, archive, one_search, as_json)
         return
     if game == "backgammon":
         result = run_backgammon_bench()

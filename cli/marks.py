@@ -19,7 +19,7 @@ SAMPLE = 30
 
 
 def marks_options(function):
-    """--marks, --reference-depth, --archive, --two-searches."""
+    """--marks, --reference-depth, --archive, --one-search."""
     for option in reversed(
         (
             click.option("--marks", is_flag=True, help="Measure the marks against a deeper reference."),
@@ -38,9 +38,9 @@ def marks_options(function):
                 help="With --marks: the real games to sample.",
             ),
             click.option(
-                "--two-searches",
+                "--one-search",
                 is_flag=True,
-                help="With --marks (Togyz): also review with the played move searched on its own.",
+                help="With --marks (Togyz): also review with the played move valued by the next position.",
             ),
         )
     ):
@@ -54,7 +54,7 @@ def marks_bench(
     games: int | None,
     reference_depth: int,
     archive: str,
-    two_searches: bool,
+    one_search: bool,
     as_json: bool,
 ) -> None:
     """Review ``games`` games spread over ``archive`` at ``options`` and at the reference depth; print the
@@ -66,8 +66,8 @@ def marks_bench(
     found = list(valid_games([Path(archive)], lambda message: None, game, ReadLimits()))
     sample = spread_sample(found, games or SAMPLE)
     tested: dict[str, Any] = {"default": (analyser, options)}
-    if two_searches:
-        tested["two_searches"] = (replace(analyser, search_played=True), options)  # type: ignore[type-var]
+    if one_search:
+        tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
     report = run_marks_bench(
         kind, sample, tested, (analyser, AnalysisOptions(depth=reference_depth)), analyser.scale.thresholds
     )

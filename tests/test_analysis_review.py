@@ -180,8 +180,8 @@ def test_the_played_move_is_valued_by_the_next_positions_search(togyz_examples: 
     # not compare (forced results, the last ply, endgames the engine solves).
     game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[2]
     curve, limit = load_win_curve(), Limit(depth=5)
-    one = review_game(game, Engine(), curve, limit).decisions
-    two = review_game(game, Engine(), curve, limit, search_played=True).decisions
+    one = review_game(game, Engine(), curve, limit, one_search=True).decisions
+    two = review_game(game, Engine(), curve, limit).decisions
     taken = 0
     for row, after in pairwise(one):
         stones = Position.from_fen(after.position).stones_on_board()

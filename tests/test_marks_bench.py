@@ -63,11 +63,11 @@ def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
 def test_bench_marks_json(togyz_examples: Path) -> None:
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
     arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
-    result = CliRunner().invoke(main, [*arguments, archive, "--two-searches", "--json"])
+    result = CliRunner().invoke(main, [*arguments, archive, "--one-search", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["games"] == 2 and report["reference"]["options"] == {"depth": 3}
     default = report["default"]["against_reference"]
     assert default["decisions"] <= report["decisions"] and 0 <= default["same_mark"] <= default["decisions"]
     assert [agreement["mark"] for agreement in default["marks"]] == ["?!", "?", "??"]
-    assert "against_default" in report["two_searches"]
+    assert "against_default" in report["one_search"]

@@ -35,11 +35,11 @@ MARGIN = 5  # a task may take five times its measured cost
 class TogyzAnalyser:
     """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``).
 
-    ``search_played``: two searches per position, the played move on its own (see ``review_game``); only
-    to measure the one-search review against it."""
+    ``one_search``: the played move valued by the next position's search where that compares (see
+    ``review_game``); not the default, kept to measure it (``taldau bench --marks --one-search``)."""
 
     curve: WinCurve
-    search_played: bool = False
+    one_search: bool = False
 
     @property
     def scale(self) -> MarkScale:
@@ -73,7 +73,7 @@ class TogyzAnalyser:
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         engine, limit = Engine(), self.limit(options)
         games = [game for game in read_games(text.encode(), source) if game.valid]
-        return [review_game(game, engine, self.curve, limit, self.search_played) for game in games]
+        return [review_game(game, engine, self.curve, limit, self.one_search) for game in games]
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
         games = [game for game in read_games(text.encode(), source) if game.valid]

@@ -5,14 +5,17 @@ Scores and winning chances are stored from White's side; ``loss`` and plies to a
 mover's side. Positions are analysed from the last to the first, so that the engine's table carries what it
 learnt about the end of the game back to its start.
 
-One search per position: the value of the move played is the value of the position it leads to, searched
-just before at the same limit, seen from the other side (``Score.before_the_move``). The played move is
-searched on its own, as a root move of the position before it, only where that value does not compare with
-the best move's: at the last ply (nothing searched after it), when one search found a forced result or
-solved its tree and the other did not (a proof seen from one side only: the other side's value is a guess
-at the limit), and when the move brings the stones on the board down to where the engine solves endgames
-(``solve_stones``: the position after it searched to the end, the one before it to the limit).
-BENCHMARKS.md has what this saves and how often it changes a mark.
+The move played, when it is not the engine's best, is searched on its own as a root move of the position,
+at the same limit. ``one_search`` (not the default) takes its value from the position it leads to instead,
+searched just before at the same limit and seen from the other side (``Score.before_the_move``), and
+searches it on its own only where that value does not compare with the best move's: at the last ply
+(nothing searched after it), when one search found a forced result or solved its tree and the other did
+not (a proof seen from one side only: the other side's value is a guess at the limit), and when the move
+brings the stones on the board down to where the engine solves endgames (``solve_stones``: the position
+after it searched to the end, the one before it to the limit). Measured with ``taldau bench --marks
+--one-search`` (BENCHMARKS.md): at depth 12 it saved only a tenth of the time (the table, warm from the
+position's search, already made the played move's search cheap) and marked a few more ``?`` that a deeper
+reference does not (its value comes from one ply deeper than the other moves'), so it is not the default.
 
 The marks and the players' figures are the batch's (``taldau.analysis.review``): a move's ``drop`` (the
 winning chances it gives away) is what they are set by.
@@ -65,13 +68,12 @@ def _comparable(
 
 
 def review_game(
-    game: Game, engine: Engine, curve: WinCurve, limit: Limit, search_played: bool = False
+    game: Game, engine: Engine, curve: WinCurve, limit: Limit, one_search: bool = False
 ) -> GameAnalysis:
     """Every move of ``game`` judged: best move, both evaluations, loss, winning chances.
 
-    ``search_played``: search every played move that is not the best on its own, as the review did before
-    it took the value from the next position (two searches per position; kept to measure the two against
-    each other, ``taldau bench --marks --two-searches``)."""
+    ``one_search``: value a played move that is not the best by the search of the position after it, where
+    that compares (see the module docstring), instead of searching it on its own."""
     engine.new_game()
     decisions: list[Decision] = []
     moves = game.moves
@@ -83,7 +85,7 @@ def review_game(
         if move == info.best:
             played, played_score = info, info.score
         elif (
-            not search_played
+            one_search
             and searched_after is not None
             and _comparable(info, searched_after, position, game.positions[ply + 1], engine)
         ):
