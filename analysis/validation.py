@@ -178,4 +178,3 @@ def auto_game(paths: Iterable[str | Path], limits: ReadLimits, default: str = "t
     they hold several (or none); the others' games are then listed as skipped."""
     found = games_found(paths, limits)
     return found[0] if len(found) == 1 else default
-

@@ -19,6 +19,7 @@ import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book, book_option, book_player
+from taldau.cli.marks import marks_bench, marks_options
 from taldau.cli.report import report, write_svg
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
@@ -81,9 +82,12 @@ def _limit_options(function):
 
 
 def _engine_settings(spec: str) -> EngineSettings:
-    """``default``, ``plain``, or a weights JSON file for the default search."""
+    """``default``, ``plain``, ``lmr`` (the default with late-move reductions from the fourth move), or a
+    weights JSON file for the default search."""
     if spec == "default":
         return EngineSettings()
+    if spec == "lmr":
+        return EngineSettings(late_move_reductions=3)
     if spec == "plain":
         return EngineSettings.plain()
     try:
@@ -429,9 +433,7 @@ def annotate(
     "--games",
     "soak_games",
     type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="With --soak: games in the synthetic archive.",
+    help="With --soak: games in the synthetic archive [10,000]; with --marks: games of the sample [30].",
 )
 @click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
 @click.option(
@@ -454,6 +456,7 @@ def annotate(
     help="With --game backgammon: analyse this many real matches (spread over bglab) with the own nets and "
     "with Debian's gnubg at --depth plies (2 by default), in turn: CPU time and agreement of the marks.",
 )
+@marks_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def bench(
     game: str,
@@ -463,11 +466,15 @@ def bench(
     service: bool,
     broker: str | None,
     soak: bool,
-    soak_games: int,
+    soak_games: int | None,
     keep: str | None,
     engine: str | None,
     decisions: int,
     matches: int | None,
+    marks: bool,
+    reference_depth: int,
+    archive: str,
+    one_search: bool,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
@@ -483,9 +490,15 @@ def bench(
 
         from taldau.workers.soak import SoakSettings, run_soak
 
-        soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
+        soak_report = run_soak(
+            SoakSettings(games=soak_games or 10_000, depth=depth or 1), Path(keep) if keep else None
+        )
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
+    if marks:
+        options = AnalysisOptions(depth, nodes, movetime)
+        marks_bench(game, options, soak_games, reference_depth, archive, one_search, as_json)
+        return
     if game == "backgammon" and matches is not None:
         _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)
         return
@@ -533,6 +546,11 @@ def bench(
     perft_, search_, game_ = report["perft"], report["search"], report["game"]
     click.echo(f"perft depth {perft_['depth']}: {perft_['nps']:,} nodes/s")
     click.echo(f"search, {search_['positions']} positions: {search_['nps']:,} nodes/s")
+    depth_nodes = report["depth_nodes"]
+    click.echo(
+        f"nodes to depth {depth_nodes['depth']} there: {depth_nodes['default']:,}; with late-move "
+        f"reductions {depth_nodes['late_move_reductions']:,}"
+    )
     click.echo(
         f"review of a {game_['plies']}-ply game at {game_['limit']}: {game_['seconds']} s "
         f"({game_['seconds_per_ply']} s per ply, mean depth {game_['mean_depth']})"
@@ -620,13 +638,13 @@ def _backgammon_engine_report(engine: str, decisions: int):
 @click.option(
     "--a",
     "first",
-    help="Togyz: default, plain, or a weights file [default: default]. "
+    help="Togyz: default, plain, lmr, or a weights file [default: default]. "
     "Backgammon: ENGINE:PLIES such as own:2 or nets.npz:0 (our nets from a weights file) [default: own:0].",
 )
 @click.option(
     "--b",
     "second",
-    help="Togyz: default, plain, or a weights file [default: plain]. "
+    help="Togyz: default, plain, lmr, or a weights file [default: plain]. "
     "Backgammon: ENGINE:PLIES such as gnubg:0 [default: gnubg:0].",
 )
 @_limit_options

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -171,6 +172,29 @@ def test_same_limit_same_review(togyz_examples: Path) -> None:
     first = review_game(game, Engine(), load_win_curve(), Limit(depth=5)).decisions
     second = review_game(game, Engine(), load_win_curve(), Limit(depth=5)).decisions
     assert list(first) == [replace(row, seconds=first[i].seconds) for i, row in enumerate(second)]
+
+
+def test_the_played_move_is_valued_by_the_next_positions_search(togyz_examples: Path) -> None:
+    # One search per position: a move that is not the best is worth what the search of the position after
+    # it (the next row, same limit) found, from the other side; searched on its own only where that does
+    # not compare (forced results, the last ply, endgames the engine solves).
+    game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[2]
+    curve, limit = load_win_curve(), Limit(depth=5)
+    one = review_game(game, Engine(), curve, limit, one_search=True).decisions
+    two = review_game(game, Engine(), curve, limit).decisions
+    taken = 0
+    for row, after in pairwise(one):
+        stones = Position.from_fen(after.position).stones_on_board()
+        if row.played == row.best or stones <= 16 or row.plies_to_result_best or after.plies_to_result_best:
+            continue
+        assert row.score_played == after.score_best  # both from White's side
+        taken += 1
+    assert taken >= 10
+    # Searching the played moves too costs more nodes (deterministic counts; what the tables carry from
+    # one search to the next differs, so the positions' own searches may differ a little).
+    assert sum(row.nodes for row in one) < sum(row.nodes for row in two)
+    last = one[-1]  # nothing was searched after the last move: its own search
+    assert (last.played == last.best) or last.score_played != last.score_best
 
 
 def test_marks_follow_the_thresholds() -> None:

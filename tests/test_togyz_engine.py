@@ -132,7 +132,69 @@ def test_scores_and_limits() -> None:
     assert str(Score(WIN - 7)) == "win in 7" and float(Score(WIN - 7)) == 993.0
     assert str(Score(-(WIN - 4))) == "loss in 4" and float(Score(-(WIN - 4))) == -996.0
     assert -Score(100) == Score(-100)
+    # The score of the position after a move, as the player who made the move sees it.
+    assert Score(250).before_the_move() == Score(-250)
+    assert str(Score(WIN - 3).before_the_move()) == "loss in 4"  # the side to move wins in 3
+    assert str(Score(-(WIN - 2)).before_the_move()) == "win in 3"
     with pytest.raises(ValueError):
         Limit()
     with pytest.raises(ValueError):
         Limit(depth=0)
+
+
+def test_a_time_limit_starts_after_the_kernels_are_compiled(tmp_path) -> None:
+    # A fresh process with an empty numba cache must compile every kernel first; that used to come out of
+    # --movetime, and the answer was a depth-1 move. Compiled outside the budget, 0.2 s reaches depth 5
+    # easily (a warm process reaches 7 to 9 on this machine; depth 5 is a few thousand nodes).
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    start = Position.start().fen()
+    command = [str(Path(sys.executable).parent / "taldau"), "search", start, "--movetime", "0.2", "--json"]
+    environ = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=600, check=True)
+    assert any(tmp_path.rglob("*.nbi"))  # numba compiled into the empty cache: the path was cold
+    assert json.loads(done.stdout)["depth"] >= 5
+
+
+def _with_repetitions(position: Position, line: tuple[int, ...] = ()) -> int:
+    """Exact value by full-width minimax over every line, where a position that repeats one earlier in the
+    line with the same player to move is a draw (0): the engine's reading of the repetition rule."""
+    outcome = position.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0
+        return WIN - len(line) if outcome.winner is position.turn else -(WIN - len(line))
+    if position.key in line[len(line) % 2 :: 2]:
+        return 0
+    keys = (*line, position.key)
+    return max(-_with_repetitions(position.play(pit), keys) for pit in position.legal_moves())
+
+
+def test_solving_finishes_on_an_endgame_that_goes_round_in_cycles() -> None:
+    # Three single stones, White 78, Black 81: Black wins with one more stone, White can at most draw.
+    # White's two stones chase Black's around the board (no pit ever reaches two stones, so nothing is
+    # taken): the lines never end. Without repetitions solving deepened to MAX_PLY and gave up unsolved
+    # (+1.87 at depth 127); with them the cycle is a draw and the tree is finite.
+    position = make_position([1, 1, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0, 0], 78, 81)
+    assert _brute_force(position.fen(), 30) is None  # lines longer than 30 plies: no end without cycles
+    info = Engine().analyse(position, Limit(depth=10))
+    assert info.solved and info.score.value == _with_repetitions(position) == 0
+    line = [position]
+    for pit in info.pv:
+        line.append(line[-1].play(pit))
+    assert not line[-1].is_game_over() and line[-1].key in [earlier.key for earlier in line[-3::-2]]
+
+
+def test_late_move_reductions_keep_exact_results_and_search_fewer_nodes() -> None:
+    reducing = Engine(EngineSettings(late_move_reductions=3))
+    for position in _endgames(4, 8, seed=11):
+        assert reducing.analyse(position, Limit(depth=10)).score.value == _brute_force(position.fen(), 10)
+    position = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
+    assert reducing.analyse(position, Limit(depth=6)).best == 9  # the win in one is still seen
+    middle = Position.start().play(3).play(5).play(7)
+    plain, reduced = Engine().analyse(middle, Limit(depth=9)), reducing.analyse(middle, Limit(depth=9))
+    assert reduced.depth == plain.depth == 9 and reduced.nodes < plain.nodes

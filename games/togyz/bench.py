@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from .chances import load_win_curve
-from .engine import Engine, Limit, default_limit
+from .engine import Engine, EngineSettings, Limit, default_limit
 from .perft import perft
 from .position import Position
 from .replay import Game, read_games
@@ -16,6 +16,7 @@ from .review import review_game
 BENCH_GAME = "799799445492886239928859281997296897889496883958979684472919984316826398973827853859188798469"
 SEARCH_PLIES = (0, 15, 30, 45, 60, 75)  # the fixed position set: these plies of BENCH_GAME
 SEARCH_NODES = 1_000_000
+SEARCH_DEPTH = 11  # nodes to this depth on the same set: what a change of the search's efficiency saves
 PERFT_DEPTH = 7
 
 
@@ -26,7 +27,8 @@ def bench_game() -> Game:
 
 
 def run_bench(limit: Limit | None = None) -> dict[str, Any]:
-    """Perft nodes/s, search nodes/s on the fixed position set, and seconds to review BENCH_GAME."""
+    """Perft nodes/s, search nodes/s on the fixed position set and the nodes to SEARCH_DEPTH there (the
+    default search and the one with late-move reductions), and seconds to review BENCH_GAME."""
     limit = limit or default_limit()
     result = perft(Position.start(), PERFT_DEPTH)
     game = bench_game()
@@ -40,6 +42,18 @@ def run_bench(limit: Limit | None = None) -> dict[str, Any]:
         nodes += info.nodes
         seconds += info.seconds
 
+    depth_nodes = {}
+    for name, settings in (
+        ("default", EngineSettings()),
+        ("late_move_reductions", EngineSettings(late_move_reductions=3)),
+    ):
+        searcher = Engine(settings)
+        total = 0
+        for ply in SEARCH_PLIES:
+            total += searcher.analyse(game.positions[ply], Limit(depth=SEARCH_DEPTH)).nodes
+            searcher.new_game()
+        depth_nodes[name] = total
+
     started = time.perf_counter()
     review = review_game(game, engine, load_win_curve(), limit)
     review_seconds = time.perf_counter() - started
@@ -52,6 +66,7 @@ def run_bench(limit: Limit | None = None) -> dict[str, Any]:
             "seconds": round(seconds, 3),
             "nps": round(nodes / seconds),
         },
+        "depth_nodes": {"depth": SEARCH_DEPTH, **depth_nodes},
         "game": {
             "plies": game.plies,
             "limit": str(limit),

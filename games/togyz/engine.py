@@ -7,6 +7,10 @@ history of calls on an engine give the same answer on any machine. A time limit 
 
 The engine keeps its transposition table, killers and history between calls, as a chess engine does
 within one game; ``new_game()`` forgets them.
+
+A time limit counts searching only: the compiled kernels are loaded (or compiled, on the first run after
+an install) before the clock starts, so that a fresh process at ``--movetime 0.2`` searches as deep as a
+warm one instead of spending its budget in numba.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from .search import (
     NODE_LIMIT,
     NODES,
     QUIESCENCE,
+    REDUCTION,
     SELDEPTH,
     USE_ORDERING,
     USE_TT,
@@ -38,6 +43,36 @@ from .search import (
 
 DEFAULT_DEPTH = 12
 FORCED_BASE = 1000.0  # forced results as kumalak: +-(1000 - plies), beyond any kazan difference
+
+
+def load_search_kernels(weights: np.ndarray) -> None:
+    """Make the search's compiled kernels ready in this process (read from numba's cache, or compiled)
+    by one depth-1 search of the start position on throwaway tables: what a time limit must not pay for.
+
+    Nothing is done when they are ready already (numba lists the signatures it holds) or when numba is
+    disabled (``NUMBA_DISABLE_JIT=1``: plain Python, nothing to compile).
+    """
+    if getattr(search_root, "signatures", None) != []:
+        return
+    tables = Tables.allocate(tt_bits=1)
+    tables.stack[0] = board.start_state()
+    tables.stats[NODE_LIMIT] = np.iinfo(np.int64).max
+    moves = np.arange(board.PITS, dtype=np.int64)
+    count = len(moves)
+    search_root(
+        1,
+        1,
+        moves,
+        np.zeros(count, dtype=np.int64),
+        np.zeros(count, dtype=np.int64),
+        np.zeros((count, MAX_PLY + 1), dtype=np.int64),
+        np.zeros(count, dtype=np.int64),
+        tables.stack,
+        tables.tt,
+        tables.work,
+        weights,
+        board.KEY_WORDS,
+    )
 
 
 @dataclass(frozen=True)
@@ -110,6 +145,14 @@ class Score:
     def __neg__(self) -> Score:
         return Score(-self.value)
 
+    def before_the_move(self) -> Score:
+        """This score of the position after a move, as the player who made that move sees it: negated, and
+        a forced result one ply further away (a loss in 3 for the side to move is a win in 4 for the
+        player who moved into it)."""
+        if not self.is_forced:
+            return -self
+        return Score(-self.value + 1 if self.value > 0 else -self.value - 1)
+
     def __str__(self) -> str:
         plies = self.plies_to_result
         if plies is None:
@@ -160,7 +203,9 @@ class EngineSettings:
 
     ``weights``: evaluation weights (None: the packaged tuned ones). ``quiescence``: plies of capture-only
     search beyond the horizon. ``solve_stones``: with this many stones or fewer left on the board, a depth
-    limit is exceeded until the game is solved, within ``solve_nodes`` nodes.
+    limit is exceeded until the game is solved, within ``solve_nodes`` nodes. ``late_move_reductions``: 0
+    for none, else the index of the first move searched one ply shallower when it is quiet (see
+    ``search``; measured in BENCHMARKS.md, not yet the default).
     """
 
     weights: tuple[float, ...] | None = None
@@ -170,6 +215,7 @@ class EngineSettings:
     tt_bits: int = 20
     solve_stones: int = 16
     solve_nodes: int = 1_000_000
+    late_move_reductions: int = 0
 
     @classmethod
     def plain(cls) -> EngineSettings:
@@ -199,6 +245,7 @@ class Engine:
         work[GLOBAL, USE_TT] = int(self.settings.transposition_table)
         work[GLOBAL, USE_ORDERING] = int(self.settings.ordering)
         work[GLOBAL, QUIESCENCE] = self.settings.quiescence
+        work[GLOBAL, REDUCTION] = self.settings.late_move_reductions
         # The weights, then scratch space for the features (see evaluate).
         self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 
@@ -231,6 +278,8 @@ class Engine:
 
     def _iterate(self, position: Position, order: np.ndarray, limit: Limit, multipv: int) -> AnalysisInfo:
         """Iterative deepening over ``order`` until the limit, a proven result or a solved tree."""
+        if limit.time is not None:
+            load_search_kernels(self._weights)
         tables = self._tables
         stats = tables.stats
         stats[:] = 0

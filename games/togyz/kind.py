@@ -47,9 +47,13 @@ POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}  # what e
 
 @dataclass(frozen=True)
 class TogyzAnalyser:
-    """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``)."""
+    """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``).
+
+    ``one_search``: the played move valued by the next position's search where that compares (see
+    ``review_game``); not the default, kept to measure it (``taldau bench --marks --one-search``)."""
 
     curve: WinCurve
+    one_search: bool = False
 
     @property
     def scale(self) -> MarkScale:
@@ -83,7 +87,7 @@ class TogyzAnalyser:
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         engine, limit = Engine(), self.limit(options)
         games = [game for game in read_games(text.encode(), source) if game.valid]
-        return [review_game(game, engine, self.curve, limit) for game in games]
+        return [review_game(game, engine, self.curve, limit, self.one_search) for game in games]
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
         games = [game for game in read_games(text.encode(), source) if game.valid]

@@ -3,8 +3,23 @@ the kumalak lost and the winning chances before and after (through the win curve
 
 Scores and winning chances are stored from White's side; ``loss`` and plies to a forced result from the
 mover's side. Positions are analysed from the last to the first, so that the engine's table carries what it
-learnt about the end of the game back to its start. The marks and the players' figures are the batch's
-(``taldau.analysis.review``): a move's ``drop`` (the winning chances it gives away) is what they are set by.
+learnt about the end of the game back to its start.
+
+The move played, when it is not the engine's best, is searched on its own as a root move of the position,
+at the same limit. ``one_search`` (not the default) takes its value from the position it leads to instead,
+searched just before at the same limit and seen from the other side (``Score.before_the_move``), and
+searches it on its own only where that value does not compare with the best move's: at the last ply
+(nothing searched after it), when one search found a forced result or solved its tree and the other did
+not (a proof seen from one side only: the other side's value is a guess at the limit), and when the move
+brings the stones on the board down to where the engine solves endgames (``solve_stones``: the position
+after it searched to the end, the one before it to the limit). Measured with ``taldau bench --marks
+--one-search`` (BENCHMARKS.md): at depth 12 it saved only a tenth of the time (the played move's own search
+is cheap, probably because the table is warm from the position's search just before) and marked a few
+more ``?`` that a deeper reference does not (its value comes from one ply deeper than the other moves'),
+so it is not the default.
+
+The marks and the players' figures are the batch's (``taldau.analysis.review``): a move's ``drop`` (the
+winning chances it gives away) is what they are set by.
 """
 
 from __future__ import annotations
@@ -68,17 +83,45 @@ def _white(value: float, side: int) -> float:
     return value if side == 0 else -value
 
 
-def review_game(game: Game, engine: Engine, curve: WinCurve, limit: Limit) -> GameAnalysis:
-    """Every move of ``game`` judged: best move, both evaluations, loss, winning chances."""
+def _comparable(
+    before: AnalysisInfo, after: AnalysisInfo, position: Position, next_position: Position, engine: Engine
+) -> bool:
+    """Whether ``after`` (the search of ``next_position``, the position the move played leads to) values
+    the move played on the same footing as ``before`` values the best move (see the module docstring)."""
+    if before.solved != after.solved or before.score.is_forced != after.score.is_forced:
+        return False
+    solve = engine.settings.solve_stones
+    return (position.stones_on_board() <= solve) == (next_position.stones_on_board() <= solve)
+
+
+def review_game(
+    game: Game, engine: Engine, curve: WinCurve, limit: Limit, one_search: bool = False
+) -> GameAnalysis:
+    """Every move of ``game`` judged: best move, both evaluations, loss, winning chances.
+
+    ``one_search``: value a played move that is not the best by the search of the position after it, where
+    that compares (see the module docstring), instead of searching it on its own."""
     engine.new_game()
     decisions: list[Decision] = []
     moves = game.moves
+    searched_after: AnalysisInfo | None = None  # the search of the position after the move (ply + 1)
     for ply in reversed(range(len(moves))):
         position, move = game.positions[ply], moves[ply]
         side = int(position.turn)
         info = engine.analyse(position, limit)
-        played = info if move == info.best else engine.evaluate_move(position, move, limit)
-        best_score, played_score = info.score, played.score
+        if move == info.best:
+            played, played_score = info, info.score
+        elif (
+            one_search
+            and searched_after is not None
+            and _comparable(info, searched_after, position, game.positions[ply + 1], engine)
+        ):
+            played, played_score = info, searched_after.score.before_the_move()
+        else:
+            played = engine.evaluate_move(position, move, limit)
+            played_score = played.score
+        searched_after = info
+        best_score = info.score
         progress = position.progress()
         before = curve.chances(float(best_score), progress, best_score.plies_to_result)
         after = curve.chances(float(played_score), progress, played_score.plies_to_result)

@@ -8,8 +8,21 @@ plies) or its negation, and a draw by the rules is 0. The search runs one iterat
 counts references atomically for every array a function receives, and with a dozen arrays that counting
 took half of the search's time.
 
-Settings (``options``): transposition table on/off, ordering heuristics on/off, quiescence depth, and the
-evaluation weights, so that the plain alpha-beta baseline of ``taldau match`` runs through the same code.
+Repetition: the rules let a player claim a draw when a position comes back a third time (see the docs'
+"End of game"; the seed texts say nothing more). The engine assumes what a chess engine does: a position
+that repeats one earlier in the searched line, with the same player to move, is a draw (score 0), since the
+side that wants the draw can go round the cycle again and claim it; the other side must avoid it. A stone
+never leaves a kazan, so only positions with the same kazans (the same stones on the board) can repeat, and
+the search only looks back while the kazans are unchanged. The line starts at the searched position: the
+game's earlier positions are not known to the engine. Repetition scores enter the transposition table like
+any other (the usual trade of chess engines: a value that depended on the path can be reused on another).
+With them, solving an endgame whose lines go round in cycles finishes instead of deepening to MAX_PLY.
+
+Settings (``options``): transposition table on/off, ordering heuristics on/off, quiescence depth,
+late-move reductions, and the evaluation weights, so that the plain alpha-beta baseline of ``taldau match``
+runs through the same code. Late-move reductions (off unless asked for): a quiet move (not the table's
+move, no capture, no killer) ordered late, from the given index on, is first searched one ply shallower
+with a null window, and again at full depth only if it beats alpha there.
 """
 
 from __future__ import annotations
@@ -49,11 +62,14 @@ GAINS = 18  # 18: what each pit would capture (the mover's nine, then the oppone
 KILLERS = 36  # 2: quiet moves that refuted other moves at this ply
 PV_LENGTH = 38
 PV = 39  # MAX_PLY + 1: the principal variation from this ply
-WORK_COLUMNS = PV + MAX_PLY + 1
+KEY = PV + MAX_PLY + 1  # the position's key (its bits as int64), set when a repetition could follow
+KAZANS = KEY + 1  # both kazans together: they only grow, so a position repeats only at an equal total
+WORK_COLUMNS = KAZANS + 1
 # ... and one last row, GLOBAL, for the values of the whole search:
 GLOBAL = MAX_PLY + 1
 NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4  # statistics and the node limit
 USE_TT, USE_ORDERING, QUIESCENCE = 8, 9, 10  # options
+REDUCTION = 11  # late-move reductions: 0 none, else the index (from 0) of the first move reduced
 HISTORY = 12  # 18: history of quiet cutoffs by side and pit
 
 
@@ -137,6 +153,25 @@ def terminal_score(state: np.ndarray, ply: int) -> int:
     if mine == DRAW_KAZAN:
         return 0
     return -(WIN - ply)
+
+
+@njit(cache=True, inline="always")
+def _repeats(state, ply, work, keys):
+    """Whether ``stack[ply]`` repeats a position earlier in the line, same player to move (plies
+    ``ply - 2``, ``ply - 4``, ... back to the last change of the kazans); records its key and kazans in row
+    ``ply`` for the plies below."""
+    total = np.int64(state[KAZAN]) + np.int64(state[KAZAN + 1])
+    work[ply, KAZANS] = total
+    if ply < 2 or work[ply - 2, KAZANS] != total:
+        return False
+    key = np.int64(position_key(state, keys))
+    work[ply, KEY] = key
+    earlier = ply - 2
+    while earlier >= 0 and work[earlier, KAZANS] == total:
+        if work[earlier, KEY] == key:
+            return True
+        earlier -= 2
+    return False
 
 
 @njit(cache=True)
@@ -225,6 +260,9 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
     if decided != INF:
         work[GLOBAL, NODES] += 1
         return decided
+    if _repeats(state, ply, work, keys):
+        work[GLOBAL, NODES] += 1
+        return 0
     if depth <= 0 or ply >= MAX_PLY:
         return quiescence(ply, alpha, beta, work[GLOBAL, QUIESCENCE], stack, tt, work, weights, keys)
     work[GLOBAL, NODES] += 1
@@ -236,6 +274,7 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
 
     use_tt = work[GLOBAL, USE_TT] != 0
     key = position_key(state, keys)
+    work[ply, KEY] = np.int64(key)
     slot = np.int64(key & np.uint64(tt.shape[0] - 1))
     tt_move = -1
     if use_tt and tt[slot, 0] == key:
@@ -264,7 +303,13 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
         if index == 0:
             score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
         else:
-            score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+            late = work[GLOBAL, REDUCTION]
+            reduced = late > 0 and index >= late and depth >= 3 and work[ply, MOVE_SCORES + index] < (1 << 29)
+            score = alpha + 1
+            if reduced:
+                score = -negamax(ply + 1, depth - 2, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+            if score > alpha and not work[GLOBAL, ABORTED]:
+                score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
             if alpha < score < beta and not work[GLOBAL, ABORTED]:
                 score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
         if work[GLOBAL, ABORTED]:
@@ -316,6 +361,8 @@ def search_root(
     """
     state = stack[0]
     child = stack[1]
+    work[0, KEY] = np.int64(position_key(state, keys))
+    work[0, KAZANS] = np.int64(state[KAZAN]) + np.int64(state[KAZAN + 1])
     # Plain int64 arguments: one compiled specialisation of the recursive kernels (literal constants
     # would make numba compile, and cache, several).
     one, infinity = np.int64(1), np.int64(INF)

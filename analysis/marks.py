@@ -1,0 +1,200 @@
+"""How right the marks are (``taldau bench --marks``): a fixed sample of real games reviewed at the limit
+under test and again at a much deeper reference, and the marks compared decision by decision.
+
+For each mark (``?!``, ``?``, ``??``), *precision* is the share of the decisions the limit under test marks
+so that the reference marks so too, and *recall* the share of the decisions the reference marks so that the
+limit under test finds; both also "at least": ``?`` or worse, ``?!`` or worse, since calling a blunder a
+mistake is a smaller error than missing it. The losses (the game's unit, kumalak for Togyz) are compared
+by their correlation over the same decisions. Forced decisions are never marked and are left out.
+
+The sample is spread evenly over the archive's valid games (game ``i * n / count`` of ``n``), so that it is
+the same on every run and covers its whole span. Nothing here knows the game: it goes through the
+``GameKind`` and ``Analyser`` faces.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from statistics import StatisticsError, correlation
+from typing import Any
+
+from taldau.games.kind import Analyser, AnalysisOptions, GameAnalysis, GameKind
+
+from .review import MARKS, Thresholds, mark_of
+
+
+def spread_sample(items: Sequence[Any], count: int) -> list[Any]:
+    """``count`` items taken evenly over ``items`` (all of them when there are no more)."""
+    if count >= len(items):
+        return list(items)
+    return [items[index * len(items) // count] for index in range(count)]
+
+
+@dataclass(frozen=True)
+class MarkAgreement:
+    """One mark (or ``?`` or worse, ...): decisions the tested review and the reference give it, and both."""
+
+    mark: str
+    tested: int
+    reference: int
+    both: int
+
+    @property
+    def precision(self) -> float | None:
+        return self.both / self.tested if self.tested else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.both / self.reference if self.reference else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mark": self.mark,
+            "tested": self.tested,
+            "reference": self.reference,
+            "both": self.both,
+            "precision": _rounded(self.precision),
+            "recall": _rounded(self.recall),
+        }
+
+
+@dataclass(frozen=True)
+class MarksComparison:
+    """A tested review against the reference: decisions compared, those with the same mark (or none), each
+    mark's agreement exactly and at least, and the correlation of the losses (None if either is constant)."""
+
+    decisions: int
+    same: int
+    exact: tuple[MarkAgreement, ...]
+    at_least: tuple[MarkAgreement, ...]
+    loss_correlation: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "decisions": self.decisions,
+            "same_mark": self.same,
+            "marks": [agreement.to_json() for agreement in self.exact],
+            "at_least": [agreement.to_json() for agreement in self.at_least],
+            "loss_correlation": _rounded(self.loss_correlation),
+        }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def _severity(mark: str | None) -> int:
+    """0 for no mark, then 1, 2, 3 for ``?!``, ``?``, ``??``."""
+    return 0 if mark is None else MARKS.index(mark) + 1
+
+
+def compare_marks(
+    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], thresholds: Thresholds
+) -> MarksComparison:
+    """The marks of ``tested`` against those of ``reference`` (the same games, in the same order), both at
+    ``thresholds``, over the decisions that are not forced."""
+    pairs = []
+    for game, deep in zip(tested, reference, strict=True):
+        for decision, truth in zip(game.decisions, deep.decisions, strict=True):
+            if decision.ply != truth.ply or decision.played != truth.played:
+                raise ValueError(f"the reviews differ at ply {decision.ply}: not the same game")
+            if not decision.forced:
+                pairs.append((decision, truth))
+    severities = [
+        (_severity(mark_of(decision.drop, thresholds)), _severity(mark_of(truth.drop, thresholds)))
+        for decision, truth in pairs
+    ]
+    exact, at_least = [], []
+    for level, mark in enumerate(MARKS, start=1):
+        exact.append(
+            MarkAgreement(
+                mark,
+                sum(mine == level for mine, _ in severities),
+                sum(theirs == level for _, theirs in severities),
+                sum(mine == theirs == level for mine, theirs in severities),
+            )
+        )
+        at_least.append(
+            MarkAgreement(
+                f"{mark} or worse" if level < len(MARKS) else mark,
+                sum(mine >= level for mine, _ in severities),
+                sum(theirs >= level for _, theirs in severities),
+                sum(mine >= level and theirs >= level for mine, theirs in severities),
+            )
+        )
+    try:
+        losses = correlation([decision.loss for decision, _ in pairs], [truth.loss for _, truth in pairs])
+    except StatisticsError:  # fewer than two decisions, or a constant loss
+        losses = None
+    return MarksComparison(
+        len(pairs),
+        sum(mine == theirs for mine, theirs in severities),
+        tuple(exact),
+        tuple(at_least),
+        losses,
+    )
+
+
+@dataclass(frozen=True)
+class ReviewedSample:
+    """The sample reviewed once: its analyses, in the sample's order, and the seconds the reviews took."""
+
+    analyses: tuple[GameAnalysis, ...]
+    seconds: float
+
+
+def review_sample(
+    kind: GameKind[Any], analyser: Analyser, games: Sequence[Any], options: AnalysisOptions
+) -> ReviewedSample:
+    """Every game of ``games`` (one task each) reviewed by ``analyser`` at ``options``."""
+    analyses: list[GameAnalysis] = []
+    started = time.perf_counter()
+    for game in games:
+        (analysis,) = analyser.review(kind.task_text([game]), "marks-bench", options)
+        analyses.append(analysis)
+    return ReviewedSample(tuple(analyses), time.perf_counter() - started)
+
+
+def run_marks_bench(
+    kind: GameKind[Any],
+    games: Sequence[Any],
+    tested: Mapping[str, tuple[Analyser, AnalysisOptions]],
+    reference: tuple[Analyser, AnalysisOptions],
+    thresholds: Thresholds,
+) -> dict[str, Any]:
+    """Review ``games`` with the reference and with each tested analyser (by name), and compare: seconds,
+    each tested review against the reference, and the first tested review against the others (how many
+    marks change between them)."""
+    analyser, options = reference
+    analyser.warm()
+    deep = review_sample(kind, analyser, games, options)
+    reviews: dict[str, ReviewedSample] = {}
+    for name, (tested_analyser, tested_options) in tested.items():
+        reviews[name] = review_sample(kind, tested_analyser, games, tested_options)
+    decisions = sum(len(analysis.decisions) for analysis in deep.analyses)
+    report: dict[str, Any] = {
+        "games": len(games),
+        "decisions": decisions,
+        "reference": {"options": _options(options), "seconds": round(deep.seconds, 1)},
+    }
+    first = next(iter(reviews), None)
+    for name, sample in reviews.items():
+        entry: dict[str, Any] = {
+            "options": _options(tested[name][1]),
+            "seconds": round(sample.seconds, 1),
+            "against_reference": compare_marks(sample.analyses, deep.analyses, thresholds).to_json(),
+        }
+        if first is not None and name != first:
+            entry[f"against_{first}"] = compare_marks(
+                sample.analyses, reviews[first].analyses, thresholds
+            ).to_json()
+            entry[f"seconds_ratio_to_{first}"] = round(sample.seconds / max(reviews[first].seconds, 1e-9), 2)
+        report[name] = entry
+    return report
+
+
+def _options(options: AnalysisOptions) -> dict[str, Any]:
+    given = {name: value for name, value in asdict(options).items() if value is not None}
+    return given or {"default": True}

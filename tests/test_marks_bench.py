@@ -1,0 +1,73 @@
+"""``taldau bench --marks``: the sample spread over an archive, and the marks' precision and recall counted
+right on hand-made drops."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from click.testing import CliRunner
+from taldau.analysis.marks import compare_marks, spread_sample
+from taldau.cli.main import main
+from taldau.games.kind import GameAnalysis
+from taldau.games.togyz import read_games
+from taldau.games.togyz.chances import load_win_curve
+from taldau.games.togyz.engine import Engine, Limit
+from taldau.games.togyz.kind import SCALE
+from taldau.games.togyz.review import review_game
+
+
+def test_the_sample_is_spread_evenly() -> None:
+    assert spread_sample(list(range(10)), 3) == [0, 3, 6]
+    assert spread_sample(list(range(10)), 5) == [0, 2, 4, 6, 8]
+    assert spread_sample([1, 2], 5) == [1, 2]
+
+
+def _with_drops(analysis: GameAnalysis, drops: list[float], losses: list[float]) -> GameAnalysis:
+    rows = [
+        replace(decision, drop=drop, loss=loss, forced=False)
+        for decision, drop, loss in zip(analysis.decisions, drops, losses, strict=True)
+    ]
+    return GameAnalysis(tuple(rows))
+
+
+def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
+    game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[5]
+    analysis = review_game(game, Engine(), load_win_curve(), Limit(depth=1))
+    plies = len(analysis.decisions)
+    # Thresholds 0.1 / 0.2 / 0.3. The reference: ?? at plies 0 and 1, ? at 2, ?! at 3, nothing else.
+    # The tested review: ?? at 0, ? at 1 (a blunder called a mistake), ?! at 2, ?? at 4 (a false alarm).
+    reference = [0.5, 0.4, 0.25, 0.15] + [0.0] * (plies - 4)
+    tested = [0.6, 0.25, 0.12, 0.0, 0.35] + [0.0] * (plies - 5)
+    comparison = compare_marks(
+        [_with_drops(analysis, tested, [drop * 10 for drop in tested])],
+        [_with_drops(analysis, reference, [drop * 10 for drop in reference])],
+        SCALE.thresholds,
+    )
+    assert comparison.decisions == plies and comparison.same == plies - 4  # plies 1, 2, 3, 4 differ
+    exact = {agreement.mark: agreement for agreement in comparison.exact}
+    assert (exact["??"].tested, exact["??"].reference, exact["??"].both) == (2, 2, 1)
+    assert exact["??"].precision == exact["??"].recall == 0.5
+    assert (exact["?"].tested, exact["?"].reference, exact["?"].both) == (1, 1, 0)
+    assert (exact["?!"].tested, exact["?!"].reference, exact["?!"].both) == (1, 1, 0)
+    at_least = {agreement.mark: agreement for agreement in comparison.at_least}
+    # ? or worse: tested at 0, 1, 4; reference at 0, 1, 2: two in common.
+    assert (at_least["? or worse"].tested, at_least["? or worse"].reference) == (3, 3)
+    assert at_least["? or worse"].both == 2
+    # ?! or worse: tested 0, 1, 2, 4; reference 0, 1, 2, 3: three in common.
+    assert at_least["?! or worse"].precision == at_least["?! or worse"].recall == 0.75
+    assert comparison.loss_correlation is not None and 0 < comparison.loss_correlation < 1
+
+
+def test_bench_marks_json(togyz_examples: Path) -> None:
+    archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
+    arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    result = CliRunner().invoke(main, [*arguments, archive, "--one-search", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["games"] == 2 and report["reference"]["options"] == {"depth": 3}
+    default = report["default"]["against_reference"]
+    assert default["decisions"] <= report["decisions"] and 0 <= default["same_mark"] <= default["decisions"]
+    assert [agreement["mark"] for agreement in default["marks"]] == ["?!", "?", "??"]
+    assert "against_default" in report["one_search"]
