@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
@@ -423,6 +424,17 @@ def annotate(
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
 )
+@click.option(
+    "--archive",
+    type=click.Path(exists=True, path_type=Path),
+    help="With --service: the records to analyse (default: 40 bundled Togyz games at depth 8).",
+)
+@click.option(
+    "--runs",
+    default="local_1,local_2,celery_2",
+    show_default=True,
+    help="With --service: the executors to time, local_N or celery_N (N processes), comma-separated.",
+)
 @click.option("--soak", is_flag=True, help="Push random games through Celery under chaos; check the Parquet.")
 @click.option(
     "--games",
@@ -454,6 +466,8 @@ def bench(
     movetime: float | None,
     service: bool,
     broker: str | None,
+    archive: Path | None,
+    runs: str,
     soak: bool,
     soak_games: int,
     keep: str | None,
@@ -477,6 +491,34 @@ def bench(
         soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
+    if service:
+        from taldau.workers.bench import ServiceBench, check_runs, run_service_bench
+
+        if archive is None and game != "togyz":
+            raise click.UsageError(f"--service --game {game} needs --archive")
+        try:
+            chosen = check_runs(runs.split(","))
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+        report = run_service_bench(ServiceBench(game, archive, depth, chosen, broker))
+        if as_json:
+            click.echo(json.dumps(report))
+            return
+        for name in chosen:
+            run = report[name]
+            click.echo(
+                f"{name}: {_count(run['tasks'], 'task')}, {_count(run['games'], 'game')}, "
+                f"{run['decisions']:,} decisions in {run['seconds']} s: {run['games_per_second']} games/s, "
+                f"{run['decisions_per_second']:,} decisions/s"
+            )
+        if report["speedup_local_2"] is not None:
+            click.echo(f"two local processes: {report['speedup_local_2']}x one ({report['limit']})")
+        if report["celery_vs_local_2"] is not None:
+            click.echo(
+                f"Celery with two workers: {report['celery_vs_local_2']}x two local processes "
+                f"({report['limit']})"
+            )
+        return
     if game == "backgammon":
         result = run_backgammon_bench()
         engine_report = _backgammon_engine_report(engine or "own", decisions)
@@ -496,23 +538,6 @@ def bench(
             )
         for line in _engine_bench_lines(engine_report):
             click.echo(line)
-        return
-    if service:
-        from taldau.workers.bench import run_service_bench
-
-        report = run_service_bench(broker)
-        if as_json:
-            click.echo(json.dumps(report))
-            return
-        for name in ("local_1", "local_2", "celery_2"):
-            run = report[name]
-            click.echo(
-                f"{name}: {run['games']} games in {run['seconds']} s, {run['games_per_second']} games/s"
-            )
-        click.echo(
-            f"two local processes: {report['speedup_local_2']}x one; "
-            f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
-        )
         return
     report = run_bench(_limit(depth, nodes, movetime, default_limit()))
     if as_json:
