@@ -420,7 +420,7 @@ def annotate(
 @main.command()
 @click.option("--game", type=click.Choice(BENCH_GAMES), default="togyz", show_default=True)
 @_limit_options
-@click.option("--service", is_flag=True, help="Measure the batch service: local pool and Celery, games/s.")
+@click.option("--service", is_flag=True, help="Time the batch analysis: local pools and Celery.")
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
 )
@@ -476,16 +476,15 @@ def bench(
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
-    with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
+    with --service, the batch analysis of --archive at --depth (default: 40 bundled Togyz games at depth 8)
+    timed on each executor of --runs (decisions/s and the ratios between them); with
     --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
     restarted, checked against a local run (exit 1 if a check fails).
-    With --game backgammon: full-turn legal play sets generated per second on a fixed position set, then the
-    evaluator's (--engine, own by default) 0-ply evaluations per second and engine.analyse's decisions per
-    second at 0 and 2 plies on real decisions, beside gnubg's best_move at 0, 1 and 2 plies and how often
-    both pick the same play (with gnubg-nn installed)."""
+    With --game backgammon (no --service): full-turn legal play sets generated per second on a fixed
+    position set, then the evaluator's (--engine, own by default) 0-ply evaluations per second and
+    engine.analyse's decisions per second at 0 and 2 plies on real decisions, beside gnubg's best_move at
+    0, 1 and 2 plies and how often both pick the same play (with gnubg-nn installed)."""
     if soak:
-        from pathlib import Path
-
         from taldau.workers.soak import SoakSettings, run_soak
 
         soak_report = run_soak(SoakSettings(games=soak_games, depth=depth or 1), Path(keep) if keep else None)
@@ -583,8 +582,6 @@ def _engine_bench_lines(report) -> list[str]:
 def _backgammon_engine_report(engine: str, decisions: int):
     """``run_engine_bench`` of ``engine`` on decisions of the real matches in ../shared/data, or of the
     bundled examples when those are absent."""
-    from pathlib import Path
-
     from taldau.games.backgammon.bench import real_decisions, run_engine_bench
 
     folder = Path("../shared/data/backgammon/bglab")
