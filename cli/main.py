@@ -13,12 +13,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book, book_option, book_player
+from taldau.cli.marks import ARCHIVE as MARKS_ARCHIVE
 from taldau.cli.marks import marks_bench, marks_options
 from taldau.cli.report import report, write_svg
 from taldau.games.backgammon import parse_dice
@@ -424,9 +426,21 @@ def annotate(
 @main.command()
 @click.option("--game", type=click.Choice(BENCH_GAMES), default="togyz", show_default=True)
 @_limit_options
-@click.option("--service", is_flag=True, help="Measure the batch service: local pool and Celery, games/s.")
+@click.option("--service", is_flag=True, help="Time the batch analysis: local pools and Celery.")
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
+)
+@click.option(
+    "--archive",
+    type=click.Path(exists=True, path_type=Path),
+    help="With --service: the records to analyse (default: 40 bundled Togyz games at depth 8); with --marks: "
+    "the real games to sample (default: ../shared/data/togyz/playok-2024-2025.pgn).",
+)
+@click.option(
+    "--runs",
+    default="local_1,local_2,celery_2",
+    show_default=True,
+    help="With --service: the executors to time, local_N or celery_N (N processes), comma-separated.",
 )
 @click.option("--soak", is_flag=True, help="Push random games through Celery under chaos; check the Parquet.")
 @click.option(
@@ -465,6 +479,8 @@ def bench(
     movetime: float | None,
     service: bool,
     broker: str | None,
+    archive: Path | None,
+    runs: str,
     soak: bool,
     soak_games: int | None,
     keep: str | None,
@@ -473,21 +489,19 @@ def bench(
     matches: int | None,
     marks: bool,
     reference_depth: int,
-    archive: str,
     one_search: bool,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
-    with --service, the games/s of the batch analysis on one and two local processes and on Celery; with
+    with --service, the batch analysis of --archive at --depth (default: 40 bundled Togyz games at depth 8)
+    timed on each executor of --runs (decisions/s and the ratios between them); with
     --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
     restarted, checked against a local run (exit 1 if a check fails).
-    With --game backgammon: full-turn legal play sets generated per second on a fixed position set, then the
-    evaluator's (--engine, own by default) 0-ply evaluations per second and engine.analyse's decisions per
-    second at 0 and 2 plies on real decisions, beside gnubg's best_move at 0, 1 and 2 plies and how often
-    both pick the same play (with gnubg-nn installed)."""
+    With --game backgammon (no --service): full-turn legal play sets generated per second on a fixed
+    position set, then the evaluator's (--engine, own by default) 0-ply evaluations per second and
+    engine.analyse's decisions per second at 0 and 2 plies on real decisions, beside gnubg's best_move at
+    0, 1 and 2 plies and how often both pick the same play (with gnubg-nn installed)."""
     if soak:
-        from pathlib import Path
-
         from taldau.workers.soak import SoakSettings, run_soak
 
         soak_report = run_soak(
@@ -497,10 +511,39 @@ def bench(
         sys.exit(0 if soak_report["passed"] else 1)
     if marks:
         options = AnalysisOptions(depth, nodes, movetime)
-        marks_bench(game, options, soak_games, reference_depth, archive, one_search, as_json)
+        sample = MARKS_ARCHIVE if archive is None else str(archive)
+        marks_bench(game, options, soak_games, reference_depth, sample, one_search, as_json)
         return
     if game == "backgammon" and matches is not None:
         _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)
+        return
+    if service:
+        from taldau.workers.bench import ServiceBench, check_runs, run_service_bench
+
+        if archive is None and game != "togyz":
+            raise click.UsageError(f"--service --game {game} needs --archive")
+        try:
+            chosen = check_runs(runs.split(","))
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+        report = run_service_bench(ServiceBench(game, archive, depth, chosen, broker))
+        if as_json:
+            click.echo(json.dumps(report))
+            return
+        for name in chosen:
+            run = report[name]
+            click.echo(
+                f"{name}: {_count(run['tasks'], 'task')}, {_count(run['games'], 'game')}, "
+                f"{run['decisions']:,} decisions in {run['seconds']} s: {run['games_per_second']} games/s, "
+                f"{run['decisions_per_second']:,} decisions/s"
+            )
+        if report["speedup_local_2"] is not None:
+            click.echo(f"two local processes: {report['speedup_local_2']}x one ({report['limit']})")
+        if report["celery_vs_local_2"] is not None:
+            click.echo(
+                f"Celery with two workers: {report['celery_vs_local_2']}x two local processes "
+                f"({report['limit']})"
+            )
         return
     if game == "backgammon":
         result = run_backgammon_bench()
@@ -521,23 +564,6 @@ def bench(
             )
         for line in _engine_bench_lines(engine_report):
             click.echo(line)
-        return
-    if service:
-        from taldau.workers.bench import run_service_bench
-
-        report = run_service_bench(broker)
-        if as_json:
-            click.echo(json.dumps(report))
-            return
-        for name in ("local_1", "local_2", "celery_2"):
-            run = report[name]
-            click.echo(
-                f"{name}: {run['games']} games in {run['seconds']} s, {run['games_per_second']} games/s"
-            )
-        click.echo(
-            f"two local processes: {report['speedup_local_2']}x one; "
-            f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
-        )
         return
     report = run_bench(_limit(depth, nodes, movetime, default_limit()))
     if as_json:
@@ -623,8 +649,6 @@ def _backgammon_against_gnubg(matches: int, plies: int, as_json: bool) -> None:
 def _backgammon_engine_report(engine: str, decisions: int):
     """``run_engine_bench`` of ``engine`` on decisions of the real matches in ../shared/data, or of the
     bundled examples when those are absent."""
-    from pathlib import Path
-
     from taldau.games.backgammon.bench import real_decisions, run_engine_bench
 
     folder = Path("../shared/data/backgammon/bglab")

@@ -19,7 +19,7 @@ SAMPLE = 30
 
 
 def marks_options(function):
-    """--marks, --reference-depth, --archive, --one-search."""
+    """--marks, --reference-depth, --one-search (the games: the bench's --archive, else ARCHIVE)."""
     for option in reversed(
         (
             click.option("--marks", is_flag=True, help="Measure the marks against a deeper reference."),
@@ -29,13 +29,6 @@ def marks_options(function):
                 default=18,
                 show_default=True,
                 help="With --marks: the reference's depth.",
-            ),
-            click.option(
-                "--archive",
-                type=click.Path(exists=True, dir_okay=False),
-                default=ARCHIVE,
-                show_default=True,
-                help="With --marks: the real games to sample.",
             ),
             click.option(
                 "--one-search",

@@ -1,68 +1,171 @@
-"""``taldau bench --service``: the same 40 real games at a small fixed limit, analysed with one local process,
-two local processes, and Celery with two worker processes; games per second for each."""
+"""``taldau bench --service``: one archive analysed at one limit by several executors, timed: one local
+process (``local_1``), two local processes (``local_2``), Celery with one real ``taldau worker`` of two
+processes on a private Redis (``celery_2``); ``local_N`` and ``celery_N`` for other counts.
+
+For each executor: the wall time, the tasks (a Togyz game, a backgammon match), the games, the decisions
+(the plies the manifest counts: Togyz moves; backgammon checker plays, cube and take decisions) and the
+decisions per second; then the ratios two local processes : one, and Celery : local at the same number
+of processes. Without an archive, the 40 real Togyz games bundled with taldau at depth 8.
+"""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from taldau.analysis.batch import BatchSettings
+from taldau.analysis.batch import BatchSettings, GameTask, plan
 
 from .private_redis import PrivateRedis
-from .run import local_executor, run_analysis
+from .run import Executor, Progress, local_executor, run_analysis
 
-SERVICE_DEPTH = 8
+SERVICE_DEPTH = 8  # the limit of the bundled Togyz games
+RUNS = ("local_1", "local_2", "celery_2")
+WORKER_START = 600.0  # seconds a new worker may take to load the engines before it answers
+_RUN = re.compile(r"(local|celery)_([1-9][0-9]*)")
 
 
-def _timed_run(archive: Path, out: Path, executor: Any, settings: BatchSettings) -> dict[str, Any]:
+def check_runs(runs: Sequence[str]) -> tuple[str, ...]:
+    """The executors named ``local_N`` or ``celery_N`` (N processes), in order; ValueError otherwise."""
+    for name in runs:
+        if _RUN.fullmatch(name) is None:
+            raise ValueError(f"unknown run {name!r}: give local_N or celery_N (N processes), e.g. local_2")
+    if len(set(runs)) != len(runs) or not runs:
+        raise ValueError(f"give each run once, at least one: {', '.join(runs)}")
+    return tuple(runs)
+
+
+@dataclass(frozen=True)
+class ServiceBench:
+    """What to time: the ``game`` of the ``archive`` (a record file or a folder; None: the bundled 40
+    Togyz games), analysed at ``depth`` (plies; None: depth 8 for the bundled games, else the analyser's
+    default) by each executor of ``runs``; Celery on ``broker`` (None: a private Redis on a free port)."""
+
+    game: str = "togyz"
+    archive: Path | None = None
+    depth: int | None = None
+    runs: tuple[str, ...] = RUNS
+    broker: str | None = None
+
+    def settings(self) -> BatchSettings:
+        depth = SERVICE_DEPTH if self.archive is None and self.depth is None else self.depth
+        return BatchSettings(game=self.game, depth=depth)
+
+
+def _timed_run(archive: Path, out: Path, executor: Executor, settings: BatchSettings) -> dict[str, Any]:
+    """One run of the whole archive into a fresh ``out``: time and what the manifest counts."""
+    state = Progress()
+
+    def seen(progress: Progress) -> None:
+        nonlocal state
+        state = progress
+
     started = time.perf_counter()
-    manifest = run_analysis([archive], out, settings, executor, resume=False)
+    manifest = run_analysis([archive], out, settings, executor, resume=False, progress=seen)
     seconds = time.perf_counter() - started
-    games = manifest["counts"]["ok"]
-    return {"games": games, "seconds": round(seconds, 2), "games_per_second": round(games / seconds, 3)}
+    counts = manifest["counts"]
+    return {
+        "seconds": round(seconds, 2),
+        "tasks": state.total,
+        "games": counts["ok"],
+        "failed": counts["failed"],
+        "invalid": counts["invalid"],
+        "decisions": counts["plies"],
+        "games_per_second": round(counts["ok"] / seconds, 3),
+        "decisions_per_second": round(counts["plies"] / seconds, 1),
+    }
 
 
-def run_service_bench(broker: str | None = None, depth: int = SERVICE_DEPTH) -> dict[str, Any]:
-    """Games/s with ``--jobs 1``, ``--jobs 2`` and Celery with two worker processes (a private Redis on a free
-    port unless ``broker`` is given)."""
-    from .celery_app import celery_executor
+def _warm_file(archive: Path, settings: BatchSettings) -> Path:
+    """The record file of the archive's first task (the archive itself when it is one file or the task
+    comes from inside a zip or tar): analysed once by each executor before timing."""
+    first = next((item for item in plan([archive], settings) if isinstance(item, GameTask)), None)
+    if first is not None and Path(first.source).is_file():
+        return Path(first.source)
+    return archive
 
-    settings = BatchSettings(depth=depth)
-    archive_text = resources.files("taldau.games.togyz").joinpath("bench-games.pgn").read_bytes()
-    report: dict[str, Any] = {"limit": f"depth {depth}"}
+
+def _celery_run(
+    url: str,
+    processes: int,
+    archive: Path,
+    warm: tuple[Path, BatchSettings],
+    root: Path,
+    settings: BatchSettings,
+) -> dict[str, Any]:
+    """A real ``taldau worker --concurrency processes`` on ``url`` (it loads the engines before taking
+    tasks), warmed with one run of ``warm``, then the timed run."""
+    from .celery_app import ServiceSettings, celery_executor
+
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    worker = subprocess.Popen(
+        [taldau, "worker", "--broker", url, "--concurrency", str(processes), "--loglevel", "WARNING"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # The warm run waits for the worker to load its engines (minutes on a loaded machine).
+        starting = celery_executor(url, ServiceSettings(wait_for_workers=WORKER_START))
+        _timed_run(warm[0], root / f"celery-{processes}-warm", starting, warm[1])
+        return _timed_run(archive, root / f"celery-{processes}", celery_executor(url), settings)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+
+
+def _ratio(report: dict[str, Any], faster: str, slower: str) -> float | None:
+    """Decisions per second of run ``faster`` over those of run ``slower`` (None unless both ran)."""
+    if faster not in report or slower not in report:
+        return None
+    return round(report[faster]["decisions_per_second"] / report[slower]["decisions_per_second"], 3)
+
+
+def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
+    """Each executor of ``bench.runs`` timed on the whole archive, after the kernels are warmed: the
+    analyser's ``warm`` in this process (the local pools fork from it), and one run of the archive's first
+    record file at depth 1 or less by each executor. Ratios: ``speedup_local_2`` (two local processes
+    over one), ``celery_vs_local_2`` (Celery with two worker processes over two local processes)."""
+    settings = bench.settings()
+    runs = check_runs(bench.runs)
+    report: dict[str, Any] = {"game": bench.game, "limit": str(settings.limit())}
     with tempfile.TemporaryDirectory(prefix="taldau-bench-") as folder:
         root = Path(folder)
-        archive = root / "bench-games.pgn"
-        archive.write_bytes(archive_text)
+        if bench.archive is None:
+            archive = root / "bench-games.pgn"
+            archive.write_bytes(
+                resources.files("taldau.games.togyz").joinpath("bench-games.pgn").read_bytes()
+            )
+        else:
+            archive = bench.archive.absolute()
+        report["archive"] = "bundled Togyz bench-games.pgn" if bench.archive is None else str(bench.archive)
         # Warm the compiled kernels so that no run pays for loading them first.
-        _timed_run(archive, root / "warm", local_executor(2), BatchSettings(depth=1))
-        report["local_1"] = _timed_run(archive, root / "local-1", local_executor(1), settings)
-        report["local_2"] = _timed_run(archive, root / "local-2", local_executor(2), settings)
-        server = PrivateRedis(root / "redis") if broker is None else None
-        url = server.url if server is not None else str(broker)
-        taldau = str(Path(sys.executable).with_name("taldau"))
-        worker = subprocess.Popen(
-            [taldau, "worker", "--broker", url, "--concurrency", "2", "--loglevel", "WARNING"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        settings.analyser.warm()
+        warm = (
+            _warm_file(archive, settings),
+            replace(settings, depth=1 if settings.depth is None else min(settings.depth, 1)),
         )
+        server = None
         try:
-            _timed_run(archive, root / "celery-warm", celery_executor(url), BatchSettings(depth=1))
-            report["celery_2"] = _timed_run(archive, root / "celery-2", celery_executor(url), settings)
+            for name in runs:
+                kind, processes = name.split("_")
+                if kind == "local":
+                    _timed_run(warm[0], root / f"{name}-warm", local_executor(int(processes)), warm[1])
+                    report[name] = _timed_run(archive, root / name, local_executor(int(processes)), settings)
+                    continue
+                if bench.broker is None and server is None:
+                    server = PrivateRedis(root / "redis")
+                url = server.url if server is not None else str(bench.broker)
+                report[name] = _celery_run(url, int(processes), archive, warm, root, settings)
         finally:
-            worker.terminate()
-            worker.wait(timeout=60)
             if server is not None:
                 server.stop()
-    report["speedup_local_2"] = round(
-        report["local_2"]["games_per_second"] / report["local_1"]["games_per_second"], 2
-    )
-    report["celery_vs_local_2"] = round(
-        report["celery_2"]["games_per_second"] / report["local_2"]["games_per_second"], 3
-    )
+    report["speedup_local_2"] = _ratio(report, "local_2", "local_1")
+    report["celery_vs_local_2"] = _ratio(report, "celery_2", "local_2")
     return report
