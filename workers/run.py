@@ -8,6 +8,8 @@ runs another engine)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import socket
 import time
 import traceback
@@ -104,10 +106,19 @@ def _report(task: GameTask, key: str, status: str, plies: int, outcome: str, pro
 
 def store_failure(task: dict[str, Any], spec: RunSpec, message: str) -> dict[str, Any]:
     """Store ``failed`` rows for a task whose analysis could not be run."""
-    batch = BatchSettings.from_json(spec.settings)
+    batch = _settings(json.dumps(spec.settings, sort_keys=True))
     game = GameTask.from_json(task)
     ResultStore(spec.out, batch.key).write(game.id, None, failed_rows(game, batch, message))
     return _report(game, batch.key, Status.FAILED, 0, "stored")
+
+
+@functools.lru_cache(maxsize=8)
+def _settings(text: str) -> BatchSettings:
+    """A run's settings (JSON ``text``), made once per process and run: making them loads the game's engine
+    and digests its weights into the settings key, half a second for backgammon's nets and bear-off
+    database, which every task of a run would otherwise pay again. A memo of immutable values: the
+    settings, and the engine a process has loaded."""
+    return BatchSettings.from_json(json.loads(text))
 
 
 def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
@@ -115,7 +126,7 @@ def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
     ``failed`` rows. Nothing is written (and the report says why) when this process computes another
     settings key than the client or does not see the output folder; a task already stored is not
     analysed again unless ``spec.redo``."""
-    batch = BatchSettings.from_json(spec.settings)
+    batch = _settings(json.dumps(spec.settings, sort_keys=True))
     game = GameTask.from_json(task)
     store = ResultStore(spec.out, batch.key)
     if batch.key != spec.key:
