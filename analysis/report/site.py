@@ -21,7 +21,7 @@ from taldau.games.kind import GameKind
 from taldau.games.registry import game_kind
 
 from .book import BookView
-from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, read_archive
+from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, ReportError, read_archive
 from .graph import evaluation_graph
 
 STATIC = Path(__file__).with_name("static")
