@@ -23,14 +23,21 @@ from taldau.games.registry import game_kind
     help="Only the games whose players, event, site, date, round, record file or game id contain TEXT "
     "(any case).",
 )
-def report(folder: str, out: str, query: str | None) -> None:
+@click.option(
+    "--book",
+    type=click.Path(exists=True, file_okay=False),
+    help="An opening book (`taldau book build`): the move lists say how each opening move stands in it.",
+)
+def report(folder: str, out: str, query: str | None, book: str | None) -> None:
     """Write an HTML report of the analysis in FOLDER (the --out of `taldau analyze`) into OUT:
     index.html (settings, mark counts, a sortable players table, the games, the worst blunders) and one
     page per game (evaluation graph, moves with marks, a board diagram of every mistake and blunder). It
-    opens from disk, with no server and no network."""
+    opens from disk, with no server and no network. With --book, each move of the book's first plies
+    shows the games in which it was played in that position, its score and whether it is the book's most
+    played move there."""
     started = time.perf_counter()
     try:
-        summary = write_report(folder, out, query)
+        summary = write_report(folder, out, query, book=book)
     except ReportError as error:
         raise click.UsageError(str(error)) from None
     seconds = time.perf_counter() - started

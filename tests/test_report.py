@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from click.testing import CliRunner
+from taldau.analysis.book import Book, BookSettings, build_book
+from taldau.analysis.book.query import entries, position_key
 from taldau.cli.main import main
 
 
@@ -103,6 +105,36 @@ def test_every_mistake_and_blunder_has_its_diagram(
             marked = [m["ply"] for m in moves if m["game_id"] == page.stem and m["mark"] in ("?", "??")]
             assert drawn == marked
             assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="board') == len(marked)
+
+
+def test_book_column_shows_each_opening_moves_games_in_the_book(
+    analysed_examples: dict[str, Path], togyz_examples: Path, tmp_path: Path
+) -> None:
+    folder = analysed_examples["togyz"]
+    build_book([togyz_examples / "playok-2024-2025-sample.pgn"], tmp_path / "book", BookSettings())
+    book = Book(tmp_path / "book")
+    index = report(folder, tmp_path / "out", "--book", str(tmp_path / "book"))
+    assert f"<dt>Opening book</dt><dd>{tmp_path / 'book'} (togyz, first 30 moves, 7 games)" in index
+    moves = pq.read_table(folder / "moves", columns=["game_id", "ply", "fen", "move"]).to_pylist()
+    by_game = {
+        m["game_id"]: sorted((n for n in moves if n["game_id"] == m["game_id"]), key=lambda n: n["ply"])
+        for m in moves
+    }
+    assert len(by_game) == 7
+    for game_id, played in by_game.items():
+        rows = tables((tmp_path / "out" / "games" / f"{game_id}.html").read_text(encoding="utf-8"))["moves"]
+        assert rows[0][-1] == "Book"
+        for move, row in zip(played[:4], rows[1:5], strict=True):
+            # counted by hand from the moves table: the games that made this move in this position
+            same = [p for p in by_game.values() if p[move["ply"]]["fen"] == move["fen"]]
+            games = sum(p[move["ply"]]["move"] == move["move"] for p in same)
+            [entry] = entries(book, position_key(book, move["fen"]))
+            [known] = [m for m in entry.moves if m.move == move["move"]]
+            assert (known.games, entry.games) == (games, len(same))
+            assert row[-1].startswith(f"{games} of {len(same)}, {100 * known.score:.0f}%")
+            most = max(sum(p[move["ply"]]["move"] == m.move for p in same) for m in entry.moves)
+            assert row[-1].endswith("★") == (games == most)
+        assert rows[1][-1].startswith(tuple(f"{n} of 7, " for n in range(1, 8)))  # every game starts there
 
 
 def test_a_folder_that_is_no_analysis_is_refused_by_name(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from taldau.games.kind import GameKind
 from taldau.games.registry import game_kind
 
-from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, read_archive
+from .book import BookView
+from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, ReportError, read_archive
 from .graph import evaluation_graph
 
 STATIC = Path(__file__).with_name("static")
@@ -94,12 +95,20 @@ def write_report(
     out: str | Path,
     query: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    book: str | Path | None = None,
 ) -> ReportSummary:
     """The report of the analysis in ``folder`` written into ``out`` (created; pages of an earlier report
     there are replaced), only for the games that match ``query`` when given (see ``Game.matches``).
-    ``progress(done, total)`` is told after each game page. Raises ``ReportError`` for a folder that is not
-    an analysis' output."""
+    ``progress(done, total)`` is told after each game page. With ``book`` (an opening book's folder), each
+    game page's move list says how every move of the book's plies stands in it (see ``BookView``). Raises
+    ``ReportError`` for a folder that is not an analysis' output or a book that cannot be opened."""
     archive = read_archive(folder, query)
+    opened = None
+    if book is not None:
+        try:
+            opened = BookView.open(book)
+        except ValueError as error:
+            raise ReportError(f"--book {book}: {error}") from None
     out = Path(out)
     (out / "games").mkdir(parents=True, exist_ok=True)
     for stale in (out / "games").glob("*.html"):  # an earlier report's pages: its games may be others
@@ -113,6 +122,7 @@ def write_report(
         "query": query,
         "version": version("taldau"),
         "made": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "book": opened,
     }
     analysed = archive.analysed
     page = environment.get_template("game.html")
@@ -125,6 +135,7 @@ def write_report(
             game=game,
             graph=evaluation_graph(game.moves, game.players),
             diagrams=drawn,
+            in_book=opened.moves(game.moves) if opened and opened.game == game.game else {},
             previous=analysed[index - 1] if index else None,
             next=analysed[index + 1] if index + 1 < len(analysed) else None,
             root="../",
