@@ -17,14 +17,12 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from taldau.analysis.review import MARKS
 
-MARKS = ("?!", "?", "??")
 MARK_NAMES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
 MARK_PLURALS = {"?!": "inaccuracies", "?": "mistakes", "??": "blunders"}
 DIAGRAM_MARKS = ("?", "??")  # the marks whose positions a game page draws
 SIDES = ("white", "black")  # the tables' prefixes of the first and the second player's columns
-# Where a record keeps its players when it has no White / Black headers (Jellyfish and gnubg match files).
-PLAYER_HEADERS = (("White", "Player 1"), ("Black", "Player 2"))
 
 
 class ReportError(ValueError):
@@ -106,12 +104,13 @@ class Game:
     match_length: int | None
     match_score: tuple[int, int] | None
     cube: int | None
+    names: tuple[str | None, str | None] = (None, None)
     moves: list[Move] = field(default_factory=list)
 
     @property
     def players(self) -> tuple[str, str]:
         """Both players' names (``first player`` / ``second player`` when the record has none)."""
-        return _player(self.headers, 0) or "first player", _player(self.headers, 1) or "second player"
+        return self.names[0] or "first player", self.names[1] or "second player"
 
     @property
     def title(self) -> str:
@@ -130,11 +129,6 @@ class Game:
         words += [self.headers.get(name, "") for name in ("Event", "Site", "Date", "Round")]
         needle = query.casefold()
         return any(needle in word.casefold() for word in words)
-
-
-def _player(headers: dict[str, str], side: int) -> str | None:
-    """The name of the first (``side`` 0) or second player in a record's headers, if it has one."""
-    return next((headers[name] for name in PLAYER_HEADERS[side] if headers.get(name)), None)
 
 
 @dataclass
@@ -259,12 +253,15 @@ def _game(row: dict[str, Any]) -> Game:
         plies=row.get("plies") or 0,
         sides=None,
         match_length=row.get("match_length"),
-        match_score=None if white_score is None else (white_score, black_score),
+        match_score=(
+            None if white_score is None or black_score is None else (int(white_score), int(black_score))
+        ),
         cube=row.get("cube"),
+        names=(row.get(SIDES[0]), row.get(SIDES[1])),  # the games table's White / Black, or the players
     )
     if row["status"] != "ok":
         return game
-    sides = (_side(row, SIDES[0], _player(headers, 0)), _side(row, SIDES[1], _player(headers, 1)))
+    sides = (_side(row, SIDES[0], game.names[0]), _side(row, SIDES[1], game.names[1]))
     return Game(**{**{f.name: getattr(game, f.name) for f in fields(Game)}, "sides": sides})
 
 
