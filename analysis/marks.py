@@ -20,44 +20,10 @@ from dataclasses import asdict, dataclass
 from statistics import StatisticsError, correlation
 from typing import Any
 
+from taldau.games.agreement import MarkAgreement, rounded
 from taldau.games.kind import Analyser, AnalysisOptions, GameAnalysis, GameKind
 
 from .review import MARKS, Thresholds, mark_of
-
-
-def spread_sample(items: Sequence[Any], count: int) -> list[Any]:
-    """``count`` items taken evenly over ``items`` (all of them when there are no more)."""
-    if count >= len(items):
-        return list(items)
-    return [items[index * len(items) // count] for index in range(count)]
-
-
-@dataclass(frozen=True)
-class MarkAgreement:
-    """One mark (or ``?`` or worse, ...): decisions the tested review and the reference give it, and both."""
-
-    mark: str
-    tested: int
-    reference: int
-    both: int
-
-    @property
-    def precision(self) -> float | None:
-        return self.both / self.tested if self.tested else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.both / self.reference if self.reference else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "mark": self.mark,
-            "tested": self.tested,
-            "reference": self.reference,
-            "both": self.both,
-            "precision": _rounded(self.precision),
-            "recall": _rounded(self.recall),
-        }
 
 
 @dataclass(frozen=True)
@@ -77,12 +43,8 @@ class MarksComparison:
             "same_mark": self.same,
             "marks": [agreement.to_json() for agreement in self.exact],
             "at_least": [agreement.to_json() for agreement in self.at_least],
-            "loss_correlation": _rounded(self.loss_correlation),
+            "loss_correlation": rounded(self.loss_correlation),
         }
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
 
 
 def _severity(mark: str | None) -> int:

@@ -637,7 +637,7 @@ def _backgammon_against_gnubg(matches: int, plies: int, as_json: bool) -> None:
         precision = "n/a" if agreement.precision is None else f"{agreement.precision:.2f}"
         recall = "n/a" if agreement.recall is None else f"{agreement.recall:.2f}"
         click.echo(
-            f"{name:>8}: gnubg {agreement.gnubg}, ours {agreement.ours}, both {agreement.both}; "
+            f"{name:>8}: gnubg {agreement.reference}, ours {agreement.tested}, both {agreement.both}; "
             f"precision {precision}, recall {recall}"
         )
     click.echo(

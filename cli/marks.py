@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from taldau.analysis.marks import run_marks_bench, spread_sample
+from taldau.analysis.marks import run_marks_bench
 from taldau.analysis.validation import valid_games
+from taldau.games.agreement import spread_sample
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 from taldau.games.registry import game_kind

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
+from taldau.games.agreement import MarkAgreement
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.reference import (
     GNUBG_MARKS,
-    MarkAgreement,
     compare_with_gnubg,
     gnubg_analysis,
     gnubg_program,
@@ -55,16 +55,16 @@ def test_the_comparison_pairs_every_unforced_play() -> None:
     assert (report.matches, report.plays, report.unpaired) == (1, len(unforced), 0)
     gnubg_marks = [GNUBG_MARKS.get(d["mark"]) for d in unforced]
     for mark, agreement in report.marks.items():
-        assert agreement.gnubg == sum(str(found) == mark for found in gnubg_marks if found is not None)
-        assert agreement.both <= min(agreement.gnubg, agreement.ours)
-    assert report.any_mark.gnubg == sum(found is not None for found in gnubg_marks)
+        assert agreement.reference == sum(str(found) == mark for found in gnubg_marks if found is not None)
+        assert agreement.both <= min(agreement.reference, agreement.tested)
+    assert report.any_mark.reference == sum(found is not None for found in gnubg_marks)
     assert -1.0 <= report.loss_correlation <= 1.0 and report.loss_difference >= 0.0
 
 
 def test_agreement_counts() -> None:
-    agreement = MarkAgreement(gnubg=4, ours=5, both=3)
+    agreement = MarkAgreement("??", tested=5, reference=4, both=3)
     assert (agreement.precision, agreement.recall) == (0.6, 0.75)
-    assert MarkAgreement(gnubg=0, ours=0, both=0).precision is None
+    assert MarkAgreement("??", tested=0, reference=0, both=0).precision is None
 
 
 def test_the_sample_of_matches_is_spread_and_fixed(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
-from taldau.analysis.marks import compare_marks, spread_sample
+from taldau.analysis.marks import compare_marks
 from taldau.cli.main import main
+from taldau.games.agreement import spread_sample
 from taldau.games.kind import GameAnalysis
 from taldau.games.togyz import read_games
 from taldau.games.togyz.chances import load_win_curve

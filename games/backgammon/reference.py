@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from taldau.games.agreement import MarkAgreement, rounded, spread_sample
+
 from .eval import Evaluator
 from .kind import WARM_UP_MATCH
 from .replay import read_games
@@ -50,10 +52,7 @@ def spread_matches(folder: Path, count: int) -> list[Path]:
     """``count`` Jellyfish match files under ``folder`` (``.txt``, ``.mat``; sorted by path), evenly spread
     over all of them: a fixed sample for benchmarks."""
     files = sorted(path for path in folder.rglob("*") if path.suffix in (".txt", ".mat") and path.is_file())
-    if len(files) <= count:
-        return files
-    step = len(files) / count
-    return [files[int(number * step)] for number in range(count)]
+    return spread_sample(files, count)
 
 
 def gnubg_analysis(program: str, match: Path, plies: int) -> tuple[list[dict], float]:
@@ -75,24 +74,6 @@ def gnubg_analysis(program: str, match: Path, plies: int) -> tuple[list[dict], f
             raise RuntimeError(f"gnubg could not analyse {match}: {done.stderr.strip()[-500:]}")
         seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         return json.loads(out.read_text(encoding="utf-8")), seconds
-
-
-@dataclass(frozen=True)
-class MarkAgreement:
-    """For one mark: how many plays gnubg gave it, how many ours did, how many both, and precision / recall
-    of ours against gnubg's (None without any)."""
-
-    gnubg: int
-    ours: int
-    both: int
-
-    @property
-    def precision(self) -> float | None:
-        return self.both / self.ours if self.ours else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.both / self.gnubg if self.gnubg else None
 
 
 @dataclass(frozen=True)
@@ -119,10 +100,9 @@ class GnubgComparison:
 
     def to_json(self) -> dict:
         data = asdict(self)
-        data["time_ratio"] = round(self.time_ratio, 3)
-        for name, agreement in [*self.marks.items(), ("any_mark", self.any_mark)]:
-            target = data["marks"][name] if name in self.marks else data["any_mark"]
-            target.update(precision=agreement.precision, recall=agreement.recall)
+        data["marks"] = {name: agreement.to_json() for name, agreement in self.marks.items()}
+        data["any_mark"] = self.any_mark.to_json()
+        data["time_ratio"] = rounded(self.time_ratio)
         return data
 
 
@@ -171,16 +151,19 @@ def compare_with_gnubg(
                     unpaired += 1
     pairs = [(ours, theirs) for ours, theirs in pairs if theirs["candidates"] > 1]
 
-    def agreement(of_ours, of_theirs) -> MarkAgreement:
+    def agreement(mark: str, of_ours, of_theirs) -> MarkAgreement:
         return MarkAgreement(
-            gnubg=sum(of_theirs(t) for _, t in pairs),
-            ours=sum(of_ours(o) for o, _ in pairs),
+            mark=mark,
+            tested=sum(of_ours(o) for o, _ in pairs),
+            reference=sum(of_theirs(t) for _, t in pairs),
             both=sum(of_ours(o) and of_theirs(t) for o, t in pairs),
         )
 
     marks = {
         str(mark): agreement(
-            lambda o, mark=mark: o.mark is mark, lambda t, mark=mark: GNUBG_MARKS.get(t["mark"]) is mark
+            str(mark),
+            lambda o, mark=mark: o.mark is mark,
+            lambda t, mark=mark: GNUBG_MARKS.get(t["mark"]) is mark,
         )
         for mark in (Mark.DOUBTFUL, Mark.BAD, Mark.VERY_BAD)
     }
@@ -194,7 +177,7 @@ def compare_with_gnubg(
         seconds_ours=round(seconds_ours, 2),
         seconds_gnubg=round(seconds_gnubg, 2),
         marks=marks,
-        any_mark=agreement(lambda o: o.mark is not None, lambda t: t["mark"] is not None),
+        any_mark=agreement("any", lambda o: o.mark is not None, lambda t: t["mark"] is not None),
         loss_correlation=_correlation(ours_losses, gnubg_losses),
         loss_difference=(
             statistics.fmean(abs(a - b) for a, b in zip(ours_losses, gnubg_losses, strict=True))
