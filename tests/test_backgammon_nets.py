@@ -26,6 +26,7 @@ from taldau.games.backgammon.board import (
     ROLL_DICE,
     generate_plays,
     start_board,
+    swap_into,
 )
 from taldau.games.backgammon.engine import Limit
 from taldau.games.backgammon.eval.bearoff import is_bearoff
@@ -40,7 +41,17 @@ from taldau.games.backgammon.eval.inputs import (
     hitting_rolls,
 )
 from taldau.games.backgammon.eval.model import CONTACT, RACE, NetPair, position_class, sanitise
-from taldau.games.backgammon.eval.net import OUTPUTS, Net, forward, forward_points, train_step
+from taldau.games.backgammon.eval.net import (
+    EVALUATION_VERSION,
+    OUTPUTS,
+    SCRATCH_PER_UNIT,
+    Net,
+    forward,
+    forward_points,
+    forward_points_after,
+    point_sums,
+    train_step,
+)
 from taldau.games.backgammon.eval.own import OwnEvaluator
 from taldau.games.backgammon.eval.plies import PRUNED_PLAYS
 from taldau.games.backgammon.eval.supervised import selfplay_positions
@@ -380,7 +391,7 @@ def test_forward_equals_dense_numpy(selfplay_boards: np.ndarray) -> None:
     net.b2[:] = [0.1, -0.2, 0.3, -0.4, 0.5]
     net.b1[:] = np.linspace(-1, 1, 8)
     out = np.empty(OUTPUTS, dtype=np.float64)
-    hidden = np.empty(8, dtype=np.float32)
+    hidden = np.empty(SCRATCH_PER_UNIT * 8, dtype=np.float32)
     for cells in selfplay_boards[::50]:
         indices, values, count = _sparse(cells)
         forward(net.w1, net.b1, net.w2, net.b2, indices, values, count, hidden, out)
@@ -397,7 +408,7 @@ def test_train_step_moves_the_output_toward_the_target() -> None:
     target = np.array([0.9, 0.05, 0.0, 0.4, 0.1])
     before = _dense_forward(net, cells)
     old = net.copy()
-    hidden = np.empty(8, dtype=np.float32)
+    hidden = np.empty(SCRATCH_PER_UNIT * 8, dtype=np.float32)
     delta = np.empty(8, dtype=np.float32)
     out = np.empty(OUTPUTS, dtype=np.float64)
     rate = 0.05
@@ -406,7 +417,7 @@ def test_train_step_moves_the_output_toward_the_target() -> None:
     )
     assert error == pytest.approx(float(((before - target) ** 2).sum()), rel=1e-5)
     np.testing.assert_allclose(net.b2, old.b2 - rate * (before - target), atol=1e-6)
-    np.testing.assert_allclose(net.w2, old.w2 - rate * np.outer(before - target, hidden), atol=1e-6)
+    np.testing.assert_allclose(net.w2, old.w2 - rate * np.outer(before - target, hidden[:8]), atol=1e-6)
     untouched = np.setdiff1d(np.arange(INPUTS), indices[:count])
     np.testing.assert_array_equal(net.w1[untouched], old.w1[untouched])
     assert not np.array_equal(net.w1[indices[:count]], old.w1[indices[:count]])
@@ -603,7 +614,7 @@ def test_digest_and_version_change_with_one_weight(tmp_path: Path) -> None:
     save_nets(second, changed, {})
     one = OwnEvaluator.load(first, database=False)
     other = OwnEvaluator.load(second, database=False)
-    assert one.version == f"own-{weights_digest(nets)}"
+    assert one.version == f"own{EVALUATION_VERSION}-{weights_digest(nets)}"
     assert one.version != other.version
     assert OwnEvaluator.load(first, database=False).version == one.version
 
@@ -650,7 +661,7 @@ def test_pruning_nets_round_trip_and_enter_the_version(tmp_path: Path) -> None:
 
 def test_shipped_weights_load(shipped: OwnEvaluator) -> None:
     nets, _ = load_nets(SHIPPED)
-    assert shipped.version.startswith(f"own-{weights_digest(nets)}-prune")
+    assert shipped.version.startswith(f"own{EVALUATION_VERSION}-{weights_digest(nets)}-prune")
     assert nets.contact.w1.shape[0] == INPUTS and nets.race.w1.shape[0] == INPUTS
     pruning = load_pruning(SHIPPED)
     assert pruning is not None and pruning.race.w1.shape[0] == POINT_INPUTS
@@ -705,7 +716,7 @@ def test_pruning_forward_reads_the_board_as_the_encoding_does(selfplay_boards: n
     net = Net.random(16, 9, POINT_INPUTS)
     indices = np.empty(MAX_NONZERO, dtype=np.int64)
     values = np.empty(MAX_NONZERO, dtype=np.float32)
-    hidden = np.empty(16, dtype=np.float32)
+    hidden = np.empty(SCRATCH_PER_UNIT * 16, dtype=np.float32)
     direct, listed = np.empty(5), np.empty(5)
     for cells in selfplay_boards[::7]:
         count = encode(cells, POINT_INPUTS, indices, values, np.empty(FEATURES, dtype=np.float32))
@@ -713,3 +724,40 @@ def test_pruning_forward_reads_the_board_as_the_encoding_does(selfplay_boards: n
         forward(net.w1, net.b1, net.w2, net.b2, indices, values, count, hidden, listed)
         forward_points(cells, net.w1, net.b1, net.w2, net.b2, hidden, direct)
         np.testing.assert_array_equal(direct, listed)
+
+
+def test_pruning_forward_from_the_starting_position_equals_the_full_sums(selfplay_boards: np.ndarray) -> None:
+    """``forward_points_after`` (a play valued from the hidden sums of the position it starts from, as the
+    plies prune) gives ``forward_points``'s numbers up to float32 rounding, on every play of every roll
+    of self-play positions: hits, entering from the bar, bearing off and the fourth unit included."""
+    net = Net.random(16, 11, POINT_INPUTS)
+    buffers = PlayBuffers()
+    base_sums = np.empty(16, dtype=np.float32)
+    hidden = np.empty(SCRATCH_PER_UNIT * 16, dtype=np.float32)
+    direct, stepped = np.empty(5), np.empty(5)
+    base, candidate = np.empty((2, 25), dtype=np.int8), np.empty((2, 25), dtype=np.int8)
+    checked = hits = 0
+    for cells in selfplay_boards[::13]:
+        swap_into(cells, base)
+        point_sums(base, net.w1, net.b1, base_sums)
+        for high, low in ROLLS:
+            count = generate_plays(cells, high, low, KEY_WORDS, *buffers.arrays())
+            for play in range(count):
+                swap_into(buffers.boards[play], candidate)
+                hits += int(candidate[MOVER, 24] > base[MOVER, 24])
+                forward_points(candidate, net.w1, net.b1, net.w2, net.b2, hidden, direct)
+                forward_points_after(
+                    candidate,
+                    base,
+                    base_sums,
+                    buffers.moves[play],
+                    buffers.lengths[play],
+                    net.w1,
+                    net.w2,
+                    net.b2,
+                    hidden,
+                    stepped,
+                )
+                np.testing.assert_allclose(stepped, direct, rtol=0, atol=2e-6)
+                checked += 1
+    assert checked > 10_000 and hits > 100

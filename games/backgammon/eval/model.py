@@ -19,7 +19,7 @@ from taldau.games.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT
 from .inputs import FEATURES, MAX_NONZERO, POINT_INPUTS, encode
-from .net import Net, forward, forward_points, train_step
+from .net import SCRATCH_PER_UNIT, Net, forward, forward_points, train_step
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
 CONTACT = 0
@@ -73,7 +73,7 @@ def net_scratch(nets: tuple) -> tuple:
         np.empty(MAX_NONZERO, dtype=np.int64),
         np.empty(MAX_NONZERO, dtype=np.float32),
         np.empty(FEATURES, dtype=np.float32),
-        np.empty(units, dtype=np.float32),
+        np.empty(SCRATCH_PER_UNIT * units, dtype=np.float32),
         np.empty(units, dtype=np.float32),
         np.empty(5, dtype=np.float64),
     )

@@ -18,10 +18,23 @@ from pathlib import Path
 import numpy as np
 from taldau.games.jit import njit
 
-from ..board import MOVER, OPPONENT, ROW
+from ..board import BAR, MOVER, OPPONENT, ROW
 from .inputs import INPUTS, POINT_INPUTS, UNITS
 
 OUTPUTS = 5
+EVALUATION_VERSION = 2  # changes whenever the same weights could give other numbers (the kernels' arithmetic)
+SCRATCH_PER_UNIT = 2  # float32 scratch the kernels take per hidden unit: the sums, then the exponents
+
+# the hidden units' exponentials, in single precision (Cody and Waite's reduction, then a degree-7
+# polynomial): within 2 units in the last place of the float32 result, and written so the compiler runs
+# eight units at once
+_LOG2E = np.float32(1.4426950408889634)
+_LN2_HIGH = np.float32(0.693359375)
+_LN2_LOW = np.float32(-2.12194440e-4)
+_TAYLOR = tuple(np.float32(1 / math.factorial(k)) for k in range(8))
+_LIMIT = np.float32(87.0)
+_ONE = np.float32(1.0)
+_HALF = np.float32(0.5)
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,23 @@ def sigmoid(x: float) -> float:
 
 
 @njit(cache=True, inline="always")
+def activate(hidden: np.ndarray, units: int) -> None:
+    """The sigmoid of each of the first ``units`` sums of ``hidden``, in place; ``hidden[units:2 *
+    units]`` is scratch. Float32 throughout, as the activations are stored."""
+    powers = hidden[units : 2 * units].view(np.int32)
+    c0, c1, c2, c3, c4, c5, c6, c7 = _TAYLOR
+    for unit in range(units):
+        x = min(max(-hidden[unit], -_LIMIT), _LIMIT)
+        power = np.floor(x * _LOG2E + _HALF)
+        r = x - power * _LN2_HIGH - power * _LN2_LOW
+        hidden[unit] = c0 + r * (c1 + r * (c2 + r * (c3 + r * (c4 + r * (c5 + r * (c6 + r * c7))))))
+        powers[unit] = (np.int32(power) + np.int32(127)) << np.int32(23)
+    scale = hidden[units : 2 * units]
+    for unit in range(units):
+        hidden[unit] = _ONE / (_ONE + hidden[unit] * scale[unit])
+
+
+@njit(cache=True, inline="always")
 def forward(
     w1: np.ndarray,
     b1: np.ndarray,
@@ -104,7 +134,7 @@ def forward(
     out: np.ndarray,
 ) -> None:
     """The net's five outputs for the ``count`` non-zero inputs (``indices``, ``values``) into ``out``;
-    ``hidden`` (float32, hidden units) receives the hidden activations."""
+    ``hidden`` (float32, SCRATCH_PER_UNIT per hidden unit) receives the hidden activations first."""
     units = b1.shape[0]
     for unit in range(units):
         hidden[unit] = b1[unit]
@@ -114,6 +144,35 @@ def forward(
         for unit in range(units):
             hidden[unit] += value * w1[row, unit]
     _outputs(w2, b2, hidden, out)
+
+
+@njit(cache=True, inline="always")
+def point_sums(board: np.ndarray, w1: np.ndarray, b1: np.ndarray, sums: np.ndarray) -> None:
+    """The hidden sums (before the sigmoid) of a net over the point units alone, read straight off
+    ``board`` (side on roll in row MOVER) into ``sums``: the same sums in the same order as ``encode``
+    then ``forward``."""
+    units = b1.shape[0]
+    for unit in range(units):
+        sums[unit] = b1[unit]
+    for order in range(2):
+        side = MOVER if order == 0 else OPPONENT
+        for index in range(ROW):
+            checkers = board[side, index]
+            if checkers == 0:
+                continue
+            row = (order * ROW + index) * UNITS
+            for unit in range(units):
+                sums[unit] += w1[row, unit]
+            if checkers >= 2:
+                for unit in range(units):
+                    sums[unit] += w1[row + 1, unit]
+            if checkers >= 3:
+                for unit in range(units):
+                    sums[unit] += w1[row + 2, unit]
+            if checkers > 3:
+                excess = np.float32((checkers - 3) / 2.0)
+                for unit in range(units):
+                    sums[unit] += excess * w1[row + 3, unit]
 
 
 @njit(cache=True, inline="always")
@@ -129,42 +188,93 @@ def forward_points(
     """``forward`` of a net over the point units alone (a pruning net) read straight off ``board`` (side
     on roll in row MOVER): the same sums in the same order as ``encode`` then ``forward``, so the same
     numbers, without writing the inputs out first."""
-    units = b1.shape[0]
-    for unit in range(units):
-        hidden[unit] = b1[unit]
-    for order in range(2):
-        side = MOVER if order == 0 else OPPONENT
-        for index in range(ROW):
-            checkers = board[side, index]
-            if checkers == 0:
-                continue
-            row = (order * ROW + index) * UNITS
+    point_sums(board, w1, b1, hidden)
+    _outputs(w2, b2, hidden, out)
+
+
+@njit(cache=True, inline="always")
+def _change_place(before: int, after: int, row: int, w1: np.ndarray, hidden: np.ndarray, units: int) -> None:
+    """Add to the first ``units`` of ``hidden`` what a place's units (first-layer row ``row`` on) change
+    by when its checkers go from ``before`` to ``after``: each checker beyond the third counts a half on
+    the fourth unit."""
+    low, high, sign = (
+        (before, after, np.float32(1.0)) if before < after else (after, before, np.float32(-1.0))
+    )
+    for checkers in range(low, high):
+        if checkers < 3:
             for unit in range(units):
-                hidden[unit] += w1[row, unit]
-            if checkers >= 2:
-                for unit in range(units):
-                    hidden[unit] += w1[row + 1, unit]
-            if checkers >= 3:
-                for unit in range(units):
-                    hidden[unit] += w1[row + 2, unit]
-            if checkers > 3:
-                excess = np.float32((checkers - 3) / 2.0)
-                for unit in range(units):
-                    hidden[unit] += excess * w1[row + 3, unit]
+                hidden[unit] += sign * w1[row + checkers, unit]
+        else:
+            for unit in range(units):
+                hidden[unit] += sign * np.float32(0.5) * w1[row + 3, unit]
+
+
+@njit(cache=True, inline="always")
+def forward_points_after(
+    board: np.ndarray,
+    base: np.ndarray,
+    base_sums: np.ndarray,
+    moves: np.ndarray,
+    length: int,
+    w1: np.ndarray,
+    w2: np.ndarray,
+    b2: np.ndarray,
+    hidden: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``forward_points`` of ``board``, the result of a play of ``length`` checker ``moves`` (from, to)
+    from ``base`` whose hidden sums are ``base_sums`` (``point_sums``), both seen by the side to roll
+    next: only the places the play changed are taken out and put back, as gnubg values the plays of one
+    roll from the position they start from. Equal to ``forward_points`` up to the rounding of the sums
+    (added in another order). ``hidden`` holds SCRATCH_PER_UNIT floats per unit, as for ``forward``."""
+    units = w2.shape[1]
+    for unit in range(units):
+        hidden[unit] = base_sums[unit]
+    for index in range(ROW):  # the side that played: row OPPONENT, the second half of the point units
+        if board[OPPONENT, index] != base[OPPONENT, index]:
+            _change_place(
+                base[OPPONENT, index], board[OPPONENT, index], (ROW + index) * UNITS, w1, hidden, units
+            )
+    for step in range(length):  # the side to roll next changes only where it was hit, and on its bar
+        end = moves[step, 1]
+        if end < 0:
+            continue
+        place = 23 - end
+        first = True
+        for earlier in range(step):
+            if moves[earlier, 1] == end:
+                first = False
+        if first and board[MOVER, place] != base[MOVER, place]:
+            _change_place(base[MOVER, place], board[MOVER, place], place * UNITS, w1, hidden, units)
+    if board[MOVER, BAR] != base[MOVER, BAR]:
+        _change_place(base[MOVER, BAR], board[MOVER, BAR], BAR * UNITS, w1, hidden, units)
     _outputs(w2, b2, hidden, out)
 
 
 @njit(cache=True, inline="always")
 def _outputs(w2: np.ndarray, b2: np.ndarray, hidden: np.ndarray, out: np.ndarray) -> None:
-    """The hidden units' activations (from their sums, in place) and the five outputs."""
+    """The hidden units' activations (from their sums, in place) and the five outputs. The five sums run
+    side by side, each in unit order: the same numbers as one output after the other, without waiting
+    on one long chain of additions."""
     units = w2.shape[1]
+    activate(hidden, units)
+    total0 = np.float64(b2[0])
+    total1 = np.float64(b2[1])
+    total2 = np.float64(b2[2])
+    total3 = np.float64(b2[3])
+    total4 = np.float64(b2[4])
     for unit in range(units):
-        hidden[unit] = sigmoid(hidden[unit])
-    for output in range(OUTPUTS):
-        total = np.float64(b2[output])
-        for unit in range(units):
-            total += hidden[unit] * w2[output, unit]
-        out[output] = sigmoid(total)
+        activation = hidden[unit]
+        total0 += activation * w2[0, unit]
+        total1 += activation * w2[1, unit]
+        total2 += activation * w2[2, unit]
+        total3 += activation * w2[3, unit]
+        total4 += activation * w2[4, unit]
+    out[0] = sigmoid(total0)
+    out[1] = sigmoid(total1)
+    out[2] = sigmoid(total2)
+    out[3] = sigmoid(total3)
+    out[4] = sigmoid(total4)
 
 
 @njit(cache=True)

@@ -13,6 +13,7 @@ from taldau.games.jit import use_threads
 from ..board import KEY_WORDS
 from .bearoff import BEAROFF_VERSION, BearoffDatabase, load_bearoff_database
 from .model import NetPair
+from .net import EVALUATION_VERSION
 from .plies import MAX_PLIES, evaluate_many, evaluate_many_threads, work_memory
 from .weights import SHIPPED, load_nets, load_pruning, weights_digest
 
@@ -38,9 +39,9 @@ class OwnEvaluator:
 
     @property
     def version(self) -> str:
-        """``own-<weights digest>``, then ``-prune<digest>`` with pruning nets and the bear-off database's
-        version when one is used."""
-        version = f"own-{weights_digest(self.nets)}"
+        """``own<EVALUATION_VERSION>-<weights digest>``, then ``-prune<digest>`` with pruning nets and the
+        bear-off database's version when one is used."""
+        version = f"own{EVALUATION_VERSION}-{weights_digest(self.nets)}"
         if self.pruning is not None:
             version += f"-prune{weights_digest(self.pruning)}"
         if self.database is not None:

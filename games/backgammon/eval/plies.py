@@ -25,7 +25,7 @@ from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, ge
 from .bearoff import bearoff_probabilities, is_bearoff
 from .inputs import FEATURES, MAX_NONZERO
 from .model import RACE, evaluate_nets, position_class, sanitise
-from .net import forward_points
+from .net import SCRATCH_PER_UNIT, forward_points, forward_points_after, point_sums
 from .probabilities import equity, final_probabilities, flip_into
 
 MAX_PLIES = 3
@@ -45,7 +45,7 @@ def _work_memory(hidden: int, words: np.ndarray) -> tuple:
         np.empty(MAX_NONZERO, dtype=np.int64),
         np.empty(MAX_NONZERO, dtype=np.float32),
         np.empty(FEATURES, dtype=np.float32),
-        np.empty(hidden, dtype=np.float32),
+        np.empty(SCRATCH_PER_UNIT * hidden, dtype=np.float32),
         np.empty((levels, MAX_PLAYS, 2, 25), dtype=np.int8),
         np.empty((levels, MAX_PLAYS, 4, 2), dtype=np.int8),
         np.empty((levels, MAX_PLAYS), dtype=np.int8),
@@ -57,6 +57,8 @@ def _work_memory(hidden: int, words: np.ndarray) -> tuple:
         words,
         np.empty((levels, MAX_PLAYS), dtype=np.float64),
         np.empty((levels, MAX_PLAYS), dtype=np.bool_),
+        np.empty((2, 25), dtype=np.int8),
+        np.empty(hidden, dtype=np.float32),
     )
 
 
@@ -74,12 +76,13 @@ def evaluate0(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> 
 
 
 @njit(cache=True, inline="always")
-def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple) -> None:
+def _prune(board: np.ndarray, boards: np.ndarray, count: int, level: int, model: tuple, work: tuple) -> None:
     """Mark in ``work[14][level]`` the plays the full nets will judge: the PRUNED_PLAYS best of the
-    ``count`` result ``boards`` by the pruning nets (the first of equal ones), or all of them. Finished
-    games and bear-offs are valued exactly, as ``evaluate0`` does; the pruning nets are called here
-    directly rather than through ``evaluate_nets``, which takes the whole model and costs twice as much
-    per play at this net size."""
+    ``count`` result ``boards`` of plays from ``board`` by the pruning nets (the first of equal ones), or
+    all of them. Finished games and bear-offs are valued exactly, as ``evaluate0`` does. The pruning nets
+    are called here directly rather than through ``evaluate_nets``, which takes the whole model and costs
+    twice as much per play at this net size, and each play of the class of ``board`` is valued from the
+    hidden sums of ``board`` itself, changing only the places the play changed (gnubg's way)."""
     kept = work[14][level]
     pruning = model[3]
     if pruning[0].shape[0] == 0 or count <= PRUNED_PLAYS:
@@ -90,6 +93,16 @@ def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple
     probabilities = work[11][level]
     mine = work[11][level + 1]
     hidden = work[3]
+    base = work[15]
+    base_sums = work[16]
+    moves = work[5][level]
+    lengths = work[6][level]
+    swap_into(board, base)  # seen by the side that rolls next, as the candidates are
+    base_race = position_class(base) == RACE
+    if base_race:
+        point_sums(base, pruning[4], pruning[5], base_sums)
+    else:
+        point_sums(base, pruning[0], pruning[1], base_sums)
     for play in range(count):
         kept[play] = False
         swap_into(boards[play], candidate)
@@ -98,10 +111,37 @@ def _prune(boards: np.ndarray, count: int, level: int, model: tuple, work: tuple
         elif model[1].shape[0] > 0 and is_bearoff(candidate):
             bearoff_probabilities(candidate, model[1], model[2], probabilities)
         elif position_class(candidate) == RACE:
-            forward_points(candidate, pruning[4], pruning[5], pruning[6], pruning[7], hidden, probabilities)
+            if base_race:
+                forward_points_after(
+                    candidate,
+                    base,
+                    base_sums,
+                    moves[play],
+                    lengths[play],
+                    pruning[4],
+                    pruning[6],
+                    pruning[7],
+                    hidden,
+                    probabilities,
+                )
+            else:
+                forward_points(
+                    candidate, pruning[4], pruning[5], pruning[6], pruning[7], hidden, probabilities
+                )
             sanitise(candidate, True, probabilities)
-        else:
-            forward_points(candidate, pruning[0], pruning[1], pruning[2], pruning[3], hidden, probabilities)
+        else:  # a contact play starts from a contact position: a race never turns back into contact
+            forward_points_after(
+                candidate,
+                base,
+                base_sums,
+                moves[play],
+                lengths[play],
+                pruning[0],
+                pruning[2],
+                pruning[3],
+                hidden,
+                probabilities,
+            )
             sanitise(candidate, False, probabilities)
         flip_into(probabilities, mine)
         scores[play] = equity(mine)
@@ -140,7 +180,7 @@ def best_reply(
         work[8][level],
         work[9],
     )
-    _prune(boards, count, level, model, work)
+    _prune(board, boards, count, level, model, work)
     kept = work[14][level]
     candidate = work[10][level]
     probabilities = work[11][level]
