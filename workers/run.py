@@ -259,7 +259,7 @@ def run_analysis(
     store.check_settings()
     store.prepare()
     state = Progress()
-    tasks: list[dict[str, Any]] = []
+    planned_tasks: list[GameTask] = []
     seen: set[str] = set()  # game ids
     skipped: list[dict[str, Any]] = []
     for item in plan(paths, settings):
@@ -278,7 +278,10 @@ def run_analysis(
         if resume and store.done(item.id):
             state.resumed += 1
             continue
-        tasks.append(item.to_json())
+        planned_tasks.append(item)
+    # the longest first (by decisions; archive order among equals), so that no long match is left to
+    # run alone at the end while the other workers wait
+    tasks = [task.to_json() for task in sorted(planned_tasks, key=lambda task: -task.plies)]
     state.total = len(tasks)
     progress(state)
 
