@@ -53,6 +53,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cached_property
 
 import numpy as np
 
@@ -216,8 +217,19 @@ class _Scene:
             table=table or kazaross_xg2(),
         )
 
+    @cached_property
+    def _afters(self) -> dict[int, float]:
+        """``after``'s answers so far: a cube decision asks for the same few scores many times."""
+        return {}
+
     def after(self, points: int) -> float:
         """Roller's MWC after he wins ``points`` (negative: loses) in this game (gnubg's ``getME``)."""
+        known = self._afters.get(points)
+        if known is None:
+            known = self._afters[points] = self._after(points)
+        return known
+
+    def _after(self, points: int) -> float:
         assert self.table is not None
         away = self.away - max(points, 0)
         opponent_away = self.opponent_away - max(-points, 0)
@@ -295,29 +307,32 @@ def _cash_points(scene: _Scene, chances: _Chances) -> tuple[float, float]:
     for level in range(len(levels) - 1, -1, -1):
         stake = levels[level]
         for player in (0, 1):
-            # MWC of ``player`` after he wins (negative: loses) points; player 1 sees 1 - the roller
-            def mwc(points: int, player: int = player) -> float:
-                return scene.after(points) if player == 0 else 1.0 - scene.after(-points)
-
-            own, other = ratios[player], ratios[1 - player]
-            double_pass = mwc(stake)
-            take_win = sum(
-                share * mwc(k * 2 * stake)
-                for k, share in ((1, 1.0 - own[0] - own[1]), (2, own[0]), (3, own[1]))
+            (gammon, backgammon), (lose_gammon, lose_backgammon) = ratios[player], ratios[1 - player]
+            double_pass = _player_mwc(scene, player, stake)
+            take_win = (
+                (1.0 - gammon - backgammon) * _player_mwc(scene, player, 2 * stake)
+                + gammon * _player_mwc(scene, player, 4 * stake)
+                + backgammon * _player_mwc(scene, player, 6 * stake)
             )
-            take_lose = sum(
-                share * mwc(-k * 2 * stake)
-                for k, share in ((1, 1.0 - other[0] - other[1]), (2, other[0]), (3, other[1]))
+            take_lose = (
+                (1.0 - lose_gammon - lose_backgammon) * _player_mwc(scene, player, -2 * stake)
+                + lose_gammon * _player_mwc(scene, player, -4 * stake)
+                + lose_backgammon * _player_mwc(scene, player, -6 * stake)
             )
             if level == len(levels) - 1:
                 live[player][level] = _ratio(take_lose - double_pass, take_lose - take_win)
             else:
-                redouble_pass = mwc(-2 * stake)
+                redouble_pass = _player_mwc(scene, player, -2 * stake)
                 opponent = live[1 - player][level + 1]
                 live[player][level] = 1.0 - opponent * _ratio(
                     double_pass - take_win, redouble_pass - take_win
                 )
     return live[0][0], live[1][0]
+
+
+def _player_mwc(scene: _Scene, player: int, points: int) -> float:
+    """MWC of ``player`` (0 the roller) after he wins ``points`` (negative: loses) in this game."""
+    return scene.after(points) if player == 0 else 1.0 - scene.after(-points)
 
 
 def _ratio(numerator: float, denominator: float) -> float:
