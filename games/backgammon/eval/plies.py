@@ -110,39 +110,19 @@ def _prune(board: np.ndarray, boards: np.ndarray, count: int, level: int, model:
             pass
         elif model[1].shape[0] > 0 and is_bearoff(candidate):
             bearoff_probabilities(candidate, model[1], model[2], probabilities)
-        elif position_class(candidate) == RACE:
-            if base_race:
-                forward_points_after(
-                    candidate,
-                    base,
-                    base_sums,
-                    moves[play],
-                    lengths[play],
-                    pruning[4],
-                    pruning[6],
-                    pruning[7],
-                    hidden,
-                    probabilities,
-                )
+        else:
+            race = position_class(candidate) == RACE
+            if race:
+                w1, b1, w2, b2 = pruning[4], pruning[5], pruning[6], pruning[7]
             else:
-                forward_points(
-                    candidate, pruning[4], pruning[5], pruning[6], pruning[7], hidden, probabilities
+                w1, b1, w2, b2 = pruning[0], pruning[1], pruning[2], pruning[3]
+            if race == base_race:
+                forward_points_after(
+                    candidate, base, base_sums, moves[play], lengths[play], w1, w2, b2, hidden, probabilities
                 )
-            sanitise(candidate, True, probabilities)
-        else:  # a contact play starts from a contact position: a race never turns back into contact
-            forward_points_after(
-                candidate,
-                base,
-                base_sums,
-                moves[play],
-                lengths[play],
-                pruning[0],
-                pruning[2],
-                pruning[3],
-                hidden,
-                probabilities,
-            )
-            sanitise(candidate, False, probabilities)
+            else:  # the play broke the last contact: the race net from scratch
+                forward_points(candidate, w1, b1, w2, b2, hidden, probabilities)
+            sanitise(candidate, race, probabilities)
         flip_into(probabilities, mine)
         scores[play] = equity(mine)
     for _ in range(PRUNED_PLAYS):
