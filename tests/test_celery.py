@@ -362,11 +362,23 @@ def wait_for(condition, timeout: float, what: str) -> None:
 
 
 def add_hold_game(archive: Path) -> None:
-    """A ninth valid game whose Event header is "hold": the hold hook stops the worker in the middle of it."""
+    """A ninth valid game whose Event header is "hold": the hold hook stops the worker in the middle of it.
+    It is a copy of the sample's longest game, and comes first in the archive's order, so it is the first
+    task sent (tasks go longest first, archive order among equals)."""
     sample = (archive / "playok-2024-2025-sample.pgn").read_text()
-    (archive / "hold.pgn").write_text(
-        sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "hold"]')
-    )
+    games = [part if index == 0 else "[Event" + part for index, part in enumerate(sample.split("\n\n[Event"))]
+
+    def plies(game: str) -> int:
+        movetext = game.split("\n\n", 1)[1]
+        return sum(
+            not token.endswith(".") and token not in ("1-0", "0-1", "1/2-1/2", "*")
+            for token in movetext.split()
+        )
+
+    longest = max(games, key=plies)
+    event = re.search(r'\[Event "([^"]*)"\]', longest)
+    assert event is not None
+    (archive / "hold.pgn").write_text(longest.replace(event.group(0), '[Event "hold"]'))
 
 
 def hold_env(tmp_path: Path, **extra: str) -> dict[str, str]:
