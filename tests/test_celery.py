@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 import redis
 from click.testing import CliRunner
+from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
@@ -363,19 +364,11 @@ def wait_for(condition, timeout: float, what: str) -> None:
 
 def add_hold_game(archive: Path) -> None:
     """A ninth valid game whose Event header is "hold": the hold hook stops the worker in the middle of it.
-    It is a copy of the sample's longest game, and comes first in the archive's order, so it is the first
-    task sent (tasks go longest first, archive order among equals)."""
-    sample = (archive / "playok-2024-2025-sample.pgn").read_text()
-    games = [part if index == 0 else "[Event" + part for index, part in enumerate(sample.split("\n\n[Event"))]
-
-    def plies(game: str) -> int:
-        movetext = game.split("\n\n", 1)[1]
-        return sum(
-            not token.endswith(".") and token not in ("1-0", "0-1", "1/2-1/2", "*")
-            for token in movetext.split()
-        )
-
-    longest = max(games, key=plies)
+    It is a copy of the sample's longest game by the plan's own count, and comes first in the archive's
+    order, so it is the first task sent (tasks go longest first, archive order among equals)."""
+    sample = archive / "playok-2024-2025-sample.pgn"
+    tasks = [item for item in plan([sample], BatchSettings(game="togyz")) if isinstance(item, GameTask)]
+    longest = max(tasks, key=lambda task: task.plies).record
     event = re.search(r'\[Event "([^"]*)"\]', longest)
     assert event is not None
     (archive / "hold.pgn").write_text(longest.replace(event.group(0), '[Event "hold"]'))
