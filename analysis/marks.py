@@ -14,14 +14,21 @@ the same on every run and covers its whole span. Nothing here knows the game: it
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from statistics import StatisticsError, correlation
 from typing import Any
 
 from taldau.games.agreement import MarkAgreement, rounded
+from taldau.games.jit import is_writable, user_cache_root
 from taldau.games.kind import Analyser, AnalysisOptions, GameAnalysis, GameKind
+from taldau.schemas.files import write_bytes_atomic
 
 from .review import MARKS, Thresholds, mark_of
 
@@ -101,22 +108,109 @@ def compare_marks(
 
 @dataclass(frozen=True)
 class ReviewedSample:
-    """The sample reviewed once: its analyses, in the sample's order, and the seconds the reviews took."""
+    """The sample reviewed once: its analyses, in the sample's order, the seconds the reviews took (summed
+    over the games, each timed where it ran: the same figure whatever the number of processes) and how many
+    analyses came from the cache instead."""
 
     analyses: tuple[GameAnalysis, ...]
     seconds: float
+    cached: int = 0
+
+
+@dataclass(frozen=True)
+class ReviewCache:
+    """Reviews kept on disk, one file per game, analyser version and options: a deep reference costs hours
+    and is the same on every run, so a bench run that is stopped goes on where it was, and later runs
+    compare new settings with the same reference at once. Files are pickles of ``GameAnalysis`` written
+    by this code under a name that digests everything the review depends on."""
+
+    directory: Path
+
+    @classmethod
+    def default(cls) -> ReviewCache | None:
+        """``taldau/marks`` in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``), or None
+        when none is writable."""
+        root = user_cache_root(os.environ)
+        if root is None or not is_writable(root / "taldau" / "marks"):
+            return None
+        return cls(root / "taldau" / "marks")
+
+    def path(self, kind: GameKind[Any], analyser: Analyser, options: AnalysisOptions, game: Any) -> Path:
+        """The file of ``game``'s review: its name digests the game, the analyser and its options."""
+        text = "|".join(
+            (CACHE_FORMAT, kind.name, kind.identity(game), analyser.version(), repr(analyser), repr(options))
+        )
+        return self.directory / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.pickle"
+
+    def load(self, path: Path) -> GameAnalysis | None:
+        """The review stored at ``path``; None when there is none (or it is unreadable)."""
+        try:
+            with path.open("rb") as handle:
+                analysis = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None
+        return analysis if isinstance(analysis, GameAnalysis) else None
+
+    def store(self, path: Path, analysis: GameAnalysis) -> None:
+        """Keep ``analysis`` at ``path`` (written whole under another name, then renamed)."""
+        write_bytes_atomic(pickle.dumps(analysis, protocol=pickle.HIGHEST_PROTOCOL), path)
+
+
+CACHE_FORMAT = "marks-cache-1"  # changes when what a cached review holds changes
+
+
+def _review_one(
+    kind_name: str, analyser: Analyser, text: str, options: AnalysisOptions
+) -> tuple[GameAnalysis, float]:
+    """One game (a task's text) reviewed, with the seconds it took: what a process of the pool runs."""
+    started = time.perf_counter()
+    (analysis,) = analyser.review(text, "marks-bench", options)
+    return analysis, time.perf_counter() - started
 
 
 def review_sample(
-    kind: GameKind[Any], analyser: Analyser, games: Sequence[Any], options: AnalysisOptions
+    kind: GameKind[Any],
+    analyser: Analyser,
+    games: Sequence[Any],
+    options: AnalysisOptions,
+    jobs: int = 1,
+    cache: ReviewCache | None = None,
 ) -> ReviewedSample:
-    """Every game of ``games`` (one task each) reviewed by ``analyser`` at ``options``."""
-    analyses: list[GameAnalysis] = []
-    started = time.perf_counter()
-    for game in games:
-        (analysis,) = analyser.review(kind.task_text([game]), "marks-bench", options)
-        analyses.append(analysis)
-    return ReviewedSample(tuple(analyses), time.perf_counter() - started)
+    """Every game of ``games`` (one task each) reviewed by ``analyser`` at ``options``, on ``jobs``
+    processes; with a ``cache``, games reviewed before are read from it and the others kept in it as each
+    one ends."""
+    analyses: dict[int, GameAnalysis] = {}
+    paths: dict[int, Path] = {}
+    if cache is not None:
+        for index, game in enumerate(games):
+            paths[index] = cache.path(kind, analyser, options, game)
+            stored = cache.load(paths[index])
+            if stored is not None:
+                analyses[index] = stored
+    cached = len(analyses)
+    todo = [index for index in range(len(games)) if index not in analyses]
+    seconds = 0.0
+
+    def keep(index: int, analysis: GameAnalysis, spent: float) -> None:
+        nonlocal seconds
+        analyses[index] = analysis
+        seconds += spent
+        if cache is not None:
+            cache.store(paths[index], analysis)
+
+    if jobs <= 1 or len(todo) <= 1:
+        for index in todo:
+            keep(index, *_review_one(kind.name, analyser, kind.task_text([games[index]]), options))
+    else:
+        # Each process loads the kernels before its first game, so that no game's time counts them.
+        with ProcessPoolExecutor(max_workers=jobs, initializer=analyser.warm) as pool:
+            futures = {
+                pool.submit(_review_one, kind.name, analyser, kind.task_text([games[index]]), options): index
+                for index in todo
+            }
+            for future in as_completed(futures):
+                keep(futures[future], *future.result())
+    return ReviewedSample(tuple(analyses[index] for index in range(len(games))), seconds, cached)
 
 
 def run_marks_bench(
@@ -125,21 +219,30 @@ def run_marks_bench(
     tested: Mapping[str, tuple[Analyser, AnalysisOptions]],
     reference: tuple[Analyser, AnalysisOptions],
     thresholds: Thresholds,
+    jobs: int = 1,
+    cache: ReviewCache | None = None,
 ) -> dict[str, Any]:
     """Review ``games`` with the reference and with each tested analyser (by name), and compare: seconds,
     each tested review against the reference, and the first tested review against the others (how many
-    marks change between them)."""
+    marks change between them). The reference's reviews are kept in ``cache`` (when given) and read
+    from it on later runs; the tested ones are always reviewed again, since their time is measured."""
     analyser, options = reference
     analyser.warm()
-    deep = review_sample(kind, analyser, games, options)
+    deep = review_sample(kind, analyser, games, options, jobs, cache)
     reviews: dict[str, ReviewedSample] = {}
     for name, (tested_analyser, tested_options) in tested.items():
-        reviews[name] = review_sample(kind, tested_analyser, games, tested_options)
+        tested_analyser.warm()
+        reviews[name] = review_sample(kind, tested_analyser, games, tested_options, jobs)
     decisions = sum(len(analysis.decisions) for analysis in deep.analyses)
     report: dict[str, Any] = {
         "games": len(games),
         "decisions": decisions,
-        "reference": {"options": _options(options), "seconds": round(deep.seconds, 1)},
+        "reference": {
+            "options": _options(options),
+            "version": analyser.version(),
+            "seconds": round(deep.seconds, 1),
+            "cached_games": deep.cached,
+        },
     }
     first = next(iter(reviews), None)
     for name, sample in reviews.items():

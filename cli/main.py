@@ -41,7 +41,7 @@ from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.bench import run_bench
 from taldau.games.togyz.diagram import render
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
 from taldau.games.togyz.evaluate import load_weights
 from taldau.games.togyz.match import openings, run_match
 from taldau.games.togyz.review import book_move
@@ -84,14 +84,12 @@ def _limit_options(function):
 
 
 def _engine_settings(spec: str) -> EngineSettings:
-    """``default``, ``plain``, ``lmr`` (the default with late-move reductions from the fourth move), or a
-    weights JSON file for the default search."""
-    if spec == "default":
-        return EngineSettings()
-    if spec == "lmr":
-        return EngineSettings(late_move_reductions=3)
-    if spec == "plain":
-        return EngineSettings.plain()
+    """Named search settings (``engine.named_settings``: default, plain, lmr, lmrN), or a weights JSON file
+    for the default search."""
+    try:
+        return named_settings(spec)
+    except ValueError:
+        pass
     try:
         return EngineSettings(weights=tuple(load_weights(spec)))
     except (OSError, ValueError, KeyError) as error:
@@ -490,6 +488,8 @@ def bench(
     marks: bool,
     reference_depth: int,
     one_search: bool,
+    variants: tuple[str, ...],
+    jobs: int,
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
@@ -512,7 +512,7 @@ def bench(
     if marks:
         options = AnalysisOptions(depth, nodes, movetime)
         sample = MARKS_ARCHIVE if archive is None else str(archive)
-        marks_bench(game, options, soak_games, reference_depth, sample, one_search, as_json)
+        marks_bench(game, options, soak_games, reference_depth, sample, one_search, as_json, variants, jobs)
         return
     if game == "backgammon" and matches is not None:
         _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)

@@ -8,19 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import click
-from taldau.analysis.marks import run_marks_bench
+from taldau.analysis.marks import ReviewCache, run_marks_bench
 from taldau.analysis.validation import valid_games
 from taldau.games.agreement import spread_sample
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 from taldau.games.registry import game_kind
+from taldau.games.togyz.engine import named_settings
 
 ARCHIVE = "../shared/data/togyz/playok-2024-2025.pgn"
 SAMPLE = 30
 
 
 def marks_options(function):
-    """--marks, --reference-depth, --one-search (the games: the bench's --archive, else ARCHIVE)."""
+    """--marks, --reference-depth, --one-search, --also, --jobs (the games: the bench's --archive, else
+    ARCHIVE)."""
     for option in reversed(
         (
             click.option("--marks", is_flag=True, help="Measure the marks against a deeper reference."),
@@ -36,6 +38,21 @@ def marks_options(function):
                 is_flag=True,
                 help="With --marks (Togyz): also review with the played move valued by the next position.",
             ),
+            click.option(
+                "--also",
+                "variants",
+                multiple=True,
+                metavar="SETTINGS[:DEPTH]",
+                help="With --marks (Togyz): also review with these search settings (default, lmr, lmrN), "
+                "at DEPTH if given; repeatable.",
+            ),
+            click.option(
+                "--jobs",
+                type=click.IntRange(min=1),
+                default=1,
+                show_default=True,
+                help="With --marks: processes reviewing games side by side (each game's time is summed).",
+            ),
         )
     ):
         function = option(function)
@@ -50,9 +67,12 @@ def marks_bench(
     archive: str,
     one_search: bool,
     as_json: bool,
+    variants: tuple[str, ...] = (),
+    jobs: int = 1,
 ) -> None:
     """Review ``games`` games spread over ``archive`` at ``options`` and at the reference depth; print the
-    marks' precision and recall against the reference, and the seconds."""
+    marks' precision and recall against the reference, and the seconds. The reference's reviews are kept
+    in the user's cache (``ReviewCache``), so a run stopped half way goes on where it was."""
     kind = game_kind(game)
     analyser = kind.analyser
     if analyser is None:
@@ -62,8 +82,24 @@ def marks_bench(
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:
         tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
+    for variant in variants:
+        name, _, depth = variant.partition(":")
+        try:
+            settings = named_settings(name)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--also") from None
+        if depth and not depth.isdigit():
+            raise click.BadParameter(f"{variant}: the depth after ':' is a whole number", param_hint="--also")
+        tested_options = replace(options, depth=int(depth)) if depth else options
+        tested[variant] = (replace(analyser, settings=settings), tested_options)  # type: ignore[type-var]
     report = run_marks_bench(
-        kind, sample, tested, (analyser, AnalysisOptions(depth=reference_depth)), analyser.scale.thresholds
+        kind,
+        sample,
+        tested,
+        (analyser, AnalysisOptions(depth=reference_depth)),
+        analyser.scale.thresholds,
+        jobs,
+        ReviewCache.default(),
     )
     report["archive"] = archive
     if as_json:
@@ -71,7 +107,8 @@ def marks_bench(
         return
     click.echo(
         f"{report['games']} games of {archive} ({report['decisions']} decisions); reference depth "
-        f"{reference_depth}: {report['reference']['seconds']} s"
+        f"{reference_depth}: {report['reference']['seconds']} s ({report['reference']['cached_games']} "
+        "games from the cache)"
     )
     for name in tested:
         entry = report[name]

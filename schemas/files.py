@@ -27,3 +27,16 @@ def write_atomic(table: pa.Table, path: Path) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def write_bytes_atomic(data: bytes, path: Path) -> None:
+    """Write ``data`` to ``path`` as ``write_atomic`` writes a table: a temporary name, synced, renamed."""
+    temporary = temporary_name(path)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -8,13 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
-from taldau.analysis.marks import compare_marks
+from taldau.analysis.marks import ReviewCache, compare_marks, review_sample
 from taldau.cli.main import main
 from taldau.games.agreement import spread_sample
-from taldau.games.kind import GameAnalysis
+from taldau.games.kind import AnalysisOptions, GameAnalysis
+from taldau.games.registry import game_kind
 from taldau.games.togyz import read_games
 from taldau.games.togyz.chances import load_win_curve
-from taldau.games.togyz.engine import Engine, Limit
+from taldau.games.togyz.engine import Engine, Limit, named_settings
 from taldau.games.togyz.kind import SCALE
 from taldau.games.togyz.review import review_game
 
@@ -72,3 +73,42 @@ def test_bench_marks_json(togyz_examples: Path) -> None:
     assert default["decisions"] <= report["decisions"] and 0 <= default["same_mark"] <= default["decisions"]
     assert [agreement["mark"] for agreement in default["marks"]] == ["?!", "?", "??"]
     assert "against_default" in report["one_search"]
+
+
+def _timeless(analyses: tuple[GameAnalysis, ...]) -> list[list[object]]:
+    return [[replace(decision, seconds=0.0) for decision in analysis.decisions] for analysis in analyses]
+
+
+def test_the_reference_is_kept_and_read_back(togyz_examples: Path, tmp_path: Path) -> None:
+    kind = game_kind("togyz")
+    games = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[:3]
+    cache = ReviewCache(tmp_path)
+    options = AnalysisOptions(depth=2)
+    first = review_sample(kind, kind.analyser, games, options, jobs=2, cache=cache)
+    assert first.cached == 0 and len(list(tmp_path.glob("*.pickle"))) == 3
+    again = review_sample(kind, kind.analyser, games, options, cache=cache)
+    assert again.cached == 3 and again.seconds == 0.0
+    assert again.analyses == first.analyses
+    # Two processes give what one gives, game by game in the sample's order (all but the time taken).
+    alone = review_sample(kind, kind.analyser, games, options).analyses
+    assert _timeless(alone) == _timeless(first.analyses)
+    # Other options, or other search settings, are other reviews: nothing is read back for them.
+    assert review_sample(kind, kind.analyser, games[:1], AnalysisOptions(depth=3), cache=cache).cached == 0
+    lmr = replace(kind.analyser, settings=named_settings("lmr"))
+    assert lmr.version() != kind.analyser.version()
+    assert review_sample(kind, lmr, games[:1], options, cache=cache).cached == 0
+
+
+def test_bench_marks_also_reviews_other_settings(togyz_examples: Path) -> None:
+    archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
+    arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    result = CliRunner().invoke(main, [*arguments, archive, "--also", "lmr:3", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["lmr:3"]["options"] == {"depth": 3}
+    assert (
+        report["lmr:3"]["against_reference"]["decisions"]
+        == report["default"]["against_reference"]["decisions"]
+    )
+    bad = CliRunner().invoke(main, [*arguments, archive, "--also", "fast"])
+    assert bad.exit_code == 2 and "unknown search settings" in bad.output

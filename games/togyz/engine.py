@@ -98,14 +98,18 @@ class Limit:
         return ", ".join(parts)
 
 
-def engine_version() -> str:
-    """The package version and a digest of the evaluation weights: what a stored analysis depends on."""
+def engine_version(settings: EngineSettings | None = None) -> str:
+    """The package version and a digest of the evaluation weights: what a stored analysis depends on; for
+    search settings other than the default ones, their own digest too."""
     import hashlib
     from importlib import metadata
 
     weights = ",".join(f"{value:.6g}" for value in load_weights())
     digest = hashlib.sha256(weights.encode()).hexdigest()[:8]
-    return f"taldau {metadata.version('taldau')} togyz-eval {digest}"
+    version = f"taldau {metadata.version('taldau')} togyz-eval {digest}"
+    if settings is None or settings == EngineSettings():
+        return version
+    return f"{version} search {hashlib.sha256(repr(settings).encode()).hexdigest()[:8]}"
 
 
 def default_limit() -> Limit:
@@ -228,6 +232,20 @@ class EngineSettings:
             tt_bits=10,
             solve_stones=0,
         )
+
+
+def named_settings(name: str) -> EngineSettings:
+    """Search settings by name: ``default``, ``plain`` (``EngineSettings.plain``), ``lmr`` (the default
+    with late-move reductions from the fourth move) or ``lmrN`` (from move N + 1); ValueError otherwise."""
+    if name == "default":
+        return EngineSettings()
+    if name == "plain":
+        return EngineSettings.plain()
+    if name == "lmr":
+        return EngineSettings(late_move_reductions=3)
+    if name.startswith("lmr") and name[3:].isdigit() and int(name[3:]) >= 1:
+        return EngineSettings(late_move_reductions=int(name[3:]))
+    raise ValueError(f"unknown search settings {name!r}: default, plain, lmr or lmrN")
 
 
 @dataclass

@@ -8,7 +8,7 @@ A task is one game, written back as PlayOK text. A move's ``drop`` is the winnin
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
 
@@ -29,7 +29,7 @@ from taldau.games.records import RecordFile
 from taldau.games.winchance import WinCurve
 
 from .chances import load_win_curve
-from .engine import DEFAULT_DEPTH, Engine, Limit, default_limit, engine_version
+from .engine import DEFAULT_DEPTH, Engine, EngineSettings, Limit, default_limit, engine_version
 from .position import Position
 from .replay import Game, read_games, replay_file
 from .review import review_game
@@ -50,10 +50,12 @@ class TogyzAnalyser:
     """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``).
 
     ``one_search``: the played move valued by the next position's search where that compares (see
-    ``review_game``); not the default, kept to measure it (``taldau bench --marks --one-search``)."""
+    ``review_game``); not the default, kept to measure it (``taldau bench --marks --one-search``).
+    ``settings``: how the engine searches (the default engine's unless a benchmark tries others)."""
 
     curve: WinCurve
     one_search: bool = False
+    settings: EngineSettings = field(default_factory=EngineSettings)
 
     @property
     def scale(self) -> MarkScale:
@@ -65,7 +67,7 @@ class TogyzAnalyser:
         return Limit(depth=options.depth, nodes=options.nodes, time=options.movetime)
 
     def version(self) -> str:
-        return engine_version()
+        return engine_version(self.settings)
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         """Five times the measured cost: 0.2 s per ply at depth 12, about 2.5 times more per extra ply of
@@ -82,10 +84,10 @@ class TogyzAnalyser:
 
     def warm(self) -> None:
         """A shallow search of the start position: the search's kernels."""
-        Engine().analyse(Position.start(), Limit(depth=2))
+        Engine(self.settings).analyse(Position.start(), Limit(depth=2))
 
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
-        engine, limit = Engine(), self.limit(options)
+        engine, limit = Engine(self.settings), self.limit(options)
         games = [game for game in read_games(text.encode(), source) if game.valid]
         return [review_game(game, engine, self.curve, limit, self.one_search) for game in games]
 
