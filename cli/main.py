@@ -488,6 +488,7 @@ def bench(
     marks: bool,
     reference_depth: int,
     one_search: bool,
+    reference_settings: str,
     variants: tuple[str, ...],
     jobs: int,
     as_json: bool,
@@ -512,7 +513,18 @@ def bench(
     if marks:
         options = AnalysisOptions(depth, nodes, movetime)
         sample = MARKS_ARCHIVE if archive is None else str(archive)
-        marks_bench(game, options, soak_games, reference_depth, sample, one_search, as_json, variants, jobs)
+        marks_bench(
+            game,
+            options,
+            soak_games,
+            reference_depth,
+            sample,
+            one_search,
+            as_json,
+            variants,
+            jobs,
+            reference_settings,
+        )
         return
     if game == "backgammon" and matches is not None:
         _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)

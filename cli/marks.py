@@ -34,6 +34,13 @@ def marks_options(function):
                 help="With --marks: the reference's depth.",
             ),
             click.option(
+                "--reference-settings",
+                default="default",
+                show_default=True,
+                metavar="SETTINGS",
+                help="With --marks (Togyz): the reference's search settings (default, lmr, lmrN).",
+            ),
+            click.option(
                 "--one-search",
                 is_flag=True,
                 help="With --marks (Togyz): also review with the played move valued by the next position.",
@@ -59,6 +66,14 @@ def marks_options(function):
     return function
 
 
+def _named(name: str, option: str) -> Any:
+    """The Togyz search settings ``name`` (``engine.named_settings``), or a usage error of ``option``."""
+    try:
+        return named_settings(name)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint=option) from None
+
+
 def marks_bench(
     game: str,
     options: AnalysisOptions,
@@ -69,6 +84,7 @@ def marks_bench(
     as_json: bool,
     variants: tuple[str, ...] = (),
     jobs: int = 1,
+    reference_settings: str = "default",
 ) -> None:
     """Review ``games`` games spread over ``archive`` at ``options`` and at the reference depth; print the
     marks' precision and recall against the reference, and the seconds. The reference's reviews are kept
@@ -82,12 +98,10 @@ def marks_bench(
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:
         tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
+    reference = replace(analyser, settings=_named(reference_settings, "--reference-settings"))  # type: ignore[type-var]
     for variant in variants:
         name, _, depth = variant.partition(":")
-        try:
-            settings = named_settings(name)
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="--also") from None
+        settings = _named(name, "--also")
         if depth and not depth.isdigit():
             raise click.BadParameter(f"{variant}: the depth after ':' is a whole number", param_hint="--also")
         tested_options = replace(options, depth=int(depth)) if depth else options
@@ -96,7 +110,7 @@ def marks_bench(
         kind,
         sample,
         tested,
-        (analyser, AnalysisOptions(depth=reference_depth)),
+        (reference, AnalysisOptions(depth=reference_depth)),
         analyser.scale.thresholds,
         jobs,
         ReviewCache.default(),

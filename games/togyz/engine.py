@@ -42,6 +42,9 @@ from .search import (
 )
 
 DEFAULT_DEPTH = 12
+# What the search finds at given settings: raised whenever a change to the search (or to what a setting
+# means) changes its results, so that analyses stored by another search are never taken for this one's.
+SEARCH_VERSION = 2
 FORCED_BASE = 1000.0  # forced results as kumalak: +-(1000 - plies), beyond any kazan difference
 
 
@@ -99,17 +102,17 @@ class Limit:
 
 
 def engine_version(settings: EngineSettings | None = None) -> str:
-    """The package version and a digest of the evaluation weights: what a stored analysis depends on; for
-    search settings other than the default ones, their own digest too."""
+    """What a stored analysis depends on: the package version, a digest of the evaluation weights, the
+    search's version and, for search settings other than the default ones, their digest."""
     import hashlib
     from importlib import metadata
 
     weights = ",".join(f"{value:.6g}" for value in load_weights())
     digest = hashlib.sha256(weights.encode()).hexdigest()[:8]
-    version = f"taldau {metadata.version('taldau')} togyz-eval {digest}"
+    version = f"taldau {metadata.version('taldau')} togyz-eval {digest} search {SEARCH_VERSION}"
     if settings is None or settings == EngineSettings():
         return version
-    return f"{version} search {hashlib.sha256(repr(settings).encode()).hexdigest()[:8]}"
+    return f"{version} settings {hashlib.sha256(repr(settings).encode()).hexdigest()[:8]}"
 
 
 def default_limit() -> Limit:

@@ -3,4 +3,4 @@ engine version, as a worker installed from another release of taldau would."""
 
 import taldau.games.togyz.engine as engine
 
-engine.engine_version = lambda: "taldau 0.0.0 togyz-eval 00000000"
+engine.engine_version = lambda settings=None: "taldau 0.0.0 togyz-eval 00000000"
