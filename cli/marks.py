@@ -93,7 +93,13 @@ def marks_bench(
     analyser = kind.analyser
     if analyser is None:
         raise click.UsageError(f"taldau has no {game} engine")
+    if not Path(archive).exists():
+        raise click.UsageError(
+            f"--marks samples the games of {archive}, which does not exist: give --archive"
+        )
     found = list(valid_games([Path(archive)], lambda message: None, game, ReadLimits()))
+    if not found:
+        raise click.UsageError(f"{archive} holds no valid {game} game to sample")
     sample = spread_sample(found, games or SAMPLE)
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:

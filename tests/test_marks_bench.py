@@ -112,3 +112,12 @@ def test_bench_marks_also_reviews_other_settings(togyz_examples: Path) -> None:
     )
     bad = CliRunner().invoke(main, [*arguments, archive, "--also", "fast"])
     assert bad.exit_code == 2 and "unknown search settings" in bad.output
+
+
+def test_bench_marks_without_games_to_sample_says_so(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(main, ["bench", "--marks", "--archive", str(tmp_path / "none.pgn")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output  # click checks --archive
+    empty = tmp_path / "empty.pgn"
+    empty.write_text("")
+    result = CliRunner().invoke(main, ["bench", "--marks", "--archive", str(empty)])
+    assert result.exit_code == 2 and "holds no valid togyz game" in result.output
