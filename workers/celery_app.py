@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from celery import Celery
+from celery import Celery, states
 from celery.exceptions import Ignore, TaskRevokedError
 from celery.utils.log import get_task_logger
 from kombu.exceptions import OperationalError
@@ -362,24 +362,29 @@ class _Client:
         self.pending[task] = (game, resent + 1)
 
     def collect(self, finished: Callable[[dict[str, Any]], None]) -> bool:
-        """Hand over the finished tasks among the oldest pending ones; True when any finished."""
+        """Hand over the finished tasks among the oldest pending ones; True when any finished.
+
+        The results (and markers) of a round are read in one ``MGET`` each: asking Celery about
+        each task (``AsyncResult.ready``) costs a round trip per pending task and round, which on a run of
+        a thousand short tasks took a tenth of a core from the workers (BENCHMARKS.md)."""
         oldest = list(self.pending)[:CHECK_PER_ROUND]
-        unfinished = []
-        progress = False
-        for task in oldest:
-            result = self.app.AsyncResult(task)
-            try:
-                ready = result.ready()
-            except Exception:  # the result backend is restarting: ask again on the next round
-                continue
-            if not ready:
+        if not oldest:
+            return False
+        keys = [self.result_key(task) for task in oldest]
+        backend = self.app.backend
+        unfinished, ended = [], []
+        for task, key, raw in zip(oldest, keys, self.redis.mget(keys), strict=True):
+            meta = None if raw is None else backend.decode_result(raw)
+            if meta is None or meta["status"] not in states.READY_STATES:
                 unfinished.append(task)
-                continue
+            else:
+                ended.append((task, key, meta))
+        if ended:  # before a task is sent again under its id, so that its new result is never removed
+            self.redis.delete(*(key for _, key, _ in ended))
+        for task, _, meta in ended:
             game, _ = self.pending[task]
-            progress = True
-            outcome, succeeded = result.result, result.successful()
-            result.forget()
-            if succeeded:
+            outcome = meta["result"]
+            if meta["status"] == states.SUCCESS:
                 del self.pending[task]
                 finished(outcome)
             elif isinstance(outcome, TaskRevokedError):
@@ -388,13 +393,12 @@ class _Client:
             else:
                 del self.pending[task]
                 finished(store_failure(game, self.spec, f"worker task failed: {outcome!r}"))
+        progress = bool(ended)
         # Without a marker and without a result, a task has ended and another client took its result.
-        pipe = self.redis.pipeline(transaction=False)
-        for task in unfinished:
-            pipe.exists(QUEUED_KEY.format(task))
-        for task, marked in zip(unfinished, pipe.execute(), strict=True):
+        markers = self.redis.mget([QUEUED_KEY.format(task) for task in unfinished]) if unfinished else []
+        for task, marker in zip(unfinished, markers, strict=True):
             game, _ = self.pending[task]
-            stored = None if marked else self.store.stored(game["id"])
+            stored = None if marker is not None else self.store.stored(game["id"])
             if stored is not None:
                 del self.pending[task]
                 progress = True
