@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from taldau.analysis.marks import ReviewCache, compare_marks, review_sample
 from taldau.cli.main import main
@@ -62,7 +63,14 @@ def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
     assert comparison.loss_correlation is not None and 0 < comparison.loss_correlation < 1
 
 
-def test_bench_marks_json(togyz_examples: Path) -> None:
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's cache folder (where the bench keeps its reference) moved into the test's own folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "taldau" / "marks"
+
+
+def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
     arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     result = CliRunner().invoke(main, [*arguments, archive, "--one-search", "--json"])
@@ -73,6 +81,11 @@ def test_bench_marks_json(togyz_examples: Path) -> None:
     assert default["decisions"] <= report["decisions"] and 0 <= default["same_mark"] <= default["decisions"]
     assert [agreement["mark"] for agreement in default["marks"]] == ["?!", "?", "??"]
     assert "against_default" in report["one_search"]
+    # The reference is kept, one file per game, and read back by the next run.
+    assert len(list(private_cache.glob("*.pickle"))) == 2
+    again = json.loads(CliRunner().invoke(main, [*arguments, archive, "--json"]).output)
+    assert again["reference"]["cached_games"] == 2
+    assert again["default"]["against_reference"] == default
 
 
 def _timeless(analyses: tuple[GameAnalysis, ...]) -> list[list[object]]:
@@ -99,7 +112,7 @@ def test_the_reference_is_kept_and_read_back(togyz_examples: Path, tmp_path: Pat
     assert review_sample(kind, lmr, games[:1], options, cache=cache).cached == 0
 
 
-def test_bench_marks_also_reviews_other_settings(togyz_examples: Path) -> None:
+def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_cache: Path) -> None:
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
     arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     result = CliRunner().invoke(main, [*arguments, archive, "--also", "lmr:3", "--json"])
