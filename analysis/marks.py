@@ -136,10 +136,9 @@ class ReviewCache:
         return cls(root / "taldau" / "marks")
 
     def path(self, kind: GameKind[Any], analyser: Analyser, options: AnalysisOptions, game: Any) -> Path:
-        """The file of ``game``'s review: its name digests the game, the analyser and its options."""
-        text = "|".join(
-            (CACHE_FORMAT, kind.name, kind.identity(game), analyser.version(), repr(analyser), repr(options))
-        )
+        """The file of ``game``'s review: its name digests the game, the analyser's version (what its
+        results depend on, as in a batch run's settings key) and the options."""
+        text = "|".join((CACHE_FORMAT, kind.name, kind.identity(game), analyser.version(), repr(options)))
         return self.directory / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.pickle"
 
     def load(self, path: Path) -> GameAnalysis | None:

@@ -15,8 +15,9 @@ warm one instead of spending its budget in numba.
 
 from __future__ import annotations
 
+import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .evaluate import N_FEATURES, capture_of, kazan_only_weights, load_weights
 from .position import Position
 from .search import (
     ABORTED,
+    DEEP_REDUCTION,
     GLOBAL,
     HORIZON,
     MAX_PLY,
@@ -103,16 +105,18 @@ class Limit:
 
 def engine_version(settings: EngineSettings | None = None) -> str:
     """What a stored analysis depends on: the package version, a digest of the evaluation weights, the
-    search's version and, for search settings other than the default ones, their digest."""
+    search's version and, for search settings other than the base ones, a digest of those that differ
+    (``EngineSettings.differences``: a setting added later leaves the older settings' digests alone)."""
     import hashlib
     from importlib import metadata
 
     weights = ",".join(f"{value:.6g}" for value in load_weights())
     digest = hashlib.sha256(weights.encode()).hexdigest()[:8]
     version = f"taldau {metadata.version('taldau')} togyz-eval {digest} search {SEARCH_VERSION}"
-    if settings is None or settings == EngineSettings():
+    differences = (settings or EngineSettings()).differences()
+    if not differences:
         return version
-    return f"{version} settings {hashlib.sha256(repr(settings).encode()).hexdigest()[:8]}"
+    return f"{version} settings {hashlib.sha256(differences.encode()).hexdigest()[:8]}"
 
 
 def default_limit() -> Limit:
@@ -212,7 +216,9 @@ class EngineSettings:
     search beyond the horizon. ``solve_stones``: with this many stones or fewer left on the board, a depth
     limit is exceeded until the game is solved, within ``solve_nodes`` nodes. ``late_move_reductions``: 0
     for none, else the index of the first move searched one ply shallower when it is quiet (see
-    ``search``; measured in BENCHMARKS.md, not yet the default).
+    ``search``; measured in BENCHMARKS.md, not yet the default). ``deep_reductions``: with late-move
+    reductions, 0 for none, else the index of the first quiet move searched two plies shallower where six
+    or more plies remain.
     """
 
     weights: tuple[float, ...] | None = None
@@ -223,6 +229,16 @@ class EngineSettings:
     solve_stones: int = 16
     solve_nodes: int = 1_000_000
     late_move_reductions: int = 0
+    deep_reductions: int = 0
+
+    def differences(self) -> str:
+        """The settings that differ from the base ones (the defaults of the first release of each), as
+        ``name=value`` text in field order; empty for the base settings."""
+        return ",".join(
+            f"{name}={_setting_text(value)}"
+            for name, value in asdict(self).items()
+            if value != _BASE_SETTINGS.get(name, _NO_BASE)
+        )
 
     @classmethod
     def plain(cls) -> EngineSettings:
@@ -237,18 +253,47 @@ class EngineSettings:
         )
 
 
+# Each setting's value in the base search; a new setting is given the value that leaves the search as it
+# was, so that adding it changes no existing digest.
+_BASE_SETTINGS = {
+    "weights": None,
+    "transposition_table": True,
+    "ordering": True,
+    "quiescence": 6,
+    "tt_bits": 20,
+    "solve_stones": 16,
+    "solve_nodes": 1_000_000,
+    "late_move_reductions": 0,
+    "deep_reductions": 0,
+}
+_NO_BASE = object()
+
+
+def _setting_text(value: object) -> str:
+    """A setting as ``differences`` writes it: weights as plain numbers (the same text whatever numpy's
+    repr), anything else by its repr."""
+    if isinstance(value, tuple):
+        return "(" + ",".join(f"{float(number):.6g}" for number in value) + ")"
+    return repr(value)
+
+
 def named_settings(name: str) -> EngineSettings:
-    """Search settings by name: ``default``, ``plain`` (``EngineSettings.plain``), ``lmr`` (the default
-    with late-move reductions from the fourth move) or ``lmrN`` (from move N + 1); ValueError otherwise."""
+    """Search settings by name: ``default``; ``plain`` (``EngineSettings.plain``); ``full`` (no late-move
+    reductions); ``lmr`` (late-move reductions from the fourth move); ``lmrN`` (from move N + 1);
+    ``lmrN-M`` (and two plies from move M + 1). ValueError for any other name."""
     if name == "default":
         return EngineSettings()
     if name == "plain":
         return EngineSettings.plain()
+    if name == "full":
+        return EngineSettings(late_move_reductions=0, deep_reductions=0)
     if name == "lmr":
-        return EngineSettings(late_move_reductions=3)
-    if name.startswith("lmr") and name[3:].isdigit() and int(name[3:]) >= 1:
-        return EngineSettings(late_move_reductions=int(name[3:]))
-    raise ValueError(f"unknown search settings {name!r}: default, plain, lmr or lmrN")
+        return EngineSettings(late_move_reductions=3, deep_reductions=0)
+    found = re.fullmatch(r"lmr([1-9][0-9]?)(?:-([1-9][0-9]?))?", name)
+    if found is None or (found.group(2) is not None and int(found.group(2)) <= int(found.group(1))):
+        known = "default, plain, full, lmr, lmrN or lmrN-M (M > N)"
+        raise ValueError(f"unknown search settings {name!r}: {known}")
+    return EngineSettings(late_move_reductions=int(found.group(1)), deep_reductions=int(found.group(2) or 0))
 
 
 @dataclass
@@ -267,6 +312,8 @@ class Engine:
         work[GLOBAL, USE_ORDERING] = int(self.settings.ordering)
         work[GLOBAL, QUIESCENCE] = self.settings.quiescence
         work[GLOBAL, REDUCTION] = self.settings.late_move_reductions
+        reducing = self.settings.late_move_reductions > 0
+        work[GLOBAL, DEEP_REDUCTION] = self.settings.deep_reductions if reducing else 0
         # The weights, then scratch space for the features (see evaluate).
         self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 

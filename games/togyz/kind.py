@@ -67,7 +67,9 @@ class TogyzAnalyser:
         return Limit(depth=options.depth, nodes=options.nodes, time=options.movetime)
 
     def version(self) -> str:
-        return engine_version(self.settings)
+        """The engine's version with its settings; a review that values played moves by the next
+        position's search says so."""
+        return engine_version(self.settings) + (" one-search" if self.one_search else "")
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         """Five times the measured cost: 0.2 s per ply at depth 12, about 2.5 times more per extra ply of

@@ -22,7 +22,8 @@ Settings (``options``): transposition table on/off, ordering heuristics on/off, 
 late-move reductions, and the evaluation weights, so that the plain alpha-beta baseline of ``taldau match``
 runs through the same code. Late-move reductions (off unless asked for): a quiet move (not the table's
 move, no capture, no killer) ordered late, from the given index on, is first searched one ply shallower
-with a null window, and again at full depth only if it beats alpha there.
+with a null window, and again at full depth only if it beats alpha there; with deep reductions, a quiet
+move from a second index on is searched two plies shallower where six or more plies remain.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4  # statistics and 
 USE_TT, USE_ORDERING, QUIESCENCE = 8, 9, 10  # options
 REDUCTION = 11  # late-move reductions: 0 none, else the index (from 0) of the first move reduced
 HISTORY = 12  # 18: history of quiet cutoffs by side and pit
+DEEP_REDUCTION = HISTORY + 2 * PITS  # 0 none, else the index of the first move reduced two plies (depth 6+)
 
 
 @dataclass
@@ -307,7 +309,9 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
             reduced = late > 0 and index >= late and depth >= 3 and work[ply, MOVE_SCORES + index] < (1 << 29)
             score = alpha + 1
             if reduced:
-                score = -negamax(ply + 1, depth - 2, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+                deep = work[GLOBAL, DEEP_REDUCTION]
+                cut = 2 if deep > 0 and index >= deep and depth >= 6 else 1
+                score = -negamax(ply + 1, depth - 1 - cut, -alpha - 1, -alpha, stack, tt, work, weights, keys)
             if score > alpha and not work[GLOBAL, ABORTED]:
                 score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
             if alpha < score < beta and not work[GLOBAL, ABORTED]:
