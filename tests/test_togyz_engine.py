@@ -9,7 +9,7 @@ from functools import cache
 import pytest
 from helpers import make_position
 from taldau.games.togyz import Position, Side
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit, Score
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit, Score, engine_version, named_settings
 from taldau.games.togyz.search import WIN
 
 
@@ -189,12 +189,35 @@ def test_solving_finishes_on_an_endgame_that_goes_round_in_cycles() -> None:
     assert not line[-1].is_game_over() and line[-1].key in [earlier.key for earlier in line[-3::-2]]
 
 
-def test_late_move_reductions_keep_exact_results_and_search_fewer_nodes() -> None:
-    reducing = Engine(EngineSettings(late_move_reductions=3))
+@pytest.mark.parametrize("name", ["lmr", "lmr3-6"])
+def test_late_move_reductions_keep_exact_results_and_search_fewer_nodes(name: str) -> None:
+    reducing = Engine(named_settings(name))
     for position in _endgames(4, 8, seed=11):
         assert reducing.analyse(position, Limit(depth=10)).score.value == _brute_force(position.fen(), 10)
     position = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
     assert reducing.analyse(position, Limit(depth=6)).best == 9  # the win in one is still seen
     middle = Position.start().play(3).play(5).play(7)
-    plain, reduced = Engine().analyse(middle, Limit(depth=9)), reducing.analyse(middle, Limit(depth=9))
-    assert reduced.depth == plain.depth == 9 and reduced.nodes < plain.nodes
+    full = Engine(named_settings("full")).analyse(middle, Limit(depth=9))
+    reduced = reducing.analyse(middle, Limit(depth=9))
+    assert reduced.depth == full.depth == 9 and reduced.nodes < full.nodes
+
+
+def test_deep_reductions_search_fewer_nodes_than_single_ones() -> None:
+    middle = Position.start().play(3).play(5).play(7)
+    single = Engine(named_settings("lmr")).analyse(middle, Limit(depth=10))
+    deep = Engine(named_settings("lmr3-6")).analyse(middle, Limit(depth=10))
+    assert deep.depth == single.depth == 10 and deep.nodes < single.nodes
+
+
+def test_search_settings_by_name_and_their_versions() -> None:
+    assert named_settings("default") == EngineSettings()
+    assert named_settings("lmr") == named_settings("lmr3") == EngineSettings(late_move_reductions=3)
+    assert named_settings("lmr2-5") == EngineSettings(late_move_reductions=2, deep_reductions=5)
+    for bad in ("lmr0", "lmr3-3", "lmr3-2", "fast"):
+        with pytest.raises(ValueError, match="unknown search settings"):
+            named_settings(bad)
+    # A setting at its base value is no difference: adding one leaves the older settings' versions alone.
+    assert EngineSettings().differences() == named_settings("full").differences() == ""
+    assert named_settings("lmr").differences() == "late_move_reductions=3"
+    versions = {engine_version(named_settings(name)) for name in ("full", "lmr", "lmr3-6", "plain")}
+    assert len(versions) == 4 and engine_version(named_settings("full")) == engine_version()
