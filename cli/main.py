@@ -586,8 +586,8 @@ def bench(
     click.echo(f"search, {search_['positions']} positions: {search_['nps']:,} nodes/s")
     depth_nodes = report["depth_nodes"]
     click.echo(
-        f"nodes to depth {depth_nodes['depth']} there: {depth_nodes['default']:,}; with late-move "
-        f"reductions {depth_nodes['late_move_reductions']:,}"
+        f"nodes to depth {depth_nodes['depth']} there: {depth_nodes['default']:,}; full width (no "
+        f"late-move reductions) {depth_nodes['full']:,}"
     )
     click.echo(
         f"review of a {game_['plies']}-ply game at {game_['limit']}: {game_['seconds']} s "

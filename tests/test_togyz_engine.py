@@ -210,14 +210,14 @@ def test_deep_reductions_search_fewer_nodes_than_single_ones() -> None:
 
 
 def test_search_settings_by_name_and_their_versions() -> None:
-    assert named_settings("default") == EngineSettings()
+    assert named_settings("default") == EngineSettings() == named_settings("lmr")  # reductions by default
     assert named_settings("lmr") == named_settings("lmr3") == EngineSettings(late_move_reductions=3)
     assert named_settings("lmr2-5") == EngineSettings(late_move_reductions=2, deep_reductions=5)
     for bad in ("lmr0", "lmr3-3", "lmr3-2", "fast"):
         with pytest.raises(ValueError, match="unknown search settings"):
             named_settings(bad)
     # A setting at its base value is no difference: adding one leaves the older settings' versions alone.
-    assert EngineSettings().differences() == named_settings("full").differences() == ""
-    assert named_settings("lmr").differences() == "late_move_reductions=3"
+    assert named_settings("full").differences() == ""
+    assert EngineSettings().differences() == "late_move_reductions=3"
     versions = {engine_version(named_settings(name)) for name in ("full", "lmr", "lmr3-6", "plain")}
-    assert len(versions) == 4 and engine_version(named_settings("full")) == engine_version()
+    assert len(versions) == 4 and engine_version(named_settings("lmr")) == engine_version()

@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from .chances import load_win_curve
-from .engine import Engine, EngineSettings, Limit, default_limit
+from .engine import Engine, EngineSettings, Limit, default_limit, named_settings
 from .perft import perft
 from .position import Position
 from .replay import Game, read_games
@@ -28,7 +28,7 @@ def bench_game() -> Game:
 
 def run_bench(limit: Limit | None = None) -> dict[str, Any]:
     """Perft nodes/s, search nodes/s on the fixed position set and the nodes to SEARCH_DEPTH there (the
-    default search and the one with late-move reductions), and seconds to review BENCH_GAME."""
+    full-width search and the default one, with late-move reductions), and seconds to review BENCH_GAME."""
     limit = limit or default_limit()
     result = perft(Position.start(), PERFT_DEPTH)
     game = bench_game()
@@ -43,10 +43,7 @@ def run_bench(limit: Limit | None = None) -> dict[str, Any]:
         seconds += info.seconds
 
     depth_nodes = {}
-    for name, settings in (
-        ("default", EngineSettings()),
-        ("late_move_reductions", EngineSettings(late_move_reductions=3)),
-    ):
+    for name, settings in (("full", named_settings("full")), ("default", EngineSettings())):
         searcher = Engine(settings)
         total = 0
         for ply in SEARCH_PLIES:

@@ -37,7 +37,9 @@ from .svg import render_svg
 from .writers import write_playok, write_scoresheet
 
 SCALE = MarkScale("winning chances, -1 to 1, through the win curve", (0.1, 0.2, 0.3))
-SECONDS_PER_PLY = 0.2  # measured at depth 12 (BENCHMARKS.md); about 2.5 times more per extra ply of depth
+# Measured at depth 12 with the full-width search (BENCHMARKS.md), about 2.5 times more per extra ply of
+# depth; kept as the budget now that reductions take about a third of it, for slower machines.
+SECONDS_PER_PLY = 0.2
 DEPTH_FACTOR = 2.5
 NODES_PER_SECOND = 3e6
 MARGIN = 5  # a task may take five times its measured cost

@@ -20,10 +20,10 @@ With them, solving an endgame whose lines go round in cycles finishes instead of
 
 Settings (``options``): transposition table on/off, ordering heuristics on/off, quiescence depth,
 late-move reductions, and the evaluation weights, so that the plain alpha-beta baseline of ``taldau match``
-runs through the same code. Late-move reductions (off unless asked for): a quiet move (not the table's
-move, no capture, no killer) ordered late, from the given index on, is first searched one ply shallower
-with a null window, and again at full depth only if it beats alpha there; with deep reductions, a quiet
-move from a second index on is searched two plies shallower where six or more plies remain.
+runs through the same code. Late-move reductions (on by default, from the fourth move): a quiet move (not
+the table's move, no capture, no killer) ordered late, from the given index on, is first searched one ply
+shallower with a null window, and again at full depth only if it beats alpha there; with deep reductions,
+a quiet move from a second index on is searched two plies shallower where six or more plies remain.
 """
 
 from __future__ import annotations
