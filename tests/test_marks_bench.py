@@ -107,20 +107,20 @@ def test_the_reference_is_kept_and_read_back(togyz_examples: Path, tmp_path: Pat
     assert _timeless(alone) == _timeless(first.analyses)
     # Other options, or other search settings, are other reviews: nothing is read back for them.
     assert review_sample(kind, kind.analyser, games[:1], AnalysisOptions(depth=3), cache=cache).cached == 0
-    lmr = replace(kind.analyser, settings=named_settings("lmr"))
-    assert lmr.version() != kind.analyser.version()
-    assert review_sample(kind, lmr, games[:1], options, cache=cache).cached == 0
+    full = replace(kind.analyser, settings=named_settings("full"))
+    assert full.version() != kind.analyser.version()
+    assert review_sample(kind, full, games[:1], options, cache=cache).cached == 0
 
 
 def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_cache: Path) -> None:
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
     arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
-    result = CliRunner().invoke(main, [*arguments, archive, "--also", "lmr:3", "--json"])
+    result = CliRunner().invoke(main, [*arguments, archive, "--also", "full:3", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["lmr:3"]["options"] == {"depth": 3}
+    assert report["full:3"]["options"] == {"depth": 3}
     assert (
-        report["lmr:3"]["against_reference"]["decisions"]
+        report["full:3"]["against_reference"]["decisions"]
         == report["default"]["against_reference"]["decisions"]
     )
     bad = CliRunner().invoke(main, [*arguments, archive, "--also", "fast"])
