@@ -158,9 +158,7 @@ class ReviewCache:
 CACHE_FORMAT = "marks-cache-1"  # changes when what a cached review holds changes
 
 
-def _review_one(
-    kind_name: str, analyser: Analyser, text: str, options: AnalysisOptions
-) -> tuple[GameAnalysis, float]:
+def _review_one(analyser: Analyser, text: str, options: AnalysisOptions) -> tuple[GameAnalysis, float]:
     """One game (a task's text) reviewed, with the seconds it took: what a process of the pool runs."""
     started = time.perf_counter()
     (analysis,) = analyser.review(text, "marks-bench", options)
@@ -199,12 +197,12 @@ def review_sample(
 
     if jobs <= 1 or len(todo) <= 1:
         for index in todo:
-            keep(index, *_review_one(kind.name, analyser, kind.task_text([games[index]]), options))
+            keep(index, *_review_one(analyser, kind.task_text([games[index]]), options))
     else:
         # Each process loads the kernels before its first game, so that no game's time counts them.
         with ProcessPoolExecutor(max_workers=jobs, initializer=analyser.warm) as pool:
             futures = {
-                pool.submit(_review_one, kind.name, analyser, kind.task_text([games[index]]), options): index
+                pool.submit(_review_one, analyser, kind.task_text([games[index]]), options): index
                 for index in todo
             }
             for future in as_completed(futures):

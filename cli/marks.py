@@ -38,7 +38,8 @@ def marks_options(function):
                 default="default",
                 show_default=True,
                 metavar="SETTINGS",
-                help="With --marks (Togyz): the reference's search settings (default, lmr, lmrN).",
+                help="With --marks (Togyz): the reference's search settings, named as for match "
+                "(default, full, lmr, lmrN, lmrN-M).",
             ),
             click.option(
                 "--one-search",
@@ -50,8 +51,8 @@ def marks_options(function):
                 "variants",
                 multiple=True,
                 metavar="SETTINGS[:DEPTH]",
-                help="With --marks (Togyz): also review with these search settings (default, lmr, lmrN), "
-                "at DEPTH if given; repeatable.",
+                help="With --marks (Togyz): also review with these search settings (default, full, lmr, "
+                "lmrN, lmrN-M), at DEPTH if given; repeatable.",
             ),
             click.option(
                 "--jobs",
