@@ -43,7 +43,7 @@ from .search import (
     search_root,
 )
 
-DEFAULT_DEPTH = 12
+DEFAULT_DEPTH = 13  # with late-move reductions (EngineSettings): as right as full width at 12, sooner
 # What the search finds at given settings: raised whenever a change to the search (or to what a setting
 # means) changes its results, so that analyses stored by another search are never taken for this one's.
 SEARCH_VERSION = 2
@@ -120,8 +120,8 @@ def engine_version(settings: EngineSettings | None = None) -> str:
 
 
 def default_limit() -> Limit:
-    """The analysis limit of ``taldau annotate`` and ``taldau analyze``: an average real game (93 plies)
-    takes at most 30 s on one core (see BENCHMARKS.md)."""
+    """The analysis limit of ``taldau annotate`` and ``taldau analyze``: depth 13 with late-move
+    reductions, as right as the full-width depth 12 of earlier releases in less time (see BENCHMARKS.md)."""
     return Limit(depth=DEFAULT_DEPTH)
 
 
@@ -216,8 +216,9 @@ class EngineSettings:
     search beyond the horizon. ``solve_stones``: with this many stones or fewer left on the board, a depth
     limit is exceeded until the game is solved, within ``solve_nodes`` nodes. ``late_move_reductions``: 0
     for none, else the index of the first move searched one ply shallower when it is quiet (see
-    ``search``); the default, 3, reviews a game in a third of the time of the full-width search with
-    marks as right against deeper references (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``:
+    ``search``); the default, 3, at the default depth 13 reviews a game in 0.58x the time of the
+    full-width search at depth 12, with marks at least as right against deeper references with and without
+    reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``:
     with late-move reductions, 0 for none, else the index of the first quiet move searched two plies
     shallower where six or more plies remain.
     """

@@ -37,8 +37,9 @@ from .svg import render_svg
 from .writers import write_playok, write_scoresheet
 
 SCALE = MarkScale("winning chances, -1 to 1, through the win curve", (0.1, 0.2, 0.3))
-# Measured at depth 12 with the full-width search (BENCHMARKS.md), about 2.5 times more per extra ply of
-# depth; kept as the budget now that reductions take about a third of it, for slower machines.
+# Per ply at the default limit: 0.2 s was measured for the full-width depth 12 (BENCHMARKS.md), and is
+# kept for the default depth 13 with reductions (0.58x that time) as room for slower machines; about 2.5
+# times more per extra ply of depth.
 SECONDS_PER_PLY = 0.2
 DEPTH_FACTOR = 2.5
 NODES_PER_SECOND = 3e6
@@ -74,8 +75,8 @@ class TogyzAnalyser:
         return engine_version(self.settings) + (" one-search" if self.one_search else "")
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
-        """Five times the measured cost: 0.2 s per ply at depth 12, about 2.5 times more per extra ply of
-        depth; a node or time limit costs two searches of that many nodes (at 3 million nodes/s) or
+        """Five times the measured cost: 0.2 s per ply at the default depth, about 2.5 times more per extra
+        ply of depth; a node or time limit costs two searches of that many nodes (at 3 million nodes/s) or
         seconds per ply."""
         limit = self.limit(options)
         if limit.nodes is not None:
