@@ -218,9 +218,9 @@ class EngineSettings:
     for none, else the index of the first move searched one ply shallower when it is quiet (see
     ``search``); the default, 3, at the default depth 13 reviews a game in 0.58x the time of the
     full-width search at depth 12, with marks at least as right against deeper references with and without
-    reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``:
-    with late-move reductions, 0 for none, else the index of the first quiet move searched two plies
-    shallower where six or more plies remain.
+    reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``: with late-move reductions, 0
+    for none, else the index of the first quiet move searched two plies shallower where six or more plies
+    remain.
     """
 
     weights: tuple[float, ...] | None = None
