@@ -84,8 +84,8 @@ def _limit_options(function):
 
 
 def _engine_settings(spec: str) -> EngineSettings:
-    """Named search settings (``engine.named_settings``: default, plain, lmr, lmrN), or a weights JSON file
-    for the default search."""
+    """Named search settings (``engine.named_settings``: default, plain, full, lmr, lmrN, lmrN-M), or a
+    weights JSON file for the default search."""
     try:
         return named_settings(spec)
     except ValueError:

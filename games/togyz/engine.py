@@ -315,8 +315,7 @@ class Engine:
         work[GLOBAL, USE_ORDERING] = int(self.settings.ordering)
         work[GLOBAL, QUIESCENCE] = self.settings.quiescence
         work[GLOBAL, REDUCTION] = self.settings.late_move_reductions
-        reducing = self.settings.late_move_reductions > 0
-        work[GLOBAL, DEEP_REDUCTION] = self.settings.deep_reductions if reducing else 0
+        work[GLOBAL, DEEP_REDUCTION] = self.settings.deep_reductions  # read only where a move is reduced
         # The weights, then scratch space for the features (see evaluate).
         self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 
