@@ -31,7 +31,6 @@ from taldau.games.backgammon.board import (
 from taldau.games.backgammon.engine import Limit
 from taldau.games.backgammon.eval.bearoff import is_bearoff
 from taldau.games.backgammon.eval.inputs import (
-    ESCAPES,
     FEATURE_NAMES,
     FEATURES,
     INPUTS,
@@ -123,116 +122,16 @@ def test_start_position_encoding_is_tesauros() -> None:
         expected[base + 28 : base + 31] = [1, 1, 1]  # 8-point, 3 checkers
         expected[base + 48 : base + 52] = [1, 1, 1, 1.0]  # 13-point, 5 checkers
         expected[base + 92 : base + 94] = [1, 1]  # 24-point, 2 checkers
-    # features per side (side on roll at 200, opponent at 213): nothing borne off (0); pips 2 * 24 + 5 * 13
+    # features per side (side on roll at 200, opponent at 207): nothing borne off (0); pips 2 * 24 + 5 * 13
     # + 3 * 8 + 5 * 6 = 167 -> 1.67; one home point made (the 6) -> 1/6; longest prime 1 (no two made points
     # adjacent) -> 1/6; two checkers back (the 24-point) -> 2/15; no blots, so no shots -> 0.
-    # Escapes of the back checkers on the 24: the other side holds the points 5, 7 and 12 pips in front of
-    # them (its 6, 8 and 13), so the rolls of 5, 7 or 12 pips in all (4 + 6 + 1) and 5-5 (both dice
-    # blocked) stay: 24 of 36. Containment: of the other side's checkers on its points 16 to 25, the one
-    # on its 23 escapes least: 4, 6 and 11 pips are blocked (3 + 5 + 2 rolls) and 4-4, 6-6, 6-4 have both
-    # dice blocked (4): 22 escape, so 14 / 36. Mobility: (8 - 6) * 3 * 30 (the 8-point: 7 pips, 6 rolls,
-    # are blocked) + (13 - 6) * 5 * 34 (the 13: the 12 pips of 6-6, and 1-1) + (24 - 6) * 2 * 24 = 2,234,
-    # over 3,600. Break contact: every checker is behind the other side's rearmost (on this side's ace
-    # point), 23 * 2 + 12 * 5 + 7 * 3 + 5 * 5 = 152 pips beyond it, over 167; no free pips. Crossovers:
-    # 2 * 3 (24) + 5 * 2 (13) + 3 * 1 (8) = 19 quarters, over 60.
-    assert FEATURE_NAMES == (
-        "off",
-        "pips",
-        "home_points",
-        "prime",
-        "back",
-        "blots",
-        "shots",
-        "escapes",
-        "containment",
-        "mobility",
-        "break_contact",
-        "free_pips",
-        "crossovers",
-    )
-    assert POINT_INPUTS == 200 and INPUTS == 226
-    for base in (200, 213):
-        expected[base : base + FEATURES] = [
-            0.0,
-            1.67,
-            1 / 6,
-            1 / 6,
-            2 / 15,
-            0.0,
-            0.0,
-            24 / 36,
-            14 / 36,
-            2234 / 3600,
-            152 / 167,
-            0.0,
-            19 / 60,
-        ]
+    assert FEATURE_NAMES == ("off", "pips", "home_points", "prime", "back", "blots", "shots")
+    assert POINT_INPUTS == 200 and INPUTS == 214
+    for base in (200, 207):
+        expected[base : base + FEATURES] = [0.0, 1.67, 1 / 6, 1 / 6, 2 / 15, 0.0, 0.0]
     dense = encode_dense(start_board())
     np.testing.assert_allclose(dense, expected, rtol=1e-6, atol=0)
-    assert np.count_nonzero(dense) == 2 * (4 + 3 + 4 + 2 + 4 + 5)
-
-
-def _escapes_by_hand(blocked: set[int]) -> int:
-    """Of the 36 rolls, those whose two dice carry one checker to an open point by an open way: the
-    landing point (the sum of the dice in front) is not in ``blocked`` (pips in front), and one of the
-    two dice played first lands open. Doubles count as their two dice, as gnubg's escape table does."""
-    count = 0
-    for first in range(1, 7):
-        for second in range(1, 7):
-            if first + second not in blocked and (first not in blocked or second not in blocked):
-                count += 1
-    return count
-
-
-def test_escape_table_by_hand() -> None:
-    """An open board: every roll escapes; one point 6 pips in front: 5-1, 4-2, 3-3 land on it and 6-6
-    has both dice blocked (36 - 5 - 1 = 30); a point right in front: only 1-1 fails; six points in a
-    row in front (a full prime): nothing escapes."""
-    assert ESCAPES[0] == 36
-    assert ESCAPES[1 << 5] == 30
-    assert ESCAPES[1] == 35
-    assert ESCAPES[0b111111] == 0
-    for mask in range(0, 1 << 12, 37):
-        blocked = {bit + 1 for bit in range(12) if mask & (1 << bit)}
-        assert ESCAPES[mask] == _escapes_by_hand(blocked), mask
-
-
-def _new_features_by_hand(cells: np.ndarray, me: int) -> list[float]:
-    """Escapes, containment, mobility, break contact, free pips and crossovers of side ``me`` from the
-    board's two rows, counted point by point (the other side's index j is this side's 23 - j)."""
-    row, other = cells[me].tolist(), cells[1 - me].tolist()
-    mine_held = {index for index in range(24) if row[index] >= 2}
-    theirs_held = {23 - index for index in range(24) if other[index] >= 2}  # in my numbering
-
-    def escapes(index: int, held: set[int]) -> int:
-        return _escapes_by_hand({pips for pips in range(1, 13) if index - pips in held})
-
-    occupied = [index for index in range(25) if row[index]]
-    rearmost = max(occupied)
-    other_back = max(index for index in range(25) if other[index])
-    passing = 23 - other_back
-    mobility = sum((i - 5) * row[i] * escapes(i, theirs_held) for i in occupied if i >= 6)
-    # the other side's checker on its index n meets my points: my index k is its 23 - k
-    held_for_them = {23 - index for index in mine_held}
-    contained = min(escapes(n, held_for_them) for n in range(15, 25))
-    return [
-        escapes(rearmost, theirs_held) / 36,
-        (36 - contained) / 36,
-        mobility / 3600,
-        sum(row[i] * (i - passing) for i in occupied if i > passing) / 167,
-        sum(row[i] * (i + 1) for i in occupied if i <= passing) / 100,
-        sum(row[i] * (i // 6) for i in occupied) / 60,
-    ]
-
-
-def test_new_features_against_a_count_point_by_point(selfplay_boards: np.ndarray) -> None:
-    for cells in selfplay_boards[::7]:
-        dense = encode_dense(cells)
-        for order, me in enumerate((MOVER, OPPONENT)):
-            start = POINT_INPUTS + order * FEATURES + FEATURE_NAMES.index("escapes")
-            np.testing.assert_allclose(
-                dense[start : start + 6], _new_features_by_hand(cells, me), rtol=1e-6, atol=1e-7
-            )
+    assert np.count_nonzero(dense) == 2 * (4 + 3 + 4 + 2 + 4)
 
 
 def test_sparse_encoding_lists_exactly_the_nonzero_inputs() -> None:
@@ -254,7 +153,7 @@ def test_sparse_encoding_lists_exactly_the_nonzero_inputs() -> None:
     # past them; the one on the bar enters on point 25 - die and needs 12 pips to the 13: 6-6 (bar/19/13*),
     # 4-4 (bar/21/17/13*), 3-3 (bar/22/19/16/13*), all landing points open (the opponent's 11 checkers
     # stand on the mover's 14); the 12 would need 13 pips: no roll. The opponent's "shots" input: 3 / 36.
-    assert dense[POINT_INPUTS + FEATURES + 6] == pytest.approx(3 / 36)
+    assert dense[207 + 6] == pytest.approx(3 / 36)
 
 
 @pytest.mark.parametrize(
@@ -702,39 +601,6 @@ def test_weights_round_trip(tmp_path: Path) -> None:
         assert theirs.dtype == np.float32
     assert weights_digest(loaded) == weights_digest(nets)
     assert not list(tmp_path.glob("*.part"))
-
-
-def test_nets_of_the_first_seven_features_read_the_new_ones_with_zero_weights(
-    tmp_path: Path, selfplay_boards: np.ndarray
-) -> None:
-    """A file written before the features beyond the seventh were added (no feature list in it):
-    its rows land where the inputs now are, the new rows are zero, and the nets evaluate exactly as
-    they did on the old inputs (plain numpy on the old dense encoding)."""
-    old_inputs = POINT_INPUTS + 2 * 7
-    rng = np.random.default_rng(3)
-    arrays = {}
-    for name, hidden in (("contact", 6), ("race", 4)):
-        arrays[f"{name}.w1"] = rng.normal(0, 0.3, (old_inputs, hidden)).astype(np.float32)
-        arrays[f"{name}.b1"] = rng.normal(0, 0.3, hidden).astype(np.float32)
-        arrays[f"{name}.w2"] = rng.normal(0, 0.3, (OUTPUTS, hidden)).astype(np.float32)
-        arrays[f"{name}.b2"] = rng.normal(0, 0.3, OUTPUTS).astype(np.float32)
-    old = tmp_path / "old.npz"
-    np.savez(old, meta=np.array('{"stage": "td"}'), **arrays)
-    nets, meta = load_nets(old)
-    assert meta == {"stage": "td"} and nets.contact.inputs == INPUTS
-    kept = list(range(POINT_INPUTS + 7)) + list(range(POINT_INPUTS + FEATURES, POINT_INPUTS + FEATURES + 7))
-    np.testing.assert_array_equal(nets.contact.w1[kept], arrays["contact.w1"])
-    assert not np.delete(nets.contact.w1, kept, axis=0).any()
-    for cells in selfplay_boards[::97]:
-        x = encode_dense(cells)[kept].astype(np.float64)
-        hidden = 1 / (1 + np.exp(-(x @ arrays["contact.w1"] + arrays["contact.b1"])))
-        by_hand = 1 / (1 + np.exp(-(arrays["contact.w2"].astype(np.float64) @ hidden + arrays["contact.b2"])))
-        np.testing.assert_allclose(_dense_forward(nets.contact, cells), by_hand, rtol=1e-6)
-    shuffled = tmp_path / "shuffled.npz"
-    names = ["pips", "off", "home_points", "prime", "back", "blots", "shots"]
-    np.savez(shuffled, meta=np.array("{}"), features=np.array(names), **arrays)
-    with pytest.raises(ValueError, match=r"shuffled\.npz.*features"):
-        load_nets(shuffled)
 
 
 def test_digest_and_version_change_with_one_weight(tmp_path: Path) -> None:

@@ -7,13 +7,7 @@ as in TD-Gammon; a lone checker (a *blot*) and a made point (two or more) are th
 first. Then, per side, ``FEATURES`` numbers gnubg's input list also has in some form: checkers borne off,
 the pip count (pips needed to bear everything off), home-board points made, the longest *prime* (run of
 made points that blocks the opponent), checkers *back* (in the opponent's home board or on the bar), blots,
-and the share of the 36 rolls with which the other side hits one of its blots (*shots*); then, after
-gnubg's inputs of the same names, how freely the side's rearmost checker gets past the opponent's points
-(*escapes*), how well the side's own points hold the opponent's back checkers (*containment*), how freely
-its checkers outside its home board move (*mobility*), the pips its checkers behind the opponent's rearmost
-one must travel to pass it (*break contact*), the pips of those already past (*free pips*), and the
-quarters of the board its checkers must still cross to come home (*crossovers*: what stands between a
-side and its first checker off, so between it and saving a gammon).
+and the share of the 36 rolls with which the other side hits one of its blots (*shots*).
 
 A *pruning* net (a small net that only sorts plays before the full nets judge the best few) sees the
 point units alone (``POINT_INPUTS``): they cost almost nothing to write, the features most of the encoding.
@@ -32,21 +26,7 @@ from ..board import MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW
 
 UNITS = 4  # per point: at least 1, 2, 3 checkers, and the excess beyond 3
 POINT_INPUTS = 2 * ROW * UNITS
-FEATURE_NAMES = (
-    "off",
-    "pips",
-    "home_points",
-    "prime",
-    "back",
-    "blots",
-    "shots",
-    "escapes",
-    "containment",
-    "mobility",
-    "break_contact",
-    "free_pips",
-    "crossovers",
-)
+FEATURE_NAMES = ("off", "pips", "home_points", "prime", "back", "blots", "shots")
 FEATURES = len(FEATURE_NAMES)
 INPUTS = POINT_INPUTS + 2 * FEATURES
 MAX_NONZERO = 2 * 15 * UNITS + 2 * FEATURES  # every checker on its own place, all features non-zero
@@ -64,42 +44,6 @@ ROLLS_WITH_DIE = np.array(
     dtype=np.int64,
 )
 ROLLS_WITH_DIE.flags.writeable = False
-
-
-def _escape_counts() -> np.ndarray:
-    """ESCAPES[mask]: of the 36 rolls, how many carry a checker past the points of ``mask`` (bit i set:
-    the point i + 1 pips in front of it is held by the other side), the whole roll played by that checker
-    (either die first), as gnubg's escape table counts them (a double counts as its two dice)."""
-    counts = np.zeros(1 << 12, dtype=np.int64)
-    for mask in range(1 << 12):
-        for high in range(6):
-            for low in range(high + 1):
-                landing_open = not mask & (1 << (high + low + 1))
-                a_way_through = not (mask & (1 << high) and mask & (1 << low))
-                if landing_open and a_way_through:
-                    counts[mask] += 1 if high == low else 2
-    return counts
-
-
-ESCAPES = _escape_counts()
-ESCAPES.flags.writeable = False
-
-
-@njit(cache=True, inline="always")
-def _held_points(row: np.ndarray) -> int:
-    """The points a side holds (two or more checkers) as bits, bit j for its index j (0..23)."""
-    held = 0
-    for index in range(24):
-        if row[index] >= 2:
-            held |= 1 << index
-    return held
-
-
-@njit(cache=True, inline="always")
-def _escapes_from(blockers: int, index: int) -> int:
-    """ESCAPES for a checker on its side's ``index`` (1..24, 24 the bar) against the points ``blockers``
-    (``_held_points`` of the other side, whose index j is this side's 23 - j)."""
-    return ESCAPES[(blockers >> (24 - index)) & 0xFFF]
 
 
 @njit(cache=True, inline="always")
@@ -155,15 +99,6 @@ def hitting_rolls(board: np.ndarray, attacker: int) -> int:
 def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
     """The ``FEATURES`` numbers of ``side`` (row 0 or 1), scaled to about 0..1."""
     row = board[side]
-    other = board[1 - side]
-    blockers = _held_points(other)  # what stands in this side's way
-    own_points = _held_points(row)  # what stands in the other side's way
-    other_back = -1  # the other side's rearmost checker, in its own numbering (24: the bar)
-    for index in range(ROW - 1, -1, -1):
-        if other[index] > 0:
-            other_back = index
-            break
-    passing = 23 - other_back  # this side's index of that checker (-1: on the bar, in front of all)
     on_board = 0
     pips = 0
     home = 0
@@ -171,26 +106,10 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
     run = 0
     back = 0
     blots = 0
-    rearmost = -1
-    mobility = 0
-    behind = 0
-    free = 0
-    crossovers = 0
     for index in range(ROW):
         count = row[index]
-        if count == 0:
-            run = 0
-            continue
         on_board += count
         pips += count * (index + 1)
-        rearmost = index
-        crossovers += count * (index // 6)
-        if index > passing:
-            behind += count * (index - passing)
-        else:
-            free += count * (index + 1)
-        if index >= 6:
-            mobility += (index - 5) * count * _escapes_from(blockers, index)
         if index < 24:
             if count >= 2:
                 run += 1
@@ -204,9 +123,6 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
                 blots += 1
         if index >= 18:
             back += count
-    contained = 36
-    for index in range(15, ROW):
-        contained = min(contained, _escapes_from(own_points, index))
     out[0] = (15 - on_board) / 15.0
     out[1] = pips / 100.0
     out[2] = home / 6.0
@@ -214,12 +130,6 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
     out[4] = back / 15.0
     out[5] = blots / 15.0
     out[6] = hitting_rolls(board, 1 - side) / 36.0
-    out[7] = (_escapes_from(blockers, rearmost) if rearmost >= 0 else 36) / 36.0
-    out[8] = (36 - contained) / 36.0
-    out[9] = mobility / 3600.0
-    out[10] = behind / 167.0
-    out[11] = free / 100.0
-    out[12] = crossovers / 60.0
 
 
 @njit(cache=True, inline="always")

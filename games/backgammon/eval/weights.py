@@ -2,13 +2,9 @@
 
 A file holds each net's four arrays (``contact.w1`` ...), optionally the pruning nets fitted to them
 (``prune.contact.w1`` ..., see ``plies``), and ``meta``, a JSON text saying how the nets were trained
-(stage, games, seed, settings), and ``features``, the names of the features the nets read (``inputs``).
-Its identity, the first 12 hex digits of the SHA-256 of the weight arrays, enters the engine version, so
-every change of weights changes the version of the analyses made with them.
-
-Nets of a file written before features were added (it lists fewer features, in the same order; a file
-without the list has the first seven) are read with zero weights for the new ones: they evaluate exactly
-as before, and training can start from them.
+(stage, games, seed, settings). Its identity, the first 12 hex digits of the SHA-256 of the weight
+arrays, enters the engine version, so every change of weights changes the version of the analyses made
+with them.
 """
 
 from __future__ import annotations
@@ -21,11 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .inputs import FEATURE_NAMES, FEATURES, POINT_INPUTS
 from .model import NetPair
 from .net import Net, load_arrays
-
-FIRST_FEATURES = 7  # the features of files that do not list theirs
 
 SHIPPED = Path(__file__).resolve().parent / "nets.npz"
 
@@ -45,7 +38,6 @@ def save_nets(path: Path, nets: NetPair, meta: dict[str, Any], pruning: NetPair 
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, Any] = {
         "meta": np.array(json.dumps(meta, sort_keys=True)),
-        "features": np.array(FEATURE_NAMES),
         **nets.contact.arrays("contact"),
         **nets.race.arrays("race"),
     }
@@ -65,33 +57,11 @@ def load_nets(path: Path = SHIPPED) -> tuple[NetPair, dict[str, Any]]:
     file when it is not a weights file."""
     arrays = load_arrays(Path(path))
     try:
-        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
-        names = FEATURE_NAMES[:FIRST_FEATURES]
-        if "features" in arrays:
-            names = tuple(arrays["features"].tolist())
-        for name in ("contact.w1", "race.w1"):
-            if name in arrays:
-                arrays[name] = _widened(arrays[name], names)
         nets = NetPair(Net.from_arrays(arrays, "contact"), Net.from_arrays(arrays, "race"))
+        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
     except (ValueError, json.JSONDecodeError) as error:
         raise ValueError(f"{path}: {error}") from None
     return nets, meta
-
-
-def _widened(w1: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
-    """``w1`` of a net that reads the features ``names``, the first ones of ``FEATURE_NAMES``, with zero
-    rows for the others; any other ``w1`` as it is."""
-    known = len(names)
-    if names != FEATURE_NAMES[:known]:
-        raise ValueError(f"the nets read features {', '.join(names)}, not the first of {FEATURE_NAMES}")
-    if w1.ndim != 2 or known == FEATURES or w1.shape[0] != POINT_INPUTS + 2 * known:
-        return w1  # the current inputs, or a shape that Net.from_arrays reports
-    wide = np.zeros((POINT_INPUTS + 2 * FEATURES, w1.shape[1]), dtype=w1.dtype)
-    wide[:POINT_INPUTS] = w1[:POINT_INPUTS]
-    for order in range(2):
-        start = POINT_INPUTS + order * known
-        wide[POINT_INPUTS + order * FEATURES :][:known] = w1[start : start + known]
-    return wide
 
 
 def load_pruning(path: Path = SHIPPED) -> NetPair | None:
