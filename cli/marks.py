@@ -98,9 +98,14 @@ def marks_bench(
         raise click.UsageError(
             f"--marks samples the games of {archive}, which does not exist: give --archive"
         )
-    found = list(valid_games([Path(archive)], lambda message: None, game, ReadLimits()))
+    # a game without a move (resigned or abandoned before it began) has no decision to compare
+    found = [
+        replayed
+        for replayed in valid_games([Path(archive)], lambda message: None, game, ReadLimits())
+        if kind.facts(replayed).plies > 0
+    ]
     if not found:
-        raise click.UsageError(f"{archive} holds no valid {game} game to sample")
+        raise click.UsageError(f"{archive} holds no valid {game} game with a move to sample")
     sample = spread_sample(found, games or SAMPLE)
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:

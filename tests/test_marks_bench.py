@@ -133,4 +133,18 @@ def test_bench_marks_without_games_to_sample_says_so(tmp_path: Path) -> None:
     empty = tmp_path / "empty.pgn"
     empty.write_text("")
     result = CliRunner().invoke(main, ["bench", "--marks", "--archive", str(empty)])
-    assert result.exit_code == 2 and "holds no valid togyz game" in result.output
+    assert result.exit_code == 2 and "holds no valid togyz game with a move" in result.output
+
+
+def test_games_without_a_move_are_not_sampled(togyz_examples: Path, private_cache: Path, tmp_path: Path) -> None:
+    """A game resigned before its first move is valid but has nothing to compare: of an archive of two
+    such games around one real game, the sample of three is that one game."""
+    unplayed = '[Event "1"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1-0\n\n'
+    real = (togyz_examples / "playok-2024-2025-sample.pgn").read_text().split("\n\n[")[0] + "\n\n"
+    archive = tmp_path / "three.pgn"
+    archive.write_text(unplayed + real + unplayed.replace('"1"', '"2"'))
+    arguments = ["bench", "--marks", "--games", "3", "--depth", "1", "--reference-depth", "2"]
+    result = CliRunner().invoke(main, [*arguments, "--archive", str(archive), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["games"] == 1 and report["decisions"] > 0
