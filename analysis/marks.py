@@ -8,8 +8,8 @@ mistake is a smaller error than missing it. The losses (the game's unit, kumalak
 by their correlation over the same decisions. Forced decisions are never marked and are left out.
 
 The sample is spread evenly over the archive's valid games that have at least one move (game ``i * n /
-count`` of ``n``), so that it is the same on every run and covers its whole span. Nothing here knows the game: it goes through the
-``GameKind`` and ``Analyser`` faces.
+count`` of ``n``), so that it is the same on every run and covers its whole span. Nothing here knows the
+game: it goes through the ``GameKind`` and ``Analyser`` faces.
 """
 
 from __future__ import annotations

@@ -136,7 +136,9 @@ def test_bench_marks_without_games_to_sample_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "holds no valid togyz game with a move" in result.output
 
 
-def test_games_without_a_move_are_not_sampled(togyz_examples: Path, private_cache: Path, tmp_path: Path) -> None:
+def test_games_without_a_move_are_not_sampled(
+    togyz_examples: Path, private_cache: Path, tmp_path: Path
+) -> None:
     """A game resigned before its first move is valid but has nothing to compare: of an archive of two
     such games around one real game, the sample of three is that one game."""
     unplayed = '[Event "1"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1-0\n\n'
