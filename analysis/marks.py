@@ -25,12 +25,27 @@ from pathlib import Path
 from statistics import StatisticsError, correlation
 from typing import Any
 
-from taldau.games.agreement import MarkAgreement, rounded
+from taldau.games.agreement import MarkAgreement, rounded, spread_sample
 from taldau.games.jit import is_writable, user_cache_root
 from taldau.games.kind import Analyser, AnalysisOptions, GameAnalysis, GameKind
+from taldau.games.records import ReadLimits
 from taldau.schemas.files import write_bytes_atomic
 
 from .review import MARKS, Thresholds, mark_of
+from .validation import valid_games
+
+
+def sample_games(kind: GameKind[Any], archive: Path, count: int) -> list[Any]:
+    """``count`` of the valid games of ``kind`` in ``archive`` that have a move (one resigned or abandoned
+    before it began has no decision to compare), spread evenly over them; ValueError when there are none."""
+    found = [
+        replayed
+        for replayed in valid_games([archive], lambda message: None, kind.name, ReadLimits())
+        if kind.facts(replayed).plies > 0
+    ]
+    if not found:
+        raise ValueError(f"{archive} holds no valid {kind.name} game with a move to sample")
+    return spread_sample(found, count)
 
 
 @dataclass(frozen=True)

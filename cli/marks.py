@@ -8,11 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from taldau.analysis.marks import ReviewCache, run_marks_bench
-from taldau.analysis.validation import valid_games
-from taldau.games.agreement import spread_sample
+from taldau.analysis.marks import ReviewCache, run_marks_bench, sample_games
 from taldau.games.kind import AnalysisOptions
-from taldau.games.records import ReadLimits
 from taldau.games.registry import game_kind
 from taldau.games.togyz.engine import named_settings
 
@@ -98,15 +95,10 @@ def marks_bench(
         raise click.UsageError(
             f"--marks samples the games of {archive}, which does not exist: give --archive"
         )
-    # a game without a move (resigned or abandoned before it began) has no decision to compare
-    found = [
-        replayed
-        for replayed in valid_games([Path(archive)], lambda message: None, game, ReadLimits())
-        if kind.facts(replayed).plies > 0
-    ]
-    if not found:
-        raise click.UsageError(f"{archive} holds no valid {game} game with a move to sample")
-    sample = spread_sample(found, games or SAMPLE)
+    try:
+        sample = sample_games(kind, Path(archive), games or SAMPLE)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:
         tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
