@@ -26,10 +26,10 @@ from statistics import StatisticsError, correlation
 from typing import Any
 
 from taldau.games.agreement import MarkAgreement, rounded, spread_sample
+from taldau.games.files import write_bytes_atomic
 from taldau.games.jit import is_writable, user_cache_root
 from taldau.games.kind import Analyser, AnalysisOptions, GameAnalysis, GameKind
 from taldau.games.records import ReadLimits
-from taldau.schemas.files import write_bytes_atomic
 
 from .review import MARKS, Thresholds, mark_of
 from .validation import valid_games

@@ -34,8 +34,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from taldau.games.files import write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
-from taldau.schemas.files import temporary_name, write_atomic
+from taldau.schemas.files import write_atomic
 
 ROWS_PER_FILE = 500_000
 TABLES = ("games", "moves")
@@ -210,9 +211,7 @@ class ResultStore:
                 "folder": {"counts": _counts(games, moves.num_rows)},
             }
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-            temporary = temporary_name(self.out / "manifest.json")
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, self.out / "manifest.json")
+            write_text_atomic(text, self.out / "manifest.json")
         return manifest
 
     def _read(self, name: str, schema: pa.Schema) -> pa.Table:

@@ -17,7 +17,6 @@ inputs would, so they are the same.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from taldau.games.files import publish, write_text_atomic
 from taldau.games.records import ReadLimits
 from taldau.schemas.book import (
     BOOK_EVALS_SCHEMA,
@@ -158,9 +158,7 @@ class Book:
         positions, moves = aggregate(self.rows("plies"), self.rows("evals"), min_games)
         write_atomic(positions, self.folder / "positions.parquet")
         write_atomic(moves, self.folder / "moves.parquet")
-        temporary = self.folder / ".lookup.npy.tmp"
-        write_lookup(moves, temporary)
-        os.replace(temporary, self.folder / "lookup.npy")
+        publish(self.folder / "lookup.npy", lambda temporary: write_lookup(moves, temporary))
         reports = self.reports()
         records = [report for report in reports if report.kind == "records"]
         manifest = {
@@ -182,9 +180,7 @@ class Book:
         return manifest
 
     def _write_manifest(self, manifest: dict[str, Any]) -> None:
-        temporary = self.folder / f".{MANIFEST}.tmp"
-        temporary.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(temporary, self.manifest_path)
+        write_text_atomic(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", self.manifest_path)
 
     def positions(self, where: pc.Expression | None = None) -> pa.Table:
         """The ``positions`` table, or its rows that match ``where`` (read without the others)."""
@@ -260,8 +256,6 @@ def merge_books(books: Iterable[str | Path], out: str | Path, min_games: int | N
                 if copy.exists():
                     report.resumed.append(path.name)
                     continue
-                temporary = copy.with_name(f".{copy.name}.tmp")
-                shutil.copyfile(path, temporary)
-                os.replace(temporary, copy)
+                publish(copy, lambda temporary, source=path: shutil.copyfile(source, temporary))
     report.manifest = target.finish(min_games)
     return report

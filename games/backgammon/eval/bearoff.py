@@ -45,7 +45,6 @@ the compiled functions) to whatever needs it.
 from __future__ import annotations
 
 import os
-import secrets
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -54,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 from taldau.games.backgammon.board import BAR, CHECKERS, MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW
+from taldau.games.files import publish
 from taldau.games.jit import is_writable, njit, user_cache_root
 
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
@@ -361,17 +361,14 @@ def _read(path: Path) -> BearoffDatabase | None:
 def _write_atomic(database: BearoffDatabase, path: Path) -> None:
     """Store the database at ``path`` through a temporary file of this writer's own, synced and renamed,
     so that a reader never sees half a file and concurrent writers leave one whole file."""
-    temporary = path.with_name(f".{path.name}~{os.getpid()}~{secrets.token_hex(4)}.tmp")
-    try:
+
+    def write(temporary: Path) -> None:
         with open(temporary, "wb") as handle:
             np.savez_compressed(
                 handle, version=np.int64(BEAROFF_VERSION), off=database.off, first=database.first
             )
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+
+    publish(path, write)
 
 
 def load_bearoff_database(directory: Path | None = None) -> BearoffDatabase:

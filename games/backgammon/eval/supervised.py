@@ -16,10 +16,12 @@ import hashlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from taldau.games.archive import iter_sources
+from taldau.games.files import publish
 from taldau.games.jit import njit
 from taldau.games.records import ReadLimits, RecordFile
 
@@ -126,12 +128,16 @@ def label(
                 if threads > 1
                 else evaluator.evaluate(boards[start:stop], plies)
             )
-            temporary = folder / f"{start:08d}.part.npy"
-            np.save(temporary, labels[start:stop])
-            temporary.replace(part)
+            publish(part, partial(_save_array, labels[start:stop]))
             rate = (stop - start) / max(1e-9, time.perf_counter() - began)
             progress(Stage("label", stop, len(boards), f"{rate:.1f} positions/s"))
     return labels
+
+
+def _save_array(array: np.ndarray, path: Path) -> None:
+    """Write ``array`` to ``path`` in numpy's ``.npy`` format (to the name given, no suffix added)."""
+    with open(path, "wb") as handle:
+        np.save(handle, array)
 
 
 @njit(cache=True)

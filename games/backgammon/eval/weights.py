@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.games.files import publish
 
 from .model import NetPair
 from .net import Net, load_arrays
@@ -44,12 +44,12 @@ def save_nets(path: Path, nets: NetPair, meta: dict[str, Any], pruning: NetPair 
     if pruning is not None:
         arrays.update(pruning.contact.arrays("prune.contact"))
         arrays.update(pruning.race.arrays("prune.race"))
-    temporary = path.with_name(path.name + ".part")
-    with open(temporary, "wb") as handle:
-        np.savez(handle, **arrays)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    publish(path, write)
 
 
 def load_nets(path: Path = SHIPPED) -> tuple[NetPair, dict[str, Any]]:
