@@ -96,3 +96,45 @@ def njit(**options: Any) -> Any:
     if CACHE_DIR is None:
         options["cache"] = False
     return numba.njit(**options)
+
+
+def _unowned_intrinsic() -> Any:
+    """The compiled ``unowned``: a copy of an array's header with no memory owner (meminfo and parent
+    null), so that numba's reference counting of it is a null test instead of two atomic operations."""
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def unowned(typingctx: Any, array: Any) -> Any:
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            source = context.make_array(array)(context, builder, value=args[0])
+            view = context.make_array(array)(context, builder)
+            context.populate_array(
+                view,
+                data=source.data,
+                shape=source.shape,
+                strides=source.strides,
+                itemsize=source.itemsize,
+                meminfo=None,
+                parent=None,
+            )
+            return view._getvalue()
+
+        return array(array), codegen
+
+    return unowned
+
+
+def _same(array: Any) -> Any:
+    """Plain Python's ``unowned``: the array itself (nothing counts references without numba)."""
+    return array
+
+
+# unowned(array), inside compiled code: the same array, not reference counted. Numba counts references to
+# every array a function receives or slices, with atomic operations; in a recursive search, where nothing
+# can be inlined, that counting costs a large share of the time. Only for arrays that outlive every use
+# of the view (the caller keeps them alive).
+unowned = _same if numba.config.DISABLE_JIT else _unowned_intrinsic()

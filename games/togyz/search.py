@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.games.jit import njit, unowned
 
 from .board import (
     KAZAN,
@@ -363,6 +363,9 @@ def search_root(
     The ``multipv`` best moves get exact scores in ``root_scores`` (``root_exact`` 1) and their PVs in
     ``root_pvs``; the others get upper bounds. Returns how many root moves were completed before an abort.
     """
+    # the recursion below would count references to these arrays at every node (see ``unowned``)
+    stack, tt, work = unowned(stack), unowned(tt), unowned(work)
+    weights, keys = unowned(weights), unowned(keys)
     state = stack[0]
     child = stack[1]
     work[0, KEY] = np.int64(position_key(state, keys))
