@@ -398,7 +398,6 @@ def test_forward_equals_dense_numpy(selfplay_boards: np.ndarray) -> None:
         np.testing.assert_allclose(out, _dense_forward(net, cells), atol=1e-5)
 
 
-
 def test_train_step_moves_the_output_toward_the_target() -> None:
     """One step of rate r changes the output biases by exactly -r * (output - target) and the output
     weights by -r * (output - target) * hidden; only the first-layer rows of non-zero inputs change; the
