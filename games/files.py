@@ -19,6 +19,16 @@ def temporary_name(path: Path) -> Path:
     return path.with_name(f".{path.name}~{socket.gethostname()}~{os.getpid()}~{secrets.token_hex(4)}.tmp")
 
 
+def temporary_writer(temporary: Path) -> tuple[str, int] | None:
+    """The host and process id that ``temporary_name`` put in ``temporary``'s name; None for a name it
+    did not make."""
+    try:
+        _, host, pid, _ = temporary.name.removesuffix(".tmp").split("~")
+        return host, int(pid)
+    except ValueError:
+        return None
+
+
 def publish(path: Path, write: Callable[[Path], object]) -> None:
     """Have ``write`` fill a temporary name of this writer's own beside ``path``, sync it and rename it
     over ``path``; the temporary file never outlives a failure."""

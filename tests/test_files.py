@@ -3,10 +3,12 @@ and a failed write leaves nothing behind."""
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 
 import pytest
-from taldau.games.files import publish, temporary_name, write_text_atomic
+from taldau.games.files import publish, temporary_name, temporary_writer, write_text_atomic
 
 
 def test_a_published_file_replaces_the_old_one_and_leaves_no_temporary(tmp_path: Path) -> None:
@@ -35,5 +37,7 @@ def test_temporary_names_are_hidden_and_name_their_writer(tmp_path: Path) -> Non
     first, second = temporary_name(tmp_path / "a.parquet"), temporary_name(tmp_path / "a.parquet")
     assert first != second
     assert first.name.startswith(".a.parquet~") and first.suffix == ".tmp"
+    assert temporary_writer(first) == (socket.gethostname(), os.getpid())
+    assert temporary_writer(tmp_path / ".a.parquet.tmp") is None  # not a name it made
     first.write_bytes(b"part")
     assert not list(tmp_path.glob("*.parquet"))  # readers' globs never match them

@@ -34,7 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from taldau.games.files import write_text_atomic
+from taldau.games.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
 
@@ -50,11 +50,10 @@ class SettingsMismatch(Exception):
 def _writer_alive(temporary: Path) -> bool:
     """Whether the writer named in a temporary file's name may still be writing it: a process of this host
     that still exists, or any writer of another host while the file is younger than STALE_TEMPORARY."""
-    try:
-        _, host, pid, _ = temporary.name.removesuffix(".tmp").split("~")
-        number = int(pid)
-    except ValueError:  # not one of ours (or an older layout): leave it alone
+    writer = temporary_writer(temporary)
+    if writer is None:  # not one of ours (or an older layout): leave it alone
         return True
+    host, number = writer
     if host != socket.gethostname():
         try:
             return time.time() - temporary.stat().st_mtime < STALE_TEMPORARY
