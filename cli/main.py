@@ -84,8 +84,8 @@ def _limit_options(function):
 
 
 def _engine_settings(spec: str) -> EngineSettings:
-    """Named search settings (``engine.named_settings``: default, plain, full, lmr, lmrN, lmrN-M), or a
-    weights JSON file for the default search."""
+    """Named search settings (``engine.named_settings``: default, plain, full, lmr, lmrN, lmrN-M, each but
+    plain with +nullR, +staticM, +futilityM), or a weights JSON file for the default search."""
     try:
         return named_settings(spec)
     except ValueError:
@@ -674,15 +674,15 @@ def _backgammon_engine_report(engine: str, decisions: int):
 @click.option(
     "--a",
     "first",
-    help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M) or a weights file [default: "
-    "default]. "
+    help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, "
+    "+staticM, +futilityM) or a weights file [default: default]. "
     "Backgammon: ENGINE:PLIES such as own:2 or nets.npz:0 (our nets from a weights file) [default: own:0].",
 )
 @click.option(
     "--b",
     "second",
-    help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M) or a weights file [default: "
-    "plain]. "
+    help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, "
+    "+staticM, +futilityM) or a weights file [default: plain]. "
     "Backgammon: ENGINE:PLIES such as gnubg:0 [default: gnubg:0].",
 )
 @_limit_options

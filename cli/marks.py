@@ -36,7 +36,7 @@ def marks_options(function):
                 show_default=True,
                 metavar="SETTINGS",
                 help="With --marks (Togyz): the reference's search settings, named as for match "
-                "(default, full, lmr, lmrN, lmrN-M).",
+                "(default, full, lmr, lmrN, lmrN-M, each with +nullR, +staticM, +futilityM).",
             ),
             click.option(
                 "--one-search",
@@ -49,7 +49,7 @@ def marks_options(function):
                 multiple=True,
                 metavar="SETTINGS[:DEPTH]",
                 help="With --marks (Togyz): also review with these search settings (default, full, lmr, "
-                "lmrN, lmrN-M), at DEPTH if given; repeatable.",
+                "lmrN, lmrN-M, each with +nullR, +staticM, +futilityM), at DEPTH if given; repeatable.",
             ),
             click.option(
                 "--jobs",

@@ -202,6 +202,21 @@ def test_late_move_reductions_keep_exact_results_and_search_fewer_nodes(name: st
     assert reduced.depth == full.depth == 9 and reduced.nodes < full.nodes
 
 
+@pytest.mark.parametrize("name", ["lmr+null3", "lmr+static100", "lmr+futility200", "lmr+null3+static100"])
+def test_pruning_keeps_exact_results_and_searches_fewer_nodes(name: str) -> None:
+    pruning = Engine(named_settings(name))
+    for position in _endgames(4, 8, seed=12):  # solved: the evaluation prunes nothing there
+        assert pruning.analyse(position, Limit(depth=10)).score.value == _brute_force(position.fen(), 10)
+    # 28 stones on the board, so the pruning is on: the win in one (pit 9 takes 2, kazan 82) is still seen
+    position = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
+    found = pruning.analyse(position, Limit(depth=6))
+    assert found.best == 9 and found.score.plies_to_result == 1
+    middle = Position.start().play(3).play(5).play(7)
+    plain = Engine(named_settings("lmr")).analyse(middle, Limit(depth=10))
+    pruned = pruning.analyse(middle, Limit(depth=10))
+    assert pruned.depth == plain.depth == 10 and pruned.nodes < plain.nodes
+
+
 def test_deep_reductions_search_fewer_nodes_than_single_ones() -> None:
     middle = Position.start().play(3).play(5).play(7)
     single = Engine(named_settings("lmr")).analyse(middle, Limit(depth=10))
@@ -213,7 +228,13 @@ def test_search_settings_by_name_and_their_versions() -> None:
     assert named_settings("default") == EngineSettings() == named_settings("lmr")  # reductions by default
     assert named_settings("lmr") == named_settings("lmr3") == EngineSettings(late_move_reductions=3)
     assert named_settings("lmr2-5") == EngineSettings(late_move_reductions=2, deep_reductions=5)
-    for bad in ("lmr0", "lmr3-3", "lmr3-2", "fast"):
+    assert named_settings("full+null2+static80") == EngineSettings(
+        late_move_reductions=0, null_move=2, static_margin=80
+    )
+    assert named_settings("lmr+futility150").futility_margin == 150
+    with pytest.raises(ValueError, match="unknown pruning term 'null'"):
+        named_settings("lmr+null")
+    for bad in ("lmr0", "lmr3-3", "lmr3-2", "fast", "plain+null3", "+null3"):
         with pytest.raises(ValueError, match="unknown search settings"):
             named_settings(bad)
     # A setting at its base value is no difference: adding one leaves the older settings' versions alone.

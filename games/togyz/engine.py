@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -27,14 +27,18 @@ from .position import Position
 from .search import (
     ABORTED,
     DEEP_REDUCTION,
+    FUTILITY_MARGIN,
     GLOBAL,
     HORIZON,
     MAX_PLY,
     NODE_LIMIT,
     NODES,
+    NULL_MOVE,
+    PRUNE_STONES,
     QUIESCENCE,
     REDUCTION,
     SELDEPTH,
+    STATIC_MARGIN,
     USE_ORDERING,
     USE_TT,
     WIN,
@@ -232,6 +236,9 @@ class EngineSettings:
     solve_nodes: int = 1_000_000
     late_move_reductions: int = 3
     deep_reductions: int = 0
+    null_move: int = 0
+    static_margin: int = 0
+    futility_margin: int = 0
 
     def differences(self) -> str:
         """The settings that differ from the base ones (the defaults of the first release of each), as
@@ -268,6 +275,9 @@ _BASE_SETTINGS = {
     "solve_nodes": 1_000_000,
     "late_move_reductions": 0,
     "deep_reductions": 0,
+    "null_move": 0,
+    "static_margin": 0,
+    "futility_margin": 0,
 }
 _NO_BASE = object()
 
@@ -283,19 +293,37 @@ def _setting_text(value: object) -> str:
 def named_settings(name: str) -> EngineSettings:
     """Search settings by name: ``default``; ``plain`` (``EngineSettings.plain``); ``full`` (no late-move
     reductions); ``lmr`` (late-move reductions from the fourth move); ``lmrN`` (from move N + 1);
-    ``lmrN-M`` (and two plies from move M + 1). ValueError for any other name."""
+    ``lmrN-M`` (and two plies from move M + 1); any of these but ``plain`` followed by pruning terms,
+    each ``+nullR`` (null-move pruning, reduction R), ``+staticM`` (static pruning, margin M) or
+    ``+futilityM`` (futility pruning, margin M), as ``lmr+null3+static100``. ValueError for any other
+    name."""
+    base, *terms = name.split("+")
+    if base == "plain" and not terms:
+        return EngineSettings.plain()
+    settings = _base_settings(base)
+    if settings is None:
+        known = "default, plain, full, lmr, lmrN or lmrN-M (M > N), then +nullR, +staticM, +futilityM"
+        raise ValueError(f"unknown search settings {name!r}: {known}")
+    for term in terms:
+        found = re.fullmatch(r"(null|static|futility)([1-9][0-9]{0,3})", term)
+        if found is None:
+            raise ValueError(f"unknown pruning term {term!r} in {name!r}: +nullR, +staticM or +futilityM")
+        field_name = {"null": "null_move", "static": "static_margin", "futility": "futility_margin"}
+        settings = replace(settings, **{field_name[found.group(1)]: int(found.group(2))})
+    return settings
+
+
+def _base_settings(name: str) -> EngineSettings | None:
+    """The settings ``named_settings`` starts from (without pruning terms), or None for an unknown name."""
     if name == "default":
         return EngineSettings()
-    if name == "plain":
-        return EngineSettings.plain()
     if name == "full":
         return EngineSettings(late_move_reductions=0, deep_reductions=0)
     if name == "lmr":
         return EngineSettings(late_move_reductions=3, deep_reductions=0)
     found = re.fullmatch(r"lmr([1-9][0-9]?)(?:-([1-9][0-9]?))?", name)
     if found is None or (found.group(2) is not None and int(found.group(2)) <= int(found.group(1))):
-        known = "default, plain, full, lmr, lmrN or lmrN-M (M > N)"
-        raise ValueError(f"unknown search settings {name!r}: {known}")
+        return None
     return EngineSettings(late_move_reductions=int(found.group(1)), deep_reductions=int(found.group(2) or 0))
 
 
@@ -316,6 +344,10 @@ class Engine:
         work[GLOBAL, QUIESCENCE] = self.settings.quiescence
         work[GLOBAL, REDUCTION] = self.settings.late_move_reductions
         work[GLOBAL, DEEP_REDUCTION] = self.settings.deep_reductions  # read only where a move is reduced
+        work[GLOBAL, NULL_MOVE] = self.settings.null_move
+        work[GLOBAL, PRUNE_STONES] = self.settings.solve_stones
+        work[GLOBAL, STATIC_MARGIN] = self.settings.static_margin
+        work[GLOBAL, FUTILITY_MARGIN] = self.settings.futility_margin
         # The weights, then scratch space for the features (see evaluate).
         self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 

@@ -24,6 +24,16 @@ runs through the same code. Late-move reductions (on by default, from the fourth
 the table's move, no capture, no killer) ordered late, from the given index on, is first searched one ply
 shallower with a null window, and again at full depth only if it beats alpha there; with deep reductions,
 a quiet move from a second index on is searched two plies shallower where six or more plies remain.
+
+Pruning by the static evaluation (each off unless set; only in null-window nodes, away from forced
+results and with more stones on the board than where the engine solves endgames): null-move pruning (the
+side to move passes, and if a search ``R`` plies shallower still fails high, so does the node); static
+pruning (within three plies of the horizon, a node whose evaluation exceeds beta by a margin per ply
+remaining fails high at once); futility pruning (within three plies of the horizon, where the evaluation
+is a margin per ply below alpha, quiet moves after the first are not searched). Passing is not a move of
+the game: it asks whether the side to move could afford to do nothing, which in Togyz is usually true
+while stones are plentiful. A pruned node counts as a guess (``HORIZON``), so a tree with one is never
+taken as solved.
 """
 
 from __future__ import annotations
@@ -65,7 +75,8 @@ PV_LENGTH = 38
 PV = 39  # MAX_PLY + 1: the principal variation from this ply
 KEY = PV + MAX_PLY + 1  # the position's key (its bits as int64), set when a repetition could follow
 KAZANS = KEY + 1  # both kazans together: they only grow, so a position repeats only at an equal total
-WORK_COLUMNS = KAZANS + 1
+NULLED = KAZANS + 1  # 1 when the position was reached by a null move (no second one follows it)
+WORK_COLUMNS = NULLED + 1
 # ... and one last row, GLOBAL, for the values of the whole search:
 GLOBAL = MAX_PLY + 1
 NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4  # statistics and the node limit
@@ -73,6 +84,11 @@ USE_TT, USE_ORDERING, QUIESCENCE = 8, 9, 10  # options
 REDUCTION = 11  # late-move reductions: 0 none, else the index (from 0) of the first move reduced
 HISTORY = 12  # 18: history of quiet cutoffs by side and pit
 DEEP_REDUCTION = HISTORY + 2 * PITS  # 0 none, else the index of the first move reduced two plies (depth 6+)
+NULL_MOVE = DEEP_REDUCTION + 1  # null-move pruning: 0 none, else the reduction R
+PRUNE_STONES = NULL_MOVE + 1  # pruning by the evaluation only with more stones than this on the board
+STATIC_MARGIN = PRUNE_STONES + 1  # static (reverse futility) pruning: 0 none, else the margin per ply
+FUTILITY_MARGIN = STATIC_MARGIN + 1  # futility pruning of quiet moves: 0 none, else the margin per ply
+PRUNE_DEPTH = 3  # static and futility pruning only this close to the horizon
 
 
 @dataclass
@@ -292,14 +308,51 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
                     work[GLOBAL, HORIZON] += 1
                 return score
 
+    child = stack[ply + 1]
+    work[ply + 1, NULLED] = 0
+    # Pruning by the static evaluation: in null-window nodes away from forced results, and not where the
+    # engine solves endgames (a pruned node is a guess, so the tree would never count as solved).
+    static = INF
+    futile = False
+    if (
+        beta - alpha == 1
+        and -WIN_BOUND < beta < WIN_BOUND
+        and STONES - state[KAZAN] - state[KAZAN + 1] > work[GLOBAL, PRUNE_STONES]
+    ):
+        margin = work[GLOBAL, STATIC_MARGIN]
+        futility = work[GLOBAL, FUTILITY_MARGIN]
+        null_move = work[GLOBAL, NULL_MOVE]
+        if ((margin > 0 or futility > 0) and depth <= PRUNE_DEPTH) or (null_move > 0 and depth >= 3):
+            static = evaluate(state, weights, work, ply, GAINS)
+        if margin > 0 and depth <= PRUNE_DEPTH and static - margin * depth >= beta:
+            work[GLOBAL, HORIZON] += 1
+            return static - margin * depth
+        if null_move > 0 and depth >= 3 and static >= beta and work[ply, NULLED] == 0:
+            child[:] = state
+            child[SIDE] = 1 - state[SIDE]
+            work[ply + 1, NULLED] = 1
+            score = -negamax(ply + 1, depth - 1 - null_move, -beta, -beta + 1, stack, tt, work, weights, keys)
+            work[ply + 1, NULLED] = 0
+            if work[GLOBAL, ABORTED]:
+                return 0
+            if score >= beta:
+                work[GLOBAL, HORIZON] += 1
+                return beta
+        futile = futility > 0 and depth <= PRUNE_DEPTH and static + futility * depth <= alpha
+
     horizon_before = work[GLOBAL, HORIZON]
     original_alpha = alpha
     count = _order(state, ply, tt_move, work, work[GLOBAL, USE_ORDERING] != 0)
-    child = stack[ply + 1]
     best = -INF
     best_move = NO_MOVE
     for index in range(count):
         pit = work[ply, MOVES + index]
+        if futile and index > 0 and work[ply, MOVE_SCORES + index] < (1 << 30):
+            # A quiet move this far below alpha, this near the horizon: not searched.
+            work[GLOBAL, HORIZON] += 1
+            if best < static:
+                best = static
+            continue
         child[:] = state
         sow(child, pit)
         if index == 0:
