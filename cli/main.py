@@ -587,7 +587,7 @@ def bench(
     depth_nodes = report["depth_nodes"]
     click.echo(
         f"nodes to depth {depth_nodes['depth']} there: {depth_nodes['default']:,}; full width (no "
-        f"late-move reductions) {depth_nodes['full']:,}"
+        f"reductions, no pruning) {depth_nodes['full']:,}"
     )
     click.echo(
         f"review of a {game_['plies']}-ply game at {game_['limit']}: {game_['seconds']} s "

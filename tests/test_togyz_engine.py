@@ -4,6 +4,7 @@ minimax written here), deterministic limits, the python-chess-like API."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -202,7 +203,9 @@ def test_late_move_reductions_keep_exact_results_and_search_fewer_nodes(name: st
     assert reduced.depth == full.depth == 9 and reduced.nodes < full.nodes
 
 
-@pytest.mark.parametrize("name", ["lmr+null3", "lmr+static100", "lmr+futility200", "lmr+null3+static100"])
+@pytest.mark.parametrize(
+    "name", ["default", "lmr+null3", "lmr+static100", "lmr+futility200", "lmr+null3+static100"]
+)
 def test_pruning_keeps_exact_results_and_searches_fewer_nodes(name: str) -> None:
     pruning = Engine(named_settings(name))
     for position in _endgames(4, 8, seed=12):  # solved: the evaluation prunes nothing there
@@ -225,11 +228,16 @@ def test_deep_reductions_search_fewer_nodes_than_single_ones() -> None:
 
 
 def test_search_settings_by_name_and_their_versions() -> None:
-    assert named_settings("default") == EngineSettings() == named_settings("lmr")  # reductions by default
-    assert named_settings("lmr") == named_settings("lmr3") == EngineSettings(late_move_reductions=3)
-    assert named_settings("lmr2-5") == EngineSettings(late_move_reductions=2, deep_reductions=5)
+    # reductions and pruning by default; lmr is the default of before (reductions alone)
+    assert named_settings("default") == EngineSettings() == named_settings("lmr+static150+futility150")
+    assert (
+        named_settings("lmr") == named_settings("lmr3") == EngineSettings(static_margin=0, futility_margin=0)
+    )
+    assert named_settings("lmr2-5") == replace(
+        named_settings("lmr"), late_move_reductions=2, deep_reductions=5
+    )
     assert named_settings("full+null2+static80") == EngineSettings(
-        late_move_reductions=0, null_move=2, static_margin=80
+        late_move_reductions=0, null_move=2, static_margin=80, futility_margin=0
     )
     assert named_settings("lmr+futility150").futility_margin == 150
     with pytest.raises(ValueError, match="unknown pruning term 'null'"):
@@ -239,6 +247,9 @@ def test_search_settings_by_name_and_their_versions() -> None:
             named_settings(bad)
     # A setting at its base value is no difference: adding one leaves the older settings' versions alone.
     assert named_settings("full").differences() == ""
-    assert EngineSettings().differences() == "late_move_reductions=3"
-    versions = {engine_version(named_settings(name)) for name in ("full", "lmr", "lmr3-6", "plain")}
-    assert len(versions) == 4 and engine_version(named_settings("lmr")) == engine_version()
+    assert EngineSettings().differences() == "late_move_reductions=3,static_margin=150,futility_margin=150"
+    assert named_settings("lmr").differences() == "late_move_reductions=3"  # as before pruning came
+    versions = {
+        engine_version(named_settings(name)) for name in ("full", "lmr", "lmr3-6", "plain", "default")
+    }
+    assert len(versions) == 5 and engine_version(named_settings("default")) == engine_version()

@@ -47,7 +47,7 @@ from .search import (
     search_root,
 )
 
-DEFAULT_DEPTH = 13  # with late-move reductions (EngineSettings): as right as full width at 12, sooner
+DEFAULT_DEPTH = 13  # with reductions and pruning (EngineSettings): as right as full width at 12, sooner
 # What the search finds at given settings: raised whenever a change to the search (or to what a setting
 # means) changes its results, so that analyses stored by another search are never taken for this one's.
 SEARCH_VERSION = 2
@@ -224,7 +224,11 @@ class EngineSettings:
     full-width search at depth 12, with marks at least as right against deeper references with and without
     reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``: with late-move reductions, 0
     for none, else the index of the first quiet move searched two plies shallower where six or more plies
-    remain.
+    remain. ``null_move``, ``static_margin``, ``futility_margin``: pruning by the evaluation, 0 for none
+    (see ``search``): the default, static and futility pruning at 150 centi-kumalak per ply and no null
+    move, reviews the marks bench's 30 games at depth 13 in 0.30x the time of late-move reductions alone
+    and 0.20x that of the full-width depth 12, with marks as right as the latter's against a depth-15
+    reference; null-move pruning made marks worse at every depth tried (BENCHMARKS.md).
     """
 
     weights: tuple[float, ...] | None = None
@@ -237,8 +241,8 @@ class EngineSettings:
     late_move_reductions: int = 3
     deep_reductions: int = 0
     null_move: int = 0
-    static_margin: int = 0
-    futility_margin: int = 0
+    static_margin: int = 150
+    futility_margin: int = 150
 
     def differences(self) -> str:
         """The settings that differ from the base ones (the defaults of the first release of each), as
@@ -251,7 +255,8 @@ class EngineSettings:
 
     @classmethod
     def plain(cls) -> EngineSettings:
-        """Plain alpha-beta: kazan difference only, no table, no ordering, no quiescence, no solving."""
+        """Plain alpha-beta: kazan difference only, no table, no ordering, no quiescence, no solving, no
+        reductions, no pruning."""
         return cls(
             weights=tuple(kazan_only_weights()),
             transposition_table=False,
@@ -260,6 +265,8 @@ class EngineSettings:
             tt_bits=10,
             solve_stones=0,
             late_move_reductions=0,
+            static_margin=0,
+            futility_margin=0,
         )
 
 
@@ -292,7 +299,8 @@ def _setting_text(value: object) -> str:
 
 def named_settings(name: str) -> EngineSettings:
     """Search settings by name: ``default``; ``plain`` (``EngineSettings.plain``); ``full`` (no late-move
-    reductions); ``lmr`` (late-move reductions from the fourth move); ``lmrN`` (from move N + 1);
+    reductions, no pruning); ``lmr`` (late-move reductions from the fourth move, no pruning: the default
+    until 2026-12-02); ``lmrN`` (from move N + 1);
     ``lmrN-M`` (and two plies from move M + 1); any of these but ``plain`` followed by pruning terms,
     each ``+nullR`` (null-move pruning, reduction R), ``+staticM`` (static pruning, margin M) or
     ``+futilityM`` (futility pruning, margin M), as ``lmr+null3+static100``. ValueError for any other
@@ -317,14 +325,17 @@ def _base_settings(name: str) -> EngineSettings | None:
     """The settings ``named_settings`` starts from (without pruning terms), or None for an unknown name."""
     if name == "default":
         return EngineSettings()
+    unpruned = EngineSettings(static_margin=0, futility_margin=0)
     if name == "full":
-        return EngineSettings(late_move_reductions=0, deep_reductions=0)
+        return replace(unpruned, late_move_reductions=0, deep_reductions=0)
     if name == "lmr":
-        return EngineSettings(late_move_reductions=3, deep_reductions=0)
+        return replace(unpruned, late_move_reductions=3, deep_reductions=0)
     found = re.fullmatch(r"lmr([1-9][0-9]?)(?:-([1-9][0-9]?))?", name)
     if found is None or (found.group(2) is not None and int(found.group(2)) <= int(found.group(1))):
         return None
-    return EngineSettings(late_move_reductions=int(found.group(1)), deep_reductions=int(found.group(2) or 0))
+    return replace(
+        unpruned, late_move_reductions=int(found.group(1)), deep_reductions=int(found.group(2) or 0)
+    )
 
 
 @dataclass
