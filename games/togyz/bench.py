@@ -28,7 +28,8 @@ def bench_game() -> Game:
 
 def run_bench(limit: Limit | None = None) -> dict[str, Any]:
     """Perft nodes/s, search nodes/s on the fixed position set and the nodes to SEARCH_DEPTH there (the
-    full-width search and the default one, with late-move reductions and pruning), and seconds to review BENCH_GAME."""
+    full-width search and the default one, with late-move reductions and pruning), and seconds to review
+    BENCH_GAME."""
     limit = limit or default_limit()
     result = perft(Position.start(), PERFT_DEPTH)
     game = bench_game()

@@ -316,9 +316,11 @@ def named_settings(name: str) -> EngineSettings:
         found = re.fullmatch(r"(null|static|futility)([1-9][0-9]{0,3})", term)
         if found is None:
             raise ValueError(f"unknown pruning term {term!r} in {name!r}: +nullR, +staticM or +futilityM")
-        field_name = {"null": "null_move", "static": "static_margin", "futility": "futility_margin"}
-        settings = replace(settings, **{field_name[found.group(1)]: int(found.group(2))})
+        settings = replace(settings, **{_PRUNING_TERMS[found.group(1)]: int(found.group(2))})
     return settings
+
+
+_PRUNING_TERMS = {"null": "null_move", "static": "static_margin", "futility": "futility_margin"}
 
 
 def _base_settings(name: str) -> EngineSettings | None:

@@ -89,6 +89,7 @@ PRUNE_STONES = NULL_MOVE + 1  # pruning by the evaluation only with more stones 
 STATIC_MARGIN = PRUNE_STONES + 1  # static (reverse futility) pruning: 0 none, else the margin per ply
 FUTILITY_MARGIN = STATIC_MARGIN + 1  # futility pruning of quiet moves: 0 none, else the margin per ply
 PRUNE_DEPTH = 3  # static and futility pruning only this close to the horizon
+NULL_DEPTH = 3  # null-move pruning only this far from it
 
 
 @dataclass
@@ -309,7 +310,6 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
                 return score
 
     child = stack[ply + 1]
-    work[ply + 1, NULLED] = 0
     # Pruning by the static evaluation: in null-window nodes away from forced results, and not where the
     # engine solves endgames (a pruned node is a guess, so the tree would never count as solved).
     static = INF
@@ -319,18 +319,19 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
         and -WIN_BOUND < beta < WIN_BOUND
         and STONES - state[KAZAN] - state[KAZAN + 1] > work[GLOBAL, PRUNE_STONES]
     ):
-        margin = work[GLOBAL, STATIC_MARGIN]
-        futility = work[GLOBAL, FUTILITY_MARGIN]
-        null_move = work[GLOBAL, NULL_MOVE]
-        if ((margin > 0 or futility > 0) and depth <= PRUNE_DEPTH) or (null_move > 0 and depth >= 3):
+        near = depth <= PRUNE_DEPTH
+        margin = work[GLOBAL, STATIC_MARGIN] if near else 0
+        futility = work[GLOBAL, FUTILITY_MARGIN] if near else 0
+        null_move = work[GLOBAL, NULL_MOVE] if depth >= NULL_DEPTH and work[ply, NULLED] == 0 else 0
+        if margin > 0 or futility > 0 or null_move > 0:
             static = evaluate(state, weights, work, ply, GAINS)
-        if margin > 0 and depth <= PRUNE_DEPTH and static - margin * depth >= beta:
+        if margin > 0 and static - margin * depth >= beta:
             work[GLOBAL, HORIZON] += 1
             return static - margin * depth
-        if null_move > 0 and depth >= 3 and static >= beta and work[ply, NULLED] == 0:
+        if null_move > 0 and static >= beta:
             child[:] = state
             child[SIDE] = 1 - state[SIDE]
-            work[ply + 1, NULLED] = 1
+            work[ply + 1, NULLED] = 1  # set for the null move's search alone (the row is 0 otherwise)
             score = -negamax(ply + 1, depth - 1 - null_move, -beta, -beta + 1, stack, tt, work, weights, keys)
             work[ply + 1, NULLED] = 0
             if work[GLOBAL, ABORTED]:
@@ -338,7 +339,7 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
             if score >= beta:
                 work[GLOBAL, HORIZON] += 1
                 return beta
-        futile = futility > 0 and depth <= PRUNE_DEPTH and static + futility * depth <= alpha
+        futile = futility > 0 and static + futility * depth <= alpha
 
     horizon_before = work[GLOBAL, HORIZON]
     original_alpha = alpha
