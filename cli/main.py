@@ -44,7 +44,7 @@ from taldau.games.togyz.diagram import render
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
 from taldau.games.togyz.evaluate import load_weights
 from taldau.games.togyz.match import openings, run_match
-from taldau.games.togyz.review import book_move
+from taldau.games.togyz.review import book_move, review_limit
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
@@ -490,6 +490,7 @@ def bench(
     one_search: bool,
     reference_settings: str,
     variants: tuple[str, ...],
+    verifications: tuple[str, ...],
     jobs: int,
     as_json: bool,
 ) -> None:
@@ -524,6 +525,7 @@ def bench(
             variants,
             jobs,
             reference_settings,
+            verifications,
         )
         return
     if game == "backgammon" and matches is not None:
@@ -577,7 +579,7 @@ def bench(
         for line in _engine_bench_lines(engine_report):
             click.echo(line)
         return
-    report = run_bench(_limit(depth, nodes, movetime, default_limit()))
+    report = run_bench(_limit(depth, nodes, movetime, review_limit()))
     if as_json:
         click.echo(json.dumps(report))
         return

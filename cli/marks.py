@@ -12,6 +12,7 @@ from taldau.analysis.marks import ReviewCache, run_marks_bench, sample_games
 from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import game_kind
 from taldau.games.togyz.engine import named_settings
+from taldau.games.togyz.review import Verification
 
 ARCHIVE = "../shared/data/togyz/playok-2024-2025.pgn"
 SAMPLE = 30
@@ -49,7 +50,16 @@ def marks_options(function):
                 multiple=True,
                 metavar="SETTINGS[:DEPTH]",
                 help="With --marks (Togyz): also review with these search settings (default, full, lmr, "
-                "lmrN, lmrN-M, each with +nullR, +staticM, +futilityM), at DEPTH if given; repeatable.",
+                "lmrN, lmrN-M, each with +nullR, +staticM, +futilityM), at DEPTH if given, without "
+                "verification; repeatable.",
+            ),
+            click.option(
+                "--verify",
+                "verifications",
+                multiple=True,
+                metavar="DROP+PLIES[,...]",
+                help="With --marks (Togyz): also review with the decisions that give away DROP winning "
+                "chances or more searched again PLIES deeper (for example 0.2+4), in stages; repeatable.",
             ),
             click.option(
                 "--jobs",
@@ -72,6 +82,14 @@ def _named(name: str, option: str) -> Any:
         raise click.BadParameter(str(error), param_hint=option) from None
 
 
+def _verification(text: str) -> tuple[Verification, ...]:
+    """``DROP+PLIES[,DROP+PLIES...]`` as verification stages, or a usage error of --verify."""
+    try:
+        return Verification.parse(text)
+    except ValueError as error:
+        raise click.BadParameter(f"{text}: {error}", param_hint="--verify") from None
+
+
 def marks_bench(
     game: str,
     options: AnalysisOptions,
@@ -83,6 +101,7 @@ def marks_bench(
     variants: tuple[str, ...] = (),
     jobs: int = 1,
     reference_settings: str = "default",
+    verifications: tuple[str, ...] = (),
 ) -> None:
     """Review ``games`` games spread over ``archive`` at ``options`` and at the reference depth; print the
     marks' precision and recall against the reference, and the seconds. The reference's reviews are kept
@@ -102,14 +121,18 @@ def marks_bench(
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:
         tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
-    reference = replace(analyser, settings=_named(reference_settings, "--reference-settings"))  # type: ignore[type-var]
+    reference = replace(  # type: ignore[type-var]
+        analyser, settings=_named(reference_settings, "--reference-settings"), verification=()
+    )
     for variant in variants:
         name, _, depth = variant.partition(":")
         settings = _named(name, "--also")
         if depth and not depth.isdigit():
             raise click.BadParameter(f"{variant}: the depth after ':' is a whole number", param_hint="--also")
         tested_options = replace(options, depth=int(depth)) if depth else options
-        tested[variant] = (replace(analyser, settings=settings), tested_options)  # type: ignore[type-var]
+        tested[variant] = (replace(analyser, settings=settings, verification=()), tested_options)  # type: ignore[type-var]
+    for text in verifications:
+        tested[f"verify {text}"] = (replace(analyser, verification=_verification(text)), options)  # type: ignore[type-var]
     report = run_marks_bench(
         kind,
         sample,

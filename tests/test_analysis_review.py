@@ -25,9 +25,9 @@ from taldau.analysis.winchance import fit_win_curve
 from taldau.games.identity import game_id
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
-from taldau.games.togyz.engine import Engine, Limit
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit
 from taldau.games.togyz.kind import SCALE, TogyzKind
-from taldau.games.togyz.review import LOSS_CAP, review_game
+from taldau.games.togyz.review import LOSS_CAP, Verification, review_game
 from taldau.games.winchance import WinCurve
 from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
 
@@ -195,6 +195,45 @@ def test_the_played_move_is_valued_by_the_next_positions_search(togyz_examples: 
     assert sum(row.nodes for row in one) < sum(row.nodes for row in two)
     last = one[-1]  # nothing was searched after the last move: its own search
     assert (last.played == last.best) or last.score_played != last.score_best
+
+
+def test_verification_judges_the_decisions_that_lose_much_by_a_deeper_search(togyz_examples: Path) -> None:
+    # Plain alpha-beta (no table, no ordering, no pruning) finds the minimax value of a depth whatever was
+    # searched before, so each row can be checked against fresh searches: a decision whose move gives away
+    # at least the drop at depth 3 is judged at depth 5 (both moves), every other one as without it.
+    game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[2]
+    curve, settings = load_win_curve(), EngineSettings.plain()
+    verification = Verification(drop=0.1, plies=2)
+    plain = review_game(game, Engine(settings), curve, Limit(depth=3)).decisions
+    verified = review_game(
+        game, Engine(settings), curve, Limit(depth=3), verification=[verification]
+    ).decisions
+    fresh = Engine(settings)
+    deeper = 0
+    for shallow, row in zip(plain, verified, strict=True):
+        if shallow.forced or shallow.drop < verification.drop:
+            assert row == replace(shallow, seconds=row.seconds)
+            continue
+        deeper += 1
+        position = Position.from_fen(row.position)
+        white = -1 if position.turn else 1  # scores are stored from White's side
+        pit = next(pit for pit in position.legal_moves() if position.san(pit) == row.played)
+        best = fresh.analyse(position, Limit(depth=5))
+        played = fresh.evaluate_move(position, pit, Limit(depth=5))
+        assert (row.depth, row.best, row.score_best) == (
+            5,
+            position.san(best.best),
+            white * float(best.score),
+        )
+        assert row.score_played == white * float(played.score)
+        assert row.nodes > shallow.nodes
+    assert deeper >= 5
+    never = review_game(game, Engine(settings), curve, Limit(depth=3), verification=[Verification(2.0, 2)])
+    assert [replace(row, seconds=0.0) for row in never.decisions] == [
+        replace(row, seconds=0.0) for row in plain
+    ]
+    with pytest.raises(ValueError):
+        Verification(drop=0.0, plies=2)
 
 
 def test_marks_follow_the_thresholds() -> None:

@@ -630,7 +630,7 @@ def test_status_and_errors_mask_the_broker_password(tmp_path: Path, archive: Pat
 
 def test_time_limits_follow_the_game_and_stay_below_the_visibility_timeout() -> None:
     """Each task's limits come from its game's analyser's budget for its plies (Togyz: 0.2 s per ply at
-    the default depth 13, five times over), at least a minute, and the hard limit stays below the
+    the default depth 12, five times over), at least a minute, and the hard limit stays below the
     visibility timeout however long the game."""
     from taldau.analysis.batch import BatchSettings
     from taldau.workers.celery_app import time_limits
@@ -638,9 +638,9 @@ def test_time_limits_follow_the_game_and_stay_below_the_visibility_timeout() -> 
     def limits(depth: int, plies: int, visibility: int = 4 * 3600) -> tuple[int, int]:
         return time_limits(BatchSettings(depth=depth).time_budget(plies), visibility)
 
-    assert limits(13, 40) == (60, 120)
-    assert limits(13, 371) == (371, 431)
-    assert limits(16, 371)[0] > limits(13, 371)[0]
+    assert limits(12, 40) == (60, 120)
+    assert limits(12, 371) == (371, 431)
+    assert limits(16, 371)[0] > limits(12, 371)[0]
     soft, hard = limits(20, 371, 600)
     assert soft <= 300 and hard < 600
 

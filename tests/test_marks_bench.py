@@ -127,6 +127,24 @@ def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_c
     assert bad.exit_code == 2 and "unknown search settings" in bad.output
 
 
+def test_bench_marks_verify_reviews_the_stages_given(togyz_examples: Path, private_cache: Path) -> None:
+    # The default review verifies at depth 2 + its own stages; --verify tries other stages, --also none,
+    # and the reference never verifies (its version is the engine's alone, so its cache stays valid).
+    archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
+    arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    stages = ["--verify", "0.05+1", "--verify", "0.05+1,0.2+2", "--also", "default:2"]
+    result = CliRunner().invoke(main, [*arguments, archive, *stages, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert "verify" not in report["reference"]["version"]
+    decisions = report["default"]["against_reference"]["decisions"]
+    for name in ("verify 0.05+1", "verify 0.05+1,0.2+2", "default:2"):
+        assert report[name]["against_reference"]["decisions"] == decisions
+    for bad in ("0.2", "0+3", "0.2+x", "3+2"):
+        refused = CliRunner().invoke(main, [*arguments, archive, "--verify", bad])
+        assert refused.exit_code == 2 and "--verify" in refused.output, bad
+
+
 def test_bench_marks_without_games_to_sample_says_so(tmp_path: Path) -> None:
     missing = CliRunner().invoke(main, ["bench", "--marks", "--archive", str(tmp_path / "none.pgn")])
     assert missing.exit_code == 2 and "does not exist" in missing.output  # click checks --archive

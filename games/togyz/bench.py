@@ -6,11 +6,11 @@ import time
 from typing import Any
 
 from .chances import load_win_curve
-from .engine import Engine, EngineSettings, Limit, default_limit, named_settings
+from .engine import Engine, EngineSettings, Limit, named_settings
 from .perft import perft
 from .position import Position
 from .replay import Game, read_games
-from .review import review_game
+from .review import VERIFICATION, review_game, review_limit
 
 # A real game of 93 plies (the archive's average is 92.6): PlayOK, 2024-12-26, 1-0 by kazan, compact form.
 BENCH_GAME = "799799445492886239928859281997296897889496883958979684472919984316826398973827853859188798469"
@@ -29,8 +29,8 @@ def bench_game() -> Game:
 def run_bench(limit: Limit | None = None) -> dict[str, Any]:
     """Perft nodes/s, search nodes/s on the fixed position set and the nodes to SEARCH_DEPTH there (the
     full-width search and the default one, with late-move reductions and pruning), and seconds to review
-    BENCH_GAME."""
-    limit = limit or default_limit()
+    BENCH_GAME as the batch analysis does (at ``limit``, else the review's default, with its verification)."""
+    limit = limit or review_limit()
     result = perft(Position.start(), PERFT_DEPTH)
     game = bench_game()
 
@@ -53,7 +53,7 @@ def run_bench(limit: Limit | None = None) -> dict[str, Any]:
         depth_nodes[name] = total
 
     started = time.perf_counter()
-    review = review_game(game, engine, load_win_curve(), limit)
+    review = review_game(game, engine, load_win_curve(), limit, verification=VERIFICATION)
     review_seconds = time.perf_counter() - started
     depths = [decision.depth for decision in review.decisions]
     return {

@@ -47,7 +47,7 @@ from .search import (
     search_root,
 )
 
-DEFAULT_DEPTH = 13  # with reductions and pruning (EngineSettings): as right as full width at 12, sooner
+DEFAULT_DEPTH = 13  # a search's default (taldau search); a review's is review.REVIEW_DEPTH, with verification
 # What the search finds at given settings: raised whenever a change to the search (or to what a setting
 # means) changes its results, so that analyses stored by another search are never taken for this one's.
 SEARCH_VERSION = 2
@@ -124,8 +124,8 @@ def engine_version(settings: EngineSettings | None = None) -> str:
 
 
 def default_limit() -> Limit:
-    """The analysis limit of ``taldau annotate`` and ``taldau analyze``: depth 13 with late-move
-    reductions, as right as the full-width depth 12 of earlier releases in less time (see BENCHMARKS.md)."""
+    """The limit of ``taldau search`` and ``taldau bench``'s searches when none is given: depth 13 with
+    late-move reductions and pruning (a review's is ``review.review_limit``)."""
     return Limit(depth=DEFAULT_DEPTH)
 
 

@@ -29,17 +29,17 @@ from taldau.games.records import RecordFile
 from taldau.games.winchance import WinCurve
 
 from .chances import load_win_curve
-from .engine import DEFAULT_DEPTH, Engine, EngineSettings, Limit, default_limit, engine_version
+from .engine import Engine, EngineSettings, Limit, engine_version
 from .position import Position
 from .replay import Game, read_games, replay_file
-from .review import review_game
+from .review import REVIEW_DEPTH, VERIFICATION, Verification, review_game, review_limit
 from .svg import render_svg
 from .writers import write_playok, write_scoresheet
 
 SCALE = MarkScale("winning chances, -1 to 1, through the win curve", (0.1, 0.2, 0.3))
 # Per ply at the default limit: 0.2 s was measured for the full-width depth 12 (BENCHMARKS.md), and is
-# kept for the default depth 13 with reductions (0.58x that time) as room for slower machines; about 2.5
-# times more per extra ply of depth.
+# kept for the default review (depth 12 with reductions, pruning and verification: about 0.2x that time) as
+# room for slower machines; about 2.5 times more per extra ply of depth.
 SECONDS_PER_PLY = 0.2
 DEPTH_FACTOR = 2.5
 NODES_PER_SECOND = 3e6
@@ -54,11 +54,14 @@ class TogyzAnalyser:
 
     ``one_search``: the played move valued by the next position's search where that compares (see
     ``review_game``); not the default, kept to measure it (``taldau bench --marks --one-search``).
-    ``settings``: how the engine searches (the default engine's unless a benchmark tries others)."""
+    ``settings``: how the engine searches (the default engine's unless a benchmark tries others).
+    ``verification``: the stages in which decisions are searched again deeper (see ``review_game``; the
+    default review's unless a benchmark tries others, none for a node or time limit)."""
 
     curve: WinCurve
     one_search: bool = False
     settings: EngineSettings = field(default_factory=EngineSettings)
+    verification: tuple[Verification, ...] = VERIFICATION
 
     @property
     def scale(self) -> MarkScale:
@@ -66,13 +69,15 @@ class TogyzAnalyser:
 
     def limit(self, options: AnalysisOptions) -> Limit:
         if options.depth is None and options.nodes is None and options.movetime is None:
-            return default_limit()
+            return review_limit()
         return Limit(depth=options.depth, nodes=options.nodes, time=options.movetime)
 
     def version(self) -> str:
         """The engine's version with its settings; a review that values played moves by the next
-        position's search says so."""
-        return engine_version(self.settings) + (" one-search" if self.one_search else "")
+        position's search, or verifies decisions deeper, says so."""
+        version = engine_version(self.settings) + (" one-search" if self.one_search else "")
+        stages = ",".join(str(stage) for stage in self.verification)
+        return version + (f" verify {stages}" if stages else "")
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         """Five times the measured cost: 0.2 s per ply at the default depth, about 2.5 times more per extra
@@ -84,7 +89,7 @@ class TogyzAnalyser:
         elif limit.time is not None:
             per_ply = 2 * limit.time
         else:
-            per_ply = SECONDS_PER_PLY * DEPTH_FACTOR ** ((limit.depth or DEFAULT_DEPTH) - DEFAULT_DEPTH)
+            per_ply = SECONDS_PER_PLY * DEPTH_FACTOR ** ((limit.depth or REVIEW_DEPTH) - REVIEW_DEPTH)
         return MARGIN * per_ply * decisions
 
     def warm(self) -> None:
@@ -94,7 +99,9 @@ class TogyzAnalyser:
     def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
         engine, limit = Engine(self.settings), self.limit(options)
         games = [game for game in read_games(text.encode(), source) if game.valid]
-        return [review_game(game, engine, self.curve, limit, self.one_search) for game in games]
+        return [
+            review_game(game, engine, self.curve, limit, self.one_search, self.verification) for game in games
+        ]
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
         games = [game for game in read_games(text.encode(), source) if game.valid]
