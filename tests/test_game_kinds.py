@@ -154,14 +154,14 @@ def test_plan_yields_a_task_per_togyz_game_and_skips_backgammon(togyz_examples: 
 
 
 def test_the_celery_time_budget_is_the_analyser_s() -> None:
-    """Togyz states five times 0.2 s per ply at the default depth, 13 (2.5 times more per extra ply), and
+    """Togyz states five times 0.2 s per ply at the default depth, 12 (2.5 times more per extra ply), and
     five times two searches of the node limit at 3 million nodes/s; the batch settings pass it on for a
     task's plies."""
     togyz = TogyzKind().analyser
     assert togyz.time_budget(AnalysisOptions(), 100) == pytest.approx(100.0)  # the default depth
-    assert togyz.time_budget(AnalysisOptions(depth=14), 100) == pytest.approx(250.0)
+    assert togyz.time_budget(AnalysisOptions(depth=13), 100) == pytest.approx(250.0)
     assert togyz.time_budget(AnalysisOptions(nodes=300_000), 100) == pytest.approx(100.0)
-    assert BatchSettings(depth=15).time_budget(371) == pytest.approx(5 * 0.2 * 2.5**2 * 371)
+    assert BatchSettings(depth=14).time_budget(371) == pytest.approx(5 * 0.2 * 2.5**2 * 371)
 
 
 def test_settings_key_and_thresholds_come_from_the_analyser() -> None:

@@ -28,9 +28,9 @@ review. It applies to depth limits only (a node or time limit has no depth to ad
 
 The default review (``REVIEW_DEPTH``, ``VERIFICATION``) searches every position to depth 12, then the
 decisions that give away 0.08 winning chances or more to 13, those still at 0.15 to 15 and those still at
-0.25, the blunders in the making, to 18: on the marks bench's sample it marks closer to a depth-18
-reference than depth 13 alone (the same mark more often, the losses better correlated, more blunders
-found and fewer false ones) in about the same time (BENCHMARKS.md, "Verification").
+0.25, the blunders in the making, to 18: on 60 real games of the marks bench it marks closer to a
+depth-18 reference than depth 13 alone (the same mark more often, the losses better correlated, more
+blunders found and far fewer false ones) in 1.17x its time (BENCHMARKS.md, "Verification").
 
 The marks and the players' figures are the batch's (``taldau.analysis.review``): a move's ``drop`` (the
 winning chances it gives away) is what they are set by.
