@@ -23,11 +23,13 @@ from taldau.analysis.review import (
 )
 from taldau.analysis.winchance import fit_win_curve
 from taldau.games.identity import game_id
+from taldau.games.kind import AnalysisOptions
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit
 from taldau.games.togyz.kind import SCALE, TogyzKind
-from taldau.games.togyz.review import LOSS_CAP, Verification, review_game
+from taldau.games.togyz.review import LOSS_CAP, VERIFICATION, Verification, review_game
+from taldau.games.togyz.writers import write_playok
 from taldau.games.winchance import WinCurve
 from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
 
@@ -234,6 +236,36 @@ def test_verification_judges_the_decisions_that_lose_much_by_a_deeper_search(tog
     ]
     with pytest.raises(ValueError):
         Verification(drop=0.0, plies=2)
+
+
+def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None:
+    # The batch's analyser at depth 3: stages to depths 4, 6 and 9 (0.08+1, 0.15+3, 0.25+6). A decision
+    # stops at the first stage whose drop its last search does not reach, so its depth and drop agree
+    # (away from the endgames the engine solves, where a depth limit is passed anyway, and from forced
+    # results, which end a search before its depth).
+    analyser = TogyzKind().analyser
+    assert analyser.verification == VERIFICATION and "verify 0.08+1,0.15+3,0.25+6" in analyser.version()
+    text = (togyz_examples / "playok-2024-2025-sample.pgn").read_text()
+    games = list(read_games(text.encode(), "sample"))[:4]
+    below = {3: 0.08, 4: 0.15, 6: 0.25}  # the drop a decision judged at this depth stays below
+    depths = []
+    for game in games:
+        (analysis,) = analyser.review(write_playok(game), "sample", AnalysisOptions(depth=3))
+        for row in analysis.decisions:
+            proven = row.plies_to_result_best is not None or row.plies_to_result_played is not None
+            if row.forced or proven or Position.from_fen(row.position).stones_on_board() <= 16:
+                continue
+            assert row.depth in (3, 4, 6, 9)
+            assert row.drop < below.get(row.depth, 2.0)
+            depths.append(row.depth)
+    assert {3, 4, 6, 9} <= set(depths)
+    # A node limit has no depth to add to: nothing is verified.
+    record, limit = write_playok(games[0]), AnalysisOptions(nodes=2_000)
+    (verified,) = analyser.review(record, "sample", limit)
+    (plain,) = replace(analyser, verification=()).review(record, "sample", limit)
+    assert [replace(row, seconds=0.0) for row in verified.decisions] == [
+        replace(row, seconds=0.0) for row in plain.decisions
+    ]
 
 
 def test_marks_follow_the_thresholds() -> None:
