@@ -21,10 +21,10 @@ so it is not the default.
 A ``Verification`` searches again, deeper, the decisions that may deserve a mark: those whose move gives
 away at least its ``drop`` of winning chances by their last search are searched once more (the best move
 and the move played) ``plies`` deeper than the limit, and judged by that search; stages follow one
-another, each with a larger drop and more plies, so that only the decisions still at stake are searched
-deepest. Marks are where a review is read first and where a shallow search errs most costly (a blunder
-that is not one, or one that is missed), and they are few, so the deeper look costs a fraction of the
-review. It applies to depth limits only (a node or time limit has no depth to add to).
+another (the default's each with a larger drop and more plies), so that only the decisions still at stake
+are searched deepest. Marks are where a review is read first and where a shallow search errs most costly
+(a blunder that is not one, or one that is missed), and they are few, so the deeper look costs a fraction
+of the review. It applies to depth limits only (a node or time limit has no depth to add to).
 
 The default review (``REVIEW_DEPTH``, ``VERIFICATION``) searches every position to depth 12, then the
 decisions that give away 0.08 winning chances or more to 13, those still at 0.15 to 15 and those still at
