@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from taldau.games.backgammon import match as match_module
+from taldau.games.backgammon.board import ROLL_COUNTS
 from taldau.games.backgammon.engine import Limit
 from taldau.games.backgammon.eval.gnubg import gnubg_available
+from taldau.games.backgammon.luck import OPENING_ROLLS, cubeless_roll_values, roll_luck
 from taldau.games.backgammon.match import (
     GameResult,
     MatchResult,
@@ -23,6 +26,7 @@ from taldau.games.backgammon.match import (
     play_game,
     run_match,
 )
+from taldau.games.backgammon.position import ROLLS, Position
 from test_backgammon_engine import PipEvaluator
 
 
@@ -159,3 +163,66 @@ def test_gnubg_players_share_one_evaluator() -> None:
     evaluators: dict = {}
     a, b = parse_player("gnubg:0", evaluators), parse_player("gnubg:1", evaluators)
     assert a.evaluator is b.evaluator and b.limit.plies == 1
+
+
+# --- luck-adjusted results
+
+
+def test_cubeless_luck_averages_to_zero_over_the_rolls() -> None:
+    """The luck of the rolls of a position averages to zero (weighted by the 36 throws); that of the
+    opening roll over the 15 non-doubles moved by either player, whatever the judge."""
+    values = cubeless_roll_values(PipEvaluator())
+    position = Position.start().play_moves([(24, 18), (13, 11)]).swapped()
+    lucks = np.array([roll_luck(values, position, roll, opening=False) for roll in ROLLS])
+    assert float(lucks @ ROLL_COUNTS) / 36.0 == pytest.approx(0.0, abs=1e-12)
+    assert lucks.max() - lucks.min() > 0.1  # 6-6 moves 24 pips, 2-1 three: not all alike
+    # by pips alone, a bigger roll is luckier: 6-6 the luckiest, 2-1 the unluckiest
+    assert lucks.argmax() == ROLLS.index((6, 6)) and lucks.argmin() == ROLLS.index((2, 1))
+    # the opening roll, on a board where the two sides differ: the mover's luck when he moves with the roll,
+    # and minus the other's when the other does (his luck is the mover's loss), average to zero
+    first = [roll_luck(values, position, roll, opening=True) for roll in OPENING_ROLLS]
+    second = [roll_luck(values, position.swapped(), roll, opening=True) for roll in OPENING_ROLLS]
+    assert sum(first) - sum(second) == pytest.approx(0.0, abs=1e-12)
+    assert sum(first) != pytest.approx(0.0)  # each side's own luck does not average out alone
+
+
+def test_a_judged_pair_of_one_player_is_adjusted_to_zero() -> None:
+    """The same deterministic player on both sides plays the same game twice per pair, A once in each
+    seat: A's luck in one game is B's in the other, so the adjusted points of a pair add up to 0 too."""
+    result = run_match(PIPS, Player(PIPS.evaluator, Limit(), "pips again"), 6, seed=11, judge=PipEvaluator())
+    assert result.judged and result.judge == "pips:0"
+    for pair in range(3):
+        first, second = result.games[2 * pair : 2 * pair + 2]
+        assert first.a_luck == pytest.approx(-second.a_luck) and first.a_luck != 0.0
+        assert first.adjusted_points + second.adjusted_points == pytest.approx(0.0)
+    assert result.adjusted_points_per_game == pytest.approx(0.0) and result.adjusted_margin == pytest.approx(
+        0.0
+    )
+
+
+def test_adjusted_result_arithmetic() -> None:
+    games = (
+        GameResult(0, 0, True, 2, 10, ((3, 1),), a_luck=0.5),
+        GameResult(0, 1, False, 1, 10, ((3, 1),), a_luck=-0.25),
+        GameResult(1, 0, True, 1, 10, ((3, 1),), a_luck=1.0),
+        GameResult(1, 1, True, 1, 10, ((3, 1),), a_luck=0.0),
+    )
+    result = MatchResult("a", "b", games, "own:0")
+    # adjusted: 1.5, -0.75, 0.0, 1.0: pair means 0.375 and 0.5
+    assert result.adjusted_points_per_game == pytest.approx(1.75 / 4)
+    assert result.pair_means(adjusted=True) == [0.375, 0.5]
+    assert result.adjusted_margin == pytest.approx(1.96 * np.std([0.375, 0.5], ddof=1) / math.sqrt(2))
+    payload = result.to_json()
+    assert payload["judge"] == "own:0" and payload["adjusted_points_per_game"] == pytest.approx(0.4375)
+    assert "luck-adjusted by own:0: +0.438" in str(result)
+    unjudged = MatchResult("a", "b", (game(0, 0, True, 1), game(0, 1, True, 1)))
+    assert unjudged.adjusted_points_per_game is None and unjudged.adjusted_margin is None
+    assert unjudged.to_json()["adjusted_points_per_game"] is None
+
+
+def test_processes_play_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pairs handed out to two processes in batches give the games one process plays, in order."""
+    monkeypatch.setattr(match_module, "PAIRS_PER_TASK", 2)
+    alone = run_match(PIPS, BACKWARD, 10, seed=5, judge=PipEvaluator())
+    shared = run_match(PIPS, BACKWARD, 10, seed=5, judge=PipEvaluator(), jobs=2)
+    assert shared == alone and [game.pair for game in shared.games] == [p for p in range(5) for _ in (0, 1)]

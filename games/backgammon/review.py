@@ -56,7 +56,7 @@ import numpy as np
 from taldau.games.kind import DecisionKind, LuckMark
 from taldau.games.records import RecordError
 
-from .board import ROLL_COUNTS
+from . import luck
 from .cube import MatchState
 from .cubeful import (
     CubeDecision,
@@ -76,7 +76,7 @@ from .eval import Evaluator
 from .eval.probabilities import equities, flipped
 from .ids import MatchId
 from .met import MatchEquityTable, kazaross_xg2
-from .position import ROLLS, Dice, Position
+from .position import Dice, Position
 from .record import ActionKind
 from .replay import Game, Step
 
@@ -629,17 +629,10 @@ def roll_luck(
     opening: bool,
     settings: ReviewSettings,
 ) -> float:
-    """The luck (EMG) of rolling ``dice`` in ``position``: the value of the roll's best play minus the
-    average over the rolls (gnubg's LuckNormal; LuckFirst for the game's opening roll, which averages the 15
-    non-double rolls of either player)."""
-    high, low = max(dice), min(dice)
-    if opening:
-        rolls = [roll for roll in ROLLS if roll[0] != roll[1]]
-        mine = _best_values(evaluator, position, state, rolls, settings)
-        theirs = _best_values(evaluator, position.swapped(), state, rolls, settings)
-        mean = (mine.sum() - theirs.sum()) / (2 * len(rolls))
-        return float(mine[rolls.index((high, low))] - mean)
-    rolls = list(ROLLS)
-    values = _best_values(evaluator, position, state, rolls, settings)
-    mean = float(values @ ROLL_COUNTS) / 36.0
-    return float(values[rolls.index((high, low))] - mean)
+    """The luck (EMG) of rolling ``dice`` in ``position`` (``luck.roll_luck``: gnubg's LuckNormal, or
+    LuckFirst for the game's ``opening`` roll), each roll's best play valued cubeful by ``_best_values``."""
+
+    def values(where: Position, rolls: Sequence[Dice]) -> np.ndarray:
+        return _best_values(evaluator, where, state, rolls, settings)
+
+    return luck.roll_luck(values, position, dice, opening)

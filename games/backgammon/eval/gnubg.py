@@ -89,5 +89,9 @@ class GnubgEvaluator:
         empty when the roll cannot be played. For comparisons and benchmarks."""
         return tuple(self._gnubg.best_move(np.asarray(board).tolist(), dice[0], dice[1], n=plies))
 
+    def __reduce__(self) -> tuple:
+        """Pickled as the wish for one: another process loads its own gnubg (its state lives in C)."""
+        return (GnubgEvaluator, ())
+
     def __repr__(self) -> str:
         return f"GnubgEvaluator({self.version!r})"
