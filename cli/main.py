@@ -717,6 +717,13 @@ def _backgammon_engine_report(engine: str, decisions: int):
     type=click.Path(exists=True, file_okay=False),
     help="A's opening book (backgammon: its opening rolls).",
 )
+@click.option(
+    "--judge",
+    default="own",
+    show_default=True,
+    help="Backgammon: the evaluator (own, gnubg, FILE.npz) that measures each roll's luck at 0-ply for the "
+    "luck-adjusted result, or none.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
     game: str,
@@ -730,13 +737,14 @@ def match(
     seed: int,
     jobs: int,
     book_path: str | None,
+    judge: str,
     as_json: bool,
 ) -> None:
     """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
     Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
-    (duplicate dice); A's points per game with a 95% margin."""
+    (duplicate dice); A's points per game with a 95% margin, plain and luck-adjusted."""
     if game == "backgammon":
-        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json, book_path)
+        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json, book_path, judge, jobs)
         return
     first, second = first or "default", second or "plain"
     limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
@@ -765,9 +773,18 @@ def match(
 
 
 def _backgammon_match(
-    first: str, second: str, games: int, seed: int, as_json: bool, book_path: str | None = None
+    first: str,
+    second: str,
+    games: int,
+    seed: int,
+    as_json: bool,
+    book_path: str | None = None,
+    judge: str = "own",
+    jobs: int = 1,
 ) -> None:
-    """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players."""
+    """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players, the
+    luck of every roll measured by ``judge`` (an engine name, or none)."""
+    from taldau.games.backgammon.engine import load_evaluator
     from taldau.games.backgammon.match import parse_player
     from taldau.games.backgammon.match import run_match as run_backgammon_match
 
@@ -776,6 +793,7 @@ def _backgammon_match(
     evaluators: dict[str, Evaluator] = {}
     try:
         a, b = parse_player(first, evaluators), parse_player(second, evaluators)
+        luck_judge = None if judge == "none" else evaluators.get(judge) or load_evaluator(judge)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     if book_path is not None:
@@ -787,7 +805,7 @@ def _backgammon_match(
         if show_progress and (done % 100 == 0 or done == games):
             click.echo(f"{done}/{games} games", err=True)
 
-    result = run_backgammon_match(a, b, games, seed, progress)
+    result = run_backgammon_match(a, b, games, seed, progress, luck_judge, jobs)
     click.echo(json.dumps(result.to_json() | {"seed": seed}) if as_json else str(result))
 
 
@@ -873,6 +891,13 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     show_default=True,
     help="supervised: threads that compute the labels.",
 )
+@click.option(
+    "--candidates",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="supervised: also label the results of this many best plays of one random roll of each position.",
+)
 def train(
     game: str,
     stage: str,
@@ -887,6 +912,7 @@ def train(
     stop_at: int | None,
     teacher: str | None,
     threads: int,
+    candidates: int,
 ) -> None:
     """Train the backgammon nets. td and supervised resume where they stopped: td from OUT (a checkpoint
     of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two."""
@@ -929,6 +955,7 @@ def train(
         epochs=epochs,
         threads=threads,
         seed=seed,
+        candidates=candidates,
     )
     if stage == "prune":
         with _training_bar("pruning", None) as show:

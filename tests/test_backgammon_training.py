@@ -15,13 +15,17 @@ from typing import cast
 
 import numpy as np
 import pytest
+from taldau.games.backgammon.engine import Limit, analyse
 from taldau.games.backgammon.eval.bearoff import is_bearoff
 from taldau.games.backgammon.eval.model import NetPair
 from taldau.games.backgammon.eval.net import Net
 from taldau.games.backgammon.eval.own import OwnEvaluator
+from taldau.games.backgammon.eval.plies import work_memory
+from taldau.games.backgammon.eval.probabilities import final_probabilities
 from taldau.games.backgammon.eval.supervised import (
     Stage,
     SupervisedSettings,
+    best_results,
     fit,
     fit_epoch,
     label,
@@ -29,10 +33,11 @@ from taldau.games.backgammon.eval.supervised import (
     run_supervised,
     selfplay_positions,
     training_positions,
+    with_candidates,
 )
 from taldau.games.backgammon.eval.train import TdProgress, TdSettings, chunk_seed, run_td
 from taldau.games.backgammon.eval.weights import load_nets, weights_digest
-from taldau.games.backgammon.position import Position
+from taldau.games.backgammon.position import ROLLS, Position
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"
 TINY = TdSettings(games=4, contact_hidden=8, race_hidden=8, chunk=2, checkpoint_every=2, seed=3)
@@ -278,3 +283,48 @@ def test_run_supervised_writes_fitted_nets_and_resumes_its_labels(
     assert taught[-1][0] < taught[0][0]  # the student moved towards the teacher's labels
     _, meta = load_nets(tmp_path / "student.npz")
     assert meta["teacher"] == shipped.version and meta["from"] == student.version
+
+
+# --- candidate plays as training positions
+
+
+def test_best_results_are_the_best_plays_of_a_roll_by_0ply(
+    shipped: OwnEvaluator, labelled: tuple[np.ndarray, np.ndarray]
+) -> None:
+    """``best_results`` writes, for each position, the results of the 3 best plays of one random roll by
+    the shipped nets' 0-ply: for every position, some roll's 3 best plays by ``engine.analyse`` at 0-ply
+    (an independent path: Python play objects, batched evaluation) leave exactly those boards."""
+    boards = labelled[0][:12]
+    out = np.empty((36, 2, 25), dtype=np.int8)
+    written = best_results(boards, 3, 9, shipped.model(), work_memory(shipped.hidden), out)
+    start = 0
+    for board in boards:
+        position = Position(board)
+        found = False
+        for dice in ROLLS:
+            analysis = analyse(shipped, position, dice, Limit(plies=0))
+            tops = [analysis.play(rank).play.result.board for rank in range(min(3, len(analysis)))]
+            if start + len(tops) <= written and all(
+                np.array_equal(top, out[start + k]) for k, top in enumerate(tops)
+            ):
+                found = True
+                start += len(tops)
+                break
+        assert found, f"no roll's best plays leave the boards written for {position.position_id()}"
+    assert start == written
+
+
+def test_with_candidates_adds_distinct_live_positions(shipped: OwnEvaluator) -> None:
+    settings = SupervisedSettings(selfplay_games=6, max_positions=120, seed=5, candidates=3)
+    before = training_positions(shipped.nets, settings)
+    boards = with_candidates(shipped, before, settings)
+    assert len(np.unique(boards, axis=0)) == len(boards) <= 120
+    scratch = np.empty(5)
+    for cells in boards:
+        Position(cells)
+        assert not is_bearoff(cells) and not final_probabilities(cells, scratch)
+    kept = {cells.tobytes() for cells in boards}
+    # the first 30 gathered positions, then their plays' results: most of the set is new positions
+    assert all(cells.tobytes() in kept for cells in before[:30])
+    assert len(boards) > 60
+    np.testing.assert_array_equal(with_candidates(shipped, before, settings), boards)

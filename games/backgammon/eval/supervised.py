@@ -1,7 +1,11 @@
 """The second training stage: nets taught the engine's own deeper search.
 
-Positions come from self-play of the current nets and from real matches (the positions before each roll);
-each is labelled with the current evaluator's probabilities at ``label_plies`` (2-ply by default, which
+Positions come from self-play of the current nets and from real matches (the positions before each roll)
+and, where asked (``candidates``), from the plays the nets weigh against each other: for a gathered
+position and one random roll, the results of the roll's best few plays by 0-ply. Those are the positions
+whose order decides a play, most of them off the games' paths (no one plays the second-best play), so
+training on them teaches the nets to rank alternatives, not only to value the positions good play reaches.
+Each is labelled with the current evaluator's probabilities at ``label_plies`` (2-ply by default, which
 plays clearly better than the 0-ply nets it is built on); the nets are then fitted to those labels by
 gradient descent on the cross-entropy, a share of the positions held out to report the loss on positions
 the fit never saw. Bear-offs are left out: the database answers them exactly.
@@ -25,12 +29,14 @@ from taldau.games.files import publish
 from taldau.games.jit import njit
 from taldau.games.records import ReadLimits, RecordFile
 
-from ..board import KEY_WORDS, start_board
+from ..board import KEY_WORDS, generate_plays, start_board, swap_into
 from ..record import ActionKind
 from ..replay import replay_file
 from .bearoff import is_bearoff
 from .model import NetPair, evaluate_nets, net_scratch, train_nets
 from .own import OwnEvaluator
+from .plies import evaluate0, work_memory
+from .probabilities import equity, final_probabilities
 from .td import self_play
 from .weights import save_nets
 
@@ -39,7 +45,9 @@ from .weights import save_nets
 class SupervisedSettings:
     """Positions from ``selfplay_games`` games and from the matches under ``matches``, labelled at
     ``label_plies``; ``epochs`` passes of gradient descent at ``rate`` falling linearly to a tenth;
-    ``holdout`` of the positions kept apart to measure the fit; labels computed on ``threads`` threads."""
+    ``holdout`` of the positions kept apart to measure the fit; labels computed on ``threads`` threads.
+    ``candidates`` above 0 adds, for each gathered position, the results of that many best plays (by the
+    teacher's 0-ply) of one random roll; ``max_positions`` then counts them too."""
 
     selfplay_games: int = 2000
     matches: tuple[str, ...] = ()
@@ -51,6 +59,7 @@ class SupervisedSettings:
     seed: int = 1
     chunk: int = 500
     threads: int = 1
+    candidates: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,63 @@ def training_positions(nets: NetPair, settings: SupervisedSettings) -> np.ndarra
     boards = np.unique(boards[np.array(keep, dtype=bool)], axis=0)
     order = np.random.default_rng(settings.seed).permutation(len(boards))
     return np.ascontiguousarray(boards[order[: settings.max_positions]])
+
+
+@njit(cache=True)
+def best_results(
+    boards: np.ndarray, count: int, seed: int, model: tuple, work: tuple, out: np.ndarray
+) -> int:
+    """For each of ``boards`` (side on roll in row MOVER) and one random roll (from ``seed``), the
+    results of the roll's ``count`` best plays by the 0-ply of ``model`` (all its plays when it has no
+    more; the first of equal ones), each seen by the side then on roll, into ``out`` while there is room;
+    returns how many were written. ``work`` is ``plies.work_memory``'s scratch."""
+    np.random.seed(seed)
+    plays = work[4][0]
+    scores = work[13][0]
+    kept = work[14][0]
+    candidate = work[10][0]
+    probabilities = work[11][0]
+    written = 0
+    for index in range(boards.shape[0]):
+        die1 = np.random.randint(1, 7)
+        die2 = np.random.randint(1, 7)
+        moves, lengths, keys, slots, table = work[5][0], work[6][0], work[7][0], work[8][0], work[9]
+        total = generate_plays(boards[index], die1, die2, work[12], plays, moves, lengths, keys, slots, table)
+        for play in range(total):
+            swap_into(plays[play], candidate)
+            evaluate0(candidate, model, work, probabilities)
+            scores[play] = -equity(probabilities)  # the other side's view turned back to the mover's
+            kept[play] = False
+        for _ in range(min(count, total)):
+            best = -1
+            for play in range(total):
+                if not kept[play] and (best < 0 or scores[play] > scores[best]):
+                    best = play
+            kept[best] = True
+            if written == out.shape[0]:
+                return written
+            swap_into(plays[best], out[written])
+            written += 1
+    return written
+
+
+def with_candidates(evaluator: OwnEvaluator, boards: np.ndarray, settings: SupervisedSettings) -> np.ndarray:
+    """``boards`` (gathered positions in a seeded random order) with the results of their
+    ``settings.candidates`` best plays of one random roll by ``evaluator``'s 0-ply: the first
+    ``max_positions // (1 + candidates)`` positions and their candidates, finished games, bear-offs and
+    repeats left out, in a seeded random order, at most ``max_positions``."""
+    before = boards[: max(1, settings.max_positions // (1 + settings.candidates))]
+    out = np.empty((len(before) * settings.candidates, 2, 25), dtype=np.int8)
+    written = best_results(
+        before, settings.candidates, settings.seed, evaluator.model(), work_memory(evaluator.hidden), out
+    )
+    scratch = np.empty(5, dtype=np.float64)
+    results = [
+        board for board in out[:written] if not final_probabilities(board, scratch) and not is_bearoff(board)
+    ]
+    every = np.unique(np.concatenate([before, np.array(results, dtype=np.int8).reshape(-1, 2, 25)]), axis=0)
+    order = np.random.default_rng(settings.seed).permutation(len(every))
+    return np.ascontiguousarray(every[order[: settings.max_positions]])
 
 
 def label(
@@ -215,6 +281,8 @@ def run_supervised(
     positions, so that labels made once by one net can train another (a later checkpoint, say)."""
     teacher = evaluator if teacher is None else teacher
     boards = training_positions(teacher.nets, settings)
+    if settings.candidates > 0:
+        boards = with_candidates(teacher, boards, settings)
     labels = label(teacher, boards, settings.label_plies, work, settings.chunk, progress, settings.threads)
     fitted, history = fit(evaluator.nets, boards, labels, settings, progress)
     meta = {
