@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from .model import NetPair, evaluate_nets, net_scratch, train_nets
 from .own import OwnEvaluator
 from .plies import evaluate0, work_memory
 from .probabilities import equity, final_probabilities
+from .rollout import Rollout
 from .td import self_play
 from .weights import save_nets
 
@@ -47,7 +48,9 @@ class SupervisedSettings:
     ``label_plies``; ``epochs`` passes of gradient descent at ``rate`` falling linearly to a tenth;
     ``holdout`` of the positions kept apart to measure the fit; labels computed on ``threads`` threads.
     ``candidates`` above 0 adds, for each gathered position, the results of that many best plays (by the
-    teacher's 0-ply) of one random roll; ``max_positions`` then counts them too."""
+    teacher's 0-ply) of one random roll; ``max_positions`` then counts them too. ``rollout_trials``
+    above 0 labels by variance-reduced rollouts of that many trials of ``rollout_steps`` rolls instead
+    of by the plies."""
 
     selfplay_games: int = 2000
     matches: tuple[str, ...] = ()
@@ -60,6 +63,15 @@ class SupervisedSettings:
     chunk: int = 500
     threads: int = 1
     candidates: int = 0
+    rollout_trials: int = 0
+    rollout_steps: int = 6
+
+    @property
+    def rollout(self) -> Rollout | None:
+        """The rollout that labels the positions, or None when the plies do."""
+        if self.rollout_trials <= 0:
+            return None
+        return Rollout(self.rollout_trials, self.rollout_steps, self.seed)
 
 
 @dataclass(frozen=True)
@@ -172,14 +184,17 @@ def label(
     chunk: int,
     progress: Callable[[Stage], None] = lambda _: None,
     threads: int = 1,
+    rollout: Rollout | None = None,
 ) -> np.ndarray:
-    """The ``plies``-ply probabilities of every board, chunk by chunk, each chunk kept in ``work`` and read
-    back instead of recomputed when a run resumes. The chunks live in a subfolder named by a digest of
-    the boards, the evaluator's version, the plies and the chunk size, so labels are only ever reused for
-    exactly the work that made them."""
+    """The ``plies``-ply probabilities of every board (or, with ``rollout``, its rollout's, board ``i``
+    taking its dice from the rollout's seed plus ``i``), chunk by chunk, each chunk kept in ``work`` and
+    read back instead of recomputed when a run resumes. The chunks live in a subfolder named by a digest
+    of the boards, the evaluator's version, the plies or rollout and the chunk size, so labels are only
+    ever reused for exactly the work that made them."""
+    teacher = f"{plies}ply" if rollout is None else f"rollout{rollout.trials}x{rollout.steps}"
     digest = hashlib.sha256(np.ascontiguousarray(boards, dtype=np.int8).tobytes())
-    digest.update(f"{evaluator.version} {plies} {chunk}".encode())
-    folder = work / f"labels-{plies}ply-{digest.hexdigest()[:16]}"
+    digest.update(f"{evaluator.version} {plies if rollout is None else rollout} {chunk}".encode())
+    folder = work / f"labels-{teacher}-{digest.hexdigest()[:16]}"
     folder.mkdir(parents=True, exist_ok=True)
     labels = np.empty((len(boards), 5), dtype=np.float64)
     for start in range(0, len(boards), chunk):
@@ -187,16 +202,18 @@ def label(
         stop = min(len(boards), start + chunk)
         if part.exists():
             labels[start:stop] = np.load(part)
+            continue
+        began = time.perf_counter()
+        if rollout is not None:
+            seeded = replace(rollout, seed=rollout.seed + start)
+            labels[start:stop] = evaluator.rollout(boards[start:stop], seeded, threads)
+        elif threads > 1:
+            labels[start:stop] = evaluator.evaluate(boards[start:stop], plies, threads)
         else:
-            began = time.perf_counter()
-            labels[start:stop] = (
-                evaluator.evaluate(boards[start:stop], plies, threads)
-                if threads > 1
-                else evaluator.evaluate(boards[start:stop], plies)
-            )
-            publish(part, partial(_save_array, labels[start:stop]))
-            rate = (stop - start) / max(1e-9, time.perf_counter() - began)
-            progress(Stage("label", stop, len(boards), f"{rate:.1f} positions/s"))
+            labels[start:stop] = evaluator.evaluate(boards[start:stop], plies)
+        publish(part, partial(_save_array, labels[start:stop]))
+        rate = (stop - start) / max(1e-9, time.perf_counter() - began)
+        progress(Stage("label", stop, len(boards), f"{rate:.1f} positions/s"))
     return labels
 
 
@@ -283,7 +300,8 @@ def run_supervised(
     boards = training_positions(teacher.nets, settings)
     if settings.candidates > 0:
         boards = with_candidates(teacher, boards, settings)
-    labels = label(teacher, boards, settings.label_plies, work, settings.chunk, progress, settings.threads)
+    plies, chunk, threads = settings.label_plies, settings.chunk, settings.threads
+    labels = label(teacher, boards, plies, work, chunk, progress, threads, settings.rollout)
     fitted, history = fit(evaluator.nets, boards, labels, settings, progress)
     meta = {
         "stage": "supervised",
