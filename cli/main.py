@@ -898,6 +898,13 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     show_default=True,
     help="supervised: also label the results of this many best plays of one random roll of each position.",
 )
+@click.option(
+    "--rollout",
+    type=(click.IntRange(min=1), click.IntRange(min=1)),
+    default=None,
+    metavar="TRIALS STEPS",
+    help="supervised: label by variance-reduced rollouts of TRIALS trials of STEPS rolls instead of --plies.",
+)
 def train(
     game: str,
     stage: str,
@@ -913,6 +920,7 @@ def train(
     teacher: str | None,
     threads: int,
     candidates: int,
+    rollout: tuple[int, int] | None,
 ) -> None:
     """Train the backgammon nets. td and supervised resume where they stopped: td from OUT (a checkpoint
     of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two."""
@@ -956,6 +964,8 @@ def train(
         threads=threads,
         seed=seed,
         candidates=candidates,
+        rollout_trials=0 if rollout is None else rollout[0],
+        rollout_steps=SupervisedSettings.rollout_steps if rollout is None else rollout[1],
     )
     if stage == "prune":
         with _training_bar("pruning", None) as show:

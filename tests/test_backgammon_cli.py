@@ -532,3 +532,38 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     assert meta["stage"] == "supervised" and len(history) == 4 and history[-1][0] < history[0][0]
     pruning = load_pruning(pruned)
     assert pruning is not None and pruning.contact.hidden == 16 and pruning.race.hidden == 8
+
+
+def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> None:
+    """``--candidates`` adds the results of the best plays of a roll to the positions, ``--rollout`` labels
+    them by variance-reduced rollouts; both are kept in the weights file's settings."""
+    out = tmp_path / "rolled.npz"
+    code, output = run(
+        "train",
+        "--stage",
+        "supervised",
+        "--games",
+        "2",
+        "--positions",
+        "30",
+        "--candidates",
+        "2",
+        "--rollout",
+        "2",
+        "3",
+        "--epochs",
+        "1",
+        "--out",
+        str(out),
+    )
+    assert code == 0, output
+    from taldau.games.backgammon.eval.weights import load_nets
+
+    _, meta = load_nets(out)
+    settings = meta["settings"]
+    assert (settings["candidates"], settings["rollout_trials"], settings["rollout_steps"]) == (2, 2, 3)
+    assert [folder.name.split("-")[1] for folder in (tmp_path / "rolled.npz.work").iterdir()] == [
+        "rollout2x3"
+    ]
+    code, output = run("train", "--stage", "supervised", "--rollout", "0", "3", "--out", str(out))
+    assert code == 2 and "--rollout" in output
