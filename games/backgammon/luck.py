@@ -46,17 +46,34 @@ def roll_luck(values: RollValues, position: Position, dice: Sequence[int], openi
     return float(every[ROLLS.index((high, low))] - float(every @ ROLL_COUNTS) / 36.0)
 
 
+def best_plays(
+    evaluator: Evaluator,
+    position: Position,
+    rolls: Sequence[Dice],
+    plies: int,
+    utility: Callable[[np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every play of every roll of ``rolls`` in ``position``, evaluated by ``evaluator`` at ``plies`` in one
+    call: the boards the plays leave (mover in row MOVER), their probabilities from the mover's side, and
+    for each roll the index of its best play by ``utility`` of those probabilities (the first of equal)."""
+    results = []
+    for roll in rolls:
+        buffers, count = position._generate(roll)
+        results.append(buffers.boards[:count].copy())
+    boards = np.concatenate(results)
+    probabilities = after_plays(evaluator, boards, plies)
+    value = utility(probabilities)
+    bounds = np.cumsum([0] + [len(plays) for plays in results])
+    best = np.array([start + int(np.argmax(value[start:stop])) for start, stop in pairwise(bounds)])
+    return boards, probabilities, best
+
+
 def cubeless_roll_values(evaluator: Evaluator, plies: int = 0) -> RollValues:
     """``RollValues`` in cubeless equity: each roll's best play picked and valued by ``evaluator`` at
-    ``plies``, every play of every roll evaluated in one call."""
+    ``plies`` (``best_plays``)."""
 
     def values(position: Position, rolls: Sequence[Dice]) -> np.ndarray:
-        results = []
-        for roll in rolls:
-            buffers, count = position._generate(roll)
-            results.append(buffers.boards[:count].copy())
-        equity = equities(after_plays(evaluator, np.concatenate(results), plies))
-        bounds = np.cumsum([0] + [len(boards) for boards in results])
-        return np.array([equity[start:stop].max() for start, stop in pairwise(bounds)])
+        _, probabilities, best = best_plays(evaluator, position, rolls, plies, equities)
+        return equities(probabilities[best])
 
     return values

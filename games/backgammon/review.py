@@ -71,7 +71,7 @@ from .cubeful import (
     emg_to_mwc,
     response_error,
 )
-from .engine import Limit, after_plays, analyse, evaluate_position
+from .engine import Limit, analyse, evaluate_position
 from .eval import Evaluator
 from .eval.probabilities import equities, flipped
 from .ids import MatchId
@@ -605,20 +605,15 @@ def _best_values(
     """For each roll, the cubeful EMG of the player on roll after the best play of it (picked by cubeless
     value) at ``luck_plies``: every play of every roll evaluated in one call."""
     player = position.turn
-    results = []
-    for roll in rolls:
-        buffers, count = position._generate(roll)
-        results.append(buffers.boards[:count].copy())
-    probabilities = after_plays(evaluator, np.concatenate(results), settings.luck_plies)
-    utility = _cubeless_utility(probabilities, state, player, settings.table)
-    values = np.empty(len(rolls), dtype=np.float64)
-    start = 0
-    for index, boards in enumerate(results):
-        best = start + int(np.argmax(utility[start : start + len(boards)]))
-        turned = boards[best - start, ::-1]
-        values[index] = _after_play(probabilities[best], turned, state, player, settings.table)
-        start += len(boards)
-    return values
+
+    def utility(probabilities: np.ndarray) -> np.ndarray:
+        return _cubeless_utility(probabilities, state, player, settings.table)
+
+    boards, probabilities, best = luck.best_plays(evaluator, position, rolls, settings.luck_plies, utility)
+    return np.array(
+        [_after_play(probabilities[k], boards[k, ::-1], state, player, settings.table) for k in best],
+        dtype=np.float64,
+    )
 
 
 def roll_luck(

@@ -126,11 +126,20 @@ def _prune(board: np.ndarray, boards: np.ndarray, count: int, level: int, model:
         flip_into(probabilities, mine)
         scores[play] = equity(mine)
     for _ in range(PRUNED_PLAYS):
-        best = -1
-        for play in range(count):
-            if not kept[play] and (best < 0 or scores[play] > scores[best]):
-                best = play
+        next_best(scores, kept, count)
+
+
+@njit(cache=True, inline="always")
+def next_best(scores: np.ndarray, kept: np.ndarray, count: int) -> int:
+    """The play of the first ``count`` with the highest score not yet ``kept`` (the first of equal ones),
+    marked kept and returned; -1 when every one is kept."""
+    best = -1
+    for play in range(count):
+        if not kept[play] and (best < 0 or scores[play] > scores[best]):
+            best = play
+    if best >= 0:
         kept[best] = True
+    return best
 
 
 @njit(cache=True)

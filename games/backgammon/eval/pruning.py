@@ -18,13 +18,11 @@ import numpy as np
 from taldau.games.jit import njit
 
 from ..board import KEY_WORDS, MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
-from .bearoff import is_bearoff
 from .inputs import POINT_INPUTS
 from .model import NetPair
 from .net import Net
 from .own import OwnEvaluator
-from .probabilities import final_probabilities
-from .supervised import Stage, SupervisedSettings, fit, training_positions
+from .supervised import Stage, SupervisedSettings, fit, live, training_positions
 from .weights import save_nets
 
 
@@ -70,9 +68,7 @@ def pruning_positions(evaluator: OwnEvaluator, settings: PruningSettings) -> np.
     before = training_positions(evaluator.nets, settings.positions)
     out = np.empty((len(before) * 40, 2, 25), dtype=np.int8)
     written = _results_of_rolls(before, settings.positions.seed, KEY_WORDS, out)
-    scratch = np.empty(5, dtype=np.float64)
-    keep = [not final_probabilities(board, scratch) and not is_bearoff(board) for board in out[:written]]
-    return np.ascontiguousarray(np.unique(out[:written][np.array(keep, dtype=bool)], axis=0))
+    return np.ascontiguousarray(np.unique(live(out[:written]), axis=0))
 
 
 def run_pruning(

@@ -35,7 +35,7 @@ from ..replay import replay_file
 from .bearoff import is_bearoff
 from .model import NetPair, evaluate_nets, net_scratch, train_nets
 from .own import OwnEvaluator
-from .plies import evaluate0, work_memory
+from .plies import evaluate0, next_best, work_memory
 from .probabilities import equity, final_probabilities
 from .rollout import Rollout
 from .td import self_play
@@ -133,11 +133,11 @@ def best_results(
     kept = work[14][0]
     candidate = work[10][0]
     probabilities = work[11][0]
+    moves, lengths, keys, slots, table = work[5][0], work[6][0], work[7][0], work[8][0], work[9]
     written = 0
     for index in range(boards.shape[0]):
         die1 = np.random.randint(1, 7)
         die2 = np.random.randint(1, 7)
-        moves, lengths, keys, slots, table = work[5][0], work[6][0], work[7][0], work[8][0], work[9]
         total = generate_plays(boards[index], die1, die2, work[12], plays, moves, lengths, keys, slots, table)
         for play in range(total):
             swap_into(plays[play], candidate)
@@ -145,16 +145,20 @@ def best_results(
             scores[play] = -equity(probabilities)  # the other side's view turned back to the mover's
             kept[play] = False
         for _ in range(min(count, total)):
-            best = -1
-            for play in range(total):
-                if not kept[play] and (best < 0 or scores[play] > scores[best]):
-                    best = play
-            kept[best] = True
+            best = next_best(scores, kept, total)
             if written == out.shape[0]:
                 return written
             swap_into(plays[best], out[written])
             written += 1
     return written
+
+
+def live(boards: np.ndarray) -> np.ndarray:
+    """The boards of ``boards`` whose game goes on and that are not bear-offs (the database answers
+    those): the positions worth a net's training."""
+    scratch = np.empty(5, dtype=np.float64)
+    keep = [not final_probabilities(board, scratch) and not is_bearoff(board) for board in boards]
+    return boards[np.array(keep, dtype=bool)].reshape(-1, 2, 25)
 
 
 def with_candidates(evaluator: OwnEvaluator, boards: np.ndarray, settings: SupervisedSettings) -> np.ndarray:
@@ -167,11 +171,7 @@ def with_candidates(evaluator: OwnEvaluator, boards: np.ndarray, settings: Super
     written = best_results(
         before, settings.candidates, settings.seed, evaluator.model(), work_memory(evaluator.hidden), out
     )
-    scratch = np.empty(5, dtype=np.float64)
-    results = [
-        board for board in out[:written] if not final_probabilities(board, scratch) and not is_bearoff(board)
-    ]
-    every = np.unique(np.concatenate([before, np.array(results, dtype=np.int8).reshape(-1, 2, 25)]), axis=0)
+    every = np.unique(np.concatenate([before, live(out[:written])]), axis=0)
     order = np.random.default_rng(settings.seed).permutation(len(every))
     return np.ascontiguousarray(every[order[: settings.max_positions]])
 
