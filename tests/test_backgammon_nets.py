@@ -31,6 +31,7 @@ from taldau.games.backgammon.board import (
 from taldau.games.backgammon.engine import Limit
 from taldau.games.backgammon.eval.bearoff import is_bearoff
 from taldau.games.backgammon.eval.inputs import (
+    ESCAPES,
     FEATURE_NAMES,
     FEATURES,
     INPUTS,
@@ -39,6 +40,7 @@ from taldau.games.backgammon.eval.inputs import (
     encode,
     encode_dense,
     hitting_rolls,
+    shots,
 )
 from taldau.games.backgammon.eval.model import CONTACT, RACE, NetPair, position_class, sanitise
 from taldau.games.backgammon.eval.net import (
@@ -122,16 +124,57 @@ def test_start_position_encoding_is_tesauros() -> None:
         expected[base + 28 : base + 31] = [1, 1, 1]  # 8-point, 3 checkers
         expected[base + 48 : base + 52] = [1, 1, 1, 1.0]  # 13-point, 5 checkers
         expected[base + 92 : base + 94] = [1, 1]  # 24-point, 2 checkers
-    # features per side (side on roll at 200, opponent at 207): nothing borne off (0); pips 2 * 24 + 5 * 13
+    # features per side (side on roll at 200, opponent at 215): nothing borne off (0); pips 2 * 24 + 5 * 13
     # + 3 * 8 + 5 * 6 = 167 -> 1.67; one home point made (the 6) -> 1/6; longest prime 1 (no two made points
-    # adjacent) -> 1/6; two checkers back (the 24-point) -> 2/15; no blots, so no shots -> 0.
-    assert FEATURE_NAMES == ("off", "pips", "home_points", "prime", "back", "blots", "shots")
-    assert POINT_INPUTS == 200 and INPUTS == 214
-    for base in (200, 207):
-        expected[base : base + FEATURES] = [0.0, 1.67, 1 / 6, 1 / 6, 2 / 15, 0.0, 0.0]
+    # adjacent) -> 1/6; two checkers back (the 24-point) -> 2/15; no blots, so no shots, double shots or
+    # pips lost -> 0; rearmost checker and rearmost made point on the 24 -> 24/25 and 24/24; the most
+    # advanced anchor is the 24 (the opponent's ace point) -> 1/6; to pass the opponent's rearmost checker
+    # (on the mover's 1-point) each checker must move all its pips but one: 167 - 15 = 152 -> 1.52.
+    # Escapes: the back checkers face the opponent's 6, 8 and 13 (5, 7 and 12 pips in front): sums 5 (4
+    # rolls), 7 (6), 12 (1) and 5-5 (both dice blocked) stop them, 24 rolls escape -> 24/36. Containment: a
+    # checker on the opponent's 23 faces the mover's 6, 8, 13 at 4, 6, 11 pips: sums 4 (3 rolls), 6 (5), 11
+    # (2), and 4-4, 6-6, 6-4 (both dice blocked, 4) stop it, 22 escape, the fewest from the opponent's
+    # 16-point to the bar -> (36 - 22) / 36.
+    assert FEATURE_NAMES == (
+        "off",
+        "pips",
+        "home_points",
+        "prime",
+        "back",
+        "blots",
+        "shots",
+        "double_shots",
+        "pip_loss",
+        "rear",
+        "back_anchor",
+        "forward_anchor",
+        "contact_pips",
+        "escapes",
+        "contain",
+    )
+    assert POINT_INPUTS == 200 and INPUTS == 230
+    per_side = [
+        0.0,
+        1.67,
+        1 / 6,
+        1 / 6,
+        2 / 15,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        24 / 25,
+        1.0,
+        1 / 6,
+        1.52,
+        24 / 36,
+        14 / 36,
+    ]
+    for base in (200, 215):
+        expected[base : base + FEATURES] = per_side
     dense = encode_dense(start_board())
     np.testing.assert_allclose(dense, expected, rtol=1e-6, atol=0)
-    assert np.count_nonzero(dense) == 2 * (4 + 3 + 4 + 2 + 4)
+    assert np.count_nonzero(dense) == 2 * (4 + 3 + 4 + 2 + 10)
 
 
 def test_sparse_encoding_lists_exactly_the_nonzero_inputs() -> None:
@@ -153,7 +196,7 @@ def test_sparse_encoding_lists_exactly_the_nonzero_inputs() -> None:
     # past them; the one on the bar enters on point 25 - die and needs 12 pips to the 13: 6-6 (bar/19/13*),
     # 4-4 (bar/21/17/13*), 3-3 (bar/22/19/16/13*), all landing points open (the opponent's 11 checkers
     # stand on the mover's 14); the 12 would need 13 pips: no roll. The opponent's "shots" input: 3 / 36.
-    assert dense[207 + 6] == pytest.approx(3 / 36)
+    assert dense[215 + 6] == pytest.approx(3 / 36)
 
 
 @pytest.mark.parametrize(
@@ -232,19 +275,22 @@ def _rules_hitting_rolls(cells: np.ndarray) -> int:
     return sum(weight for weight, hits in zip(WEIGHTS, hitting, strict=True) if hits)
 
 
-def _one_checker_hitting_rolls(cells: np.ndarray) -> int:
-    """Of the 36 rolls, those with which one checker of the side on roll, moving die after die (either
-    order; four times on a double), each step onto a point the opponent has not made, lands on a blot
-    before the dice run out: what a player counts as his shots. Another checker moving first cannot
-    open a point (only hitting changes the opponent's points), so one checker at a time suffices; this
-    ignores the rule that both dice must be played when possible (the larger when only one can)."""
+def _one_checker_hits(cells: np.ndarray) -> tuple[int, int, int]:
+    """What the side on roll threatens, counted as a player counts it: for each of the 36 rolls, the
+    opponent's blots that one checker, moving die after die (either order; four times on a double), each
+    step onto a point the opponent has not made, lands on before the dice run out. Returns the rolls that
+    hit a blot, the rolls that hit two or more, and the pips lost summed over the rolls (each roll taking
+    the blot whose loss is largest: a blot on the attacker's point p stands on its own 25 - p and loses p
+    pips when sent to the bar). Another checker moving first cannot open a point
+    (only hitting changes the opponent's points), so one checker at a time suffices; this ignores the rule
+    that both dice must be played when possible (the larger when only one can)."""
     mover, opponent = cells[MOVER], cells[OPPONENT]
-    total = 0
+    shots = double = loss = 0
     for (high, low), weight in zip(ROLLS, WEIGHTS, strict=True):
         orders = [[high] * 4] if high == low else [[high, low], [low, high]]
-        hit = False
+        blots: set[int] = set()
         for start in range(25):
-            if mover[start] == 0 or hit:
+            if mover[start] == 0:
                 continue
             for order in orders:
                 spot = start
@@ -253,10 +299,16 @@ def _one_checker_hitting_rolls(cells: np.ndarray) -> int:
                     if spot < 0 or opponent[23 - spot] >= 2:
                         break
                     if opponent[23 - spot] == 1:
-                        hit = True
-                        break
-        total += weight if hit else 0
-    return total
+                        blots.add(spot)
+        shots += weight if blots else 0
+        double += weight if len(blots) >= 2 else 0
+        loss += weight * (max(blots) + 1 if blots else 0)
+    return shots, double, loss
+
+
+def _one_checker_hitting_rolls(cells: np.ndarray) -> int:
+    """The rolls of 36 that hit, by ``_one_checker_hits``."""
+    return _one_checker_hits(cells)[0]
 
 
 def _attacker_views(boards: np.ndarray) -> list[np.ndarray]:
@@ -286,6 +338,74 @@ def test_hitting_rolls_against_brute_force_over_the_rules(selfplay_boards: np.nd
         assert feature == shots, Position(cells).position_id()
         with_blots += feature > 0
     assert with_blots > 200  # the comparison is not all zeros
+
+
+def test_shots_double_shots_and_pip_loss_against_brute_force(selfplay_boards: np.ndarray) -> None:
+    """The three threat counts of ``shots`` equal the one-checker brute force on self-play positions,
+    each side as attacker; enough of them have double shots for the comparison to mean something."""
+    views = _attacker_views(selfplay_boards[::3])
+    doubles = 0
+    for cells in views:
+        assert shots(cells, MOVER) == _one_checker_hits(cells), Position(cells).position_id()
+        doubles += shots(cells, MOVER)[1] > 0
+    assert doubles > 50
+
+
+def test_double_shots_and_pip_loss_handmade() -> None:
+    """A lone attacker on its 24 and two blots in front of it, on the mover's 23 and 22 (1 and 2 pips).
+    Rolls with a 1 hit the 23 (11), rolls with a 2 or 1-1 the 22 (12): shots 20 (the rolls with a 1 or
+    a 2), double shots 2-1 and 1-1 (3). The blot on the 23 loses 23 pips, the one on the 22 loses 22: the
+    11 rolls with a 1 cost 23, the 9 with a 2 and no 1 cost 22: 451 pips over the 36 rolls. The features
+    are the opponent's (at 215): double shots 3/36, pip loss 451 / (36 * 24)."""
+    cells = board({24: 1}, {2: 1, 3: 1})
+    assert shots(cells, MOVER) == (20, 3, 451)
+    dense = encode_dense(cells)
+    base = POINT_INPUTS + FEATURES
+    assert dense[base + FEATURE_NAMES.index("shots")] == pytest.approx(20 / 36)
+    assert dense[base + FEATURE_NAMES.index("double_shots")] == pytest.approx(3 / 36)
+    assert dense[base + FEATURE_NAMES.index("pip_loss")] == pytest.approx(451 / (36 * 24))
+
+
+def _escapes_by_hand(blocked: set[int]) -> int:
+    """Of the 36 rolls, those whose sum lands on a point not in ``blocked`` (distances in front of the
+    checker) with at least one of its dice landing on an open point too (gnubg's count of escapes)."""
+    total = 0
+    for (high, low), weight in zip(ROLLS, WEIGHTS, strict=True):
+        if high + low not in blocked and not (high in blocked and low in blocked):
+            total += weight
+    return total
+
+
+def test_escape_table_handmade() -> None:
+    """Nothing in front: all 36 rolls escape. A six-point prime right in front: none. The point 6 pips
+    in front made: 5-1, 4-2 (4 rolls), 3-3 (1) land on it and 6-6 cannot move (1): 30. Five points made
+    1..5 pips in front: only a 6 gets out (11 rolls)."""
+    assert ESCAPES[0] == 36
+    assert ESCAPES[0b111111] == 0
+    assert ESCAPES[1 << 5] == 30
+    assert ESCAPES[0b11111] == 11
+    for mask in range(0, 1 << 12, 37):
+        assert ESCAPES[mask] == _escapes_by_hand({d for d in range(1, 13) if mask & (1 << (d - 1))})
+
+
+def test_escapes_and_containment_against_brute_force(selfplay_boards: np.ndarray) -> None:
+    """The ``escapes`` and ``contain`` features of both sides, counted again point by point on the board
+    for self-play positions: the escapes of the side's rearmost checker past the other side's made
+    points, and 36 less the fewest escapes of an opponent's checker on its 16-point to the bar."""
+    names = FEATURE_NAMES.index("escapes"), FEATURE_NAMES.index("contain")
+    for cells in selfplay_boards[::5]:
+        dense = encode_dense(cells)
+        for order, row in enumerate((MOVER, OPPONENT)):
+            mine, theirs = cells[row], cells[1 - row]
+            rear = max(index for index in range(25) if mine[index] > 0)
+
+            def blocked(start: int, holder: np.ndarray) -> set[int]:
+                return {d for d in range(1, min(start, 12) + 1) if holder[23 - (start - d)] >= 2}
+
+            least = min(_escapes_by_hand(blocked(start, mine)) for start in range(15, 25))
+            base = POINT_INPUTS + order * FEATURES
+            assert dense[base + names[0]] == pytest.approx(_escapes_by_hand(blocked(rear, theirs)) / 36)
+            assert dense[base + names[1]] == pytest.approx((36 - least) / 36)
 
 
 def test_hitting_rolls_counts_a_roll_whose_only_hit_the_rules_forbid_handmade() -> None:
@@ -639,6 +759,43 @@ def test_bad_weights_files_raise_value_error_naming_the_file(tmp_path: Path) -> 
         load_nets(missing)
     with pytest.raises(ValueError, match=r"absent\.npz"):
         load_nets(tmp_path / "absent.npz")
+
+
+def test_files_of_the_first_seven_features_load_and_answer_as_before(
+    tmp_path: Path, selfplay_boards: np.ndarray
+) -> None:
+    """A file written before the feature list was kept (its nets read the seven first features, no
+    ``features`` entry) loads with the later features weighted zero: the contact net answers as plain
+    numpy does on the inputs such a net read (the point units, then the seven features of each side)."""
+    old_inputs = POINT_INPUTS + 2 * 7
+    contact, race = Net.random(8, 3, old_inputs), Net.random(4, 4, old_inputs)
+    contact.b1[:] = np.linspace(-1, 1, 8)
+    path = tmp_path / "old.npz"
+    np.savez(path, meta=np.array("{}"), **contact.arrays("contact"), **race.arrays("race"))
+    nets, _ = load_nets(path)
+    assert nets.contact.inputs == INPUTS
+    read = np.r_[0 : POINT_INPUTS + 7, POINT_INPUTS + FEATURES : POINT_INPUTS + FEATURES + 7]
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    hidden = np.empty(SCRATCH_PER_UNIT * 8, dtype=np.float32)
+    compared = 0
+    for cells in selfplay_boards[::40]:
+        if position_class(cells) != CONTACT:
+            continue
+        x = encode_dense(cells)[read].astype(np.float64)
+        inner = 1 / (1 + np.exp(-(x @ contact.w1.astype(np.float64) + contact.b1)))
+        expected = 1 / (1 + np.exp(-(contact.w2.astype(np.float64) @ inner + contact.b2)))
+        indices, values, count = _sparse(cells)
+        w1, b1, w2, b2 = nets.contact.w1, nets.contact.b1, nets.contact.w2, nets.contact.b2
+        forward(w1, b1, w2, b2, indices, values, count, hidden, out)
+        np.testing.assert_allclose(out, expected, atol=1e-5)
+        compared += 1
+    assert compared > 20
+    unknown = tmp_path / "unknown.npz"
+    np.savez(
+        unknown, features=np.array(["off", "swagger"]), **contact.arrays("contact"), **race.arrays("race")
+    )
+    with pytest.raises(ValueError, match=r"unknown\.npz.*swagger"):
+        load_nets(unknown)
 
 
 def test_pruning_nets_round_trip_and_enter_the_version(tmp_path: Path) -> None:
