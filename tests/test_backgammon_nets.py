@@ -135,23 +135,9 @@ def test_start_position_encoding_is_tesauros() -> None:
     # checker on the opponent's 23 faces the mover's 6, 8, 13 at 4, 6, 11 pips: sums 4 (3 rolls), 6 (5), 11
     # (2), and 4-4, 6-6, 6-4 (both dice blocked, 4) stop it, 22 escape, the fewest from the opponent's
     # 16-point to the bar -> (36 - 22) / 36.
-    assert FEATURE_NAMES == (
-        "off",
-        "pips",
-        "home_points",
-        "prime",
-        "back",
-        "blots",
-        "shots",
-        "double_shots",
-        "pip_loss",
-        "rear",
-        "back_anchor",
-        "forward_anchor",
-        "contact_pips",
-        "escapes",
-        "contain",
-    )
+    assert FEATURE_NAMES[:7] == ("off", "pips", "home_points", "prime", "back", "blots", "shots")
+    later = "double_shots pip_loss rear back_anchor forward_anchor contact_pips escapes contain"
+    assert FEATURE_NAMES[7:] == tuple(later.split())
     assert POINT_INPUTS == 200 and INPUTS == 230
     per_side = [
         0.0,
