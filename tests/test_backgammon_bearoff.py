@@ -303,6 +303,22 @@ def test_the_side_on_roll_with_one_checker_on_the_ace_point_wins(database: Bearo
         assert p["win_backgammon"] == p["lose_backgammon"] == 0.0
 
 
+def test_certainties_stay_within_one(database: BearoffDatabase) -> None:
+    """Two checkers on the ace point are off with any roll, a gammon against 15 checkers none of which
+    is off: the sums of products that make win and win gammon came to 1 + 4.4e-16 here (seen in
+    self-play) before the gammons were held to the wins; exactly 1, and never above the win."""
+    p = probabilities(database, {1: 2}, {3: 3, 4: 3, 5: 2, 6: 7})
+    assert p["win"] == 1.0 and p["win_gammon"] == 1.0
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        # up to 3 points of 1 to 3 checkers for the mover, of 2 or 4 for the opponent: at most 12 a side
+        mover = {int(k): int(rng.integers(1, 4)) for k in rng.choice(6, 3) + 1}
+        opponent = {int(k): 2 * int(rng.integers(1, 3)) for k in rng.choice(6, 3) + 1}
+        q = probabilities(database, mover, opponent)
+        assert 0.0 <= q["win_gammon"] <= q["win"] <= 1.0
+        assert 0.0 <= q["lose_gammon"] <= 1.0 - q["win"]
+
+
 def test_one_checker_each_on_the_six_point(database: BearoffDatabase) -> None:
     # The mover is off with his first roll 3/4 of the time; otherwise (1/4) the opponent is off with his
     # first roll 3/4 of the time, and if not the mover surely is with his second: 3/4 + 1/4 * 1/4.

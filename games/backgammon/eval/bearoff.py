@@ -441,10 +441,10 @@ def bearoff_probabilities(board: np.ndarray, off: np.ndarray, first: np.ndarray,
         if mover_left == CHECKERS:
             lose_gammon += off[opponent, x] * mover_first_later
         mover_first_later += first[mover, x]
-    out[WIN] = min(win, 1.0)
-    out[WIN_GAMMON] = win_gammon
+    out[WIN] = min(win, 1.0)  # sums of products can pass a certainty by a rounding error
+    out[WIN_GAMMON] = min(win_gammon, out[WIN])
     out[WIN_BACKGAMMON] = 0.0
-    out[LOSE_GAMMON] = lose_gammon
+    out[LOSE_GAMMON] = min(lose_gammon, 1.0 - out[WIN])
     out[LOSE_BACKGAMMON] = 0.0
 
 
