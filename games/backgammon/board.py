@@ -331,6 +331,16 @@ def swap_into(board: np.ndarray, out: np.ndarray) -> None:
         out[1, index] = board[0, index]
 
 
+@njit(cache=True, inline="always")
+def rearmost(row: np.ndarray) -> int:
+    """The index (0..24, 24 the bar) of the rearmost checker of ``row`` (one side's 25 places), -1 when
+    the side has none left."""
+    for index in range(ROW - 1, -1, -1):
+        if row[index] > 0:
+            return index
+    return -1
+
+
 @njit(cache=True)
 def pip_counts(board: np.ndarray) -> tuple:
     """Pips each side needs to bear everything off: (opponent's, mover's); the bar counts 25."""

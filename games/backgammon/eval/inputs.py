@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from taldau.games.jit import njit
 
-from ..board import MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW
+from ..board import MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW, rearmost
 
 UNITS = 4  # per point: at least 1, 2, 3 checkers, and the excess beyond 3
 POINT_INPUTS = 2 * ROW * UNITS
@@ -196,15 +196,13 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
     run = 0
     back = 0
     blots = 0
-    rear = -1
+    own_points = 0  # bit i: the side holds its index i
     back_anchor = -1
     forward_anchor = -1
     for index in range(ROW):
         count = row[index]
         on_board += count
         pips += count * (index + 1)
-        if count > 0:
-            rear = index
         if index < 24:
             if count >= 2:
                 run += 1
@@ -212,6 +210,7 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
                     prime = run
                 if index < 6:
                     home += 1
+                own_points |= 1 << index
                 back_anchor = index
                 if index >= 18 and forward_anchor < 0:
                     forward_anchor = index
@@ -221,16 +220,11 @@ def _side_features(board: np.ndarray, side: int, out: np.ndarray) -> None:
                 blots += 1
         if index >= 18:
             back += count
-    other_rear = -1
-    for index in range(ROW - 1, -1, -1):
-        if board[other, index] > 0:
-            other_rear = index
-            break
-    passed = 23 - other_rear  # the side's own index of the other side's rearmost checker
+    rear = rearmost(row)
+    passed = 23 - rearmost(board[other])  # the side's own index of the other side's rearmost checker
     contact_pips = 0
     for index in range(max(0, passed + 1), ROW):
         contact_pips += row[index] * (index - passed)
-    own_points = _made_points(row)
     least = 36
     for start in range(15, ROW):  # a checker of the other side on its 16-point .. bar, facing our points
         least = min(least, _escapes(own_points, start))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from taldau.games.jit import njit
 
-from ..board import BAR, MOVER, OPPONENT
+from ..board import MOVER, OPPONENT, rearmost
 from .inputs import FEATURES, MAX_NONZERO, POINT_INPUTS, encode
 from .net import SCRATCH_PER_UNIT, Net, forward, forward_points, train_step
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
@@ -82,16 +82,8 @@ def net_scratch(nets: tuple) -> tuple:
 @njit(cache=True, inline="always")
 def position_class(board: np.ndarray) -> int:
     """CONTACT or RACE: a race when the side on roll's rearmost checker has passed the opponent's."""
-    mover_back = -1
-    opponent_back = -1
-    for index in range(BAR, -1, -1):
-        if board[MOVER, index] > 0:
-            mover_back = index
-            break
-    for index in range(BAR, -1, -1):
-        if board[OPPONENT, index] > 0:
-            opponent_back = index
-            break
+    mover_back = rearmost(board[MOVER])
+    opponent_back = rearmost(board[OPPONENT])
     if mover_back < 0 or opponent_back < 0:
         return RACE
     # the opponent's checker at its index j stands on the mover's index 23 - j
