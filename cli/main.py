@@ -875,6 +875,13 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     help="supervised, prune: passes over the positions.",
 )
 @click.option(
+    "--rate",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=0.02,
+    show_default=True,
+    help="supervised, prune: learning rate of the first epoch, falling linearly to a tenth by the last.",
+)
+@click.option(
     "--stop-at",
     type=click.IntRange(min=1),
     help="td: stop after this many games of the run (its checkpoint then, resumable to --games).",
@@ -916,6 +923,7 @@ def train(
     positions: int,
     plies: int,
     epochs: int,
+    rate: float,
     stop_at: int | None,
     teacher: str | None,
     threads: int,
@@ -961,6 +969,7 @@ def train(
         max_positions=positions,
         label_plies=plies,
         epochs=epochs,
+        rate=rate,
         threads=threads,
         seed=seed,
         candidates=candidates,

@@ -536,7 +536,8 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
 
 def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> None:
     """``--candidates`` adds the results of the best plays of a roll to the positions, ``--rollout`` labels
-    them by variance-reduced rollouts; both are kept in the weights file's settings."""
+    them by variance-reduced rollouts, ``--rate`` sets the fit's first learning rate; all are kept in the
+    weights file's settings."""
     out = tmp_path / "rolled.npz"
     code, output = run(
         "train",
@@ -553,6 +554,8 @@ def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> 
         "3",
         "--epochs",
         "1",
+        "--rate",
+        "0.04",
         "--out",
         str(out),
     )
@@ -562,6 +565,7 @@ def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> 
     _, meta = load_nets(out)
     settings = meta["settings"]
     assert (settings["candidates"], settings["rollout_trials"], settings["rollout_steps"]) == (2, 2, 3)
+    assert settings["rate"] == 0.04
     assert [folder.name.split("-")[1] for folder in (tmp_path / "rolled.npz.work").iterdir()] == [
         "rollout2x3"
     ]
