@@ -35,6 +35,8 @@ from taldau.games.backgammon.engine import (
 )
 from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
+from taldau.games.backgammon.eval.pruning import PruningSettings
+from taldau.games.backgammon.eval.supervised import SupervisedSettings
 from taldau.games.backgammon.position_text import PositionSetup, read_position
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
@@ -51,6 +53,7 @@ GAMES = ("togyz",)
 BENCH_GAMES = ("togyz", "backgammon")
 MATCH_GAMES = ("togyz", "backgammon")
 PROBABILITY_LABELS = ("W", "WG", "WBG", "LG", "LBG")  # gnubg's short names of the five probabilities
+PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positions and fit
 
 
 def _count(number: int, noun: str, plural: str = "") -> str:
@@ -856,30 +859,27 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
 @click.option(
     "--positions",
     type=click.IntRange(min=1),
-    default=100_000,
-    show_default=True,
-    help="supervised, prune: at most this many positions (prune: before a roll, each giving its plays).",
+    help="supervised, prune: at most this many positions (prune: before a roll, each giving its plays) "
+    f"[default: {SupervisedSettings.max_positions:,}; prune: {PRUNE_POSITIONS.max_positions:,}]",
 )
 @click.option(
     "--plies",
     type=click.IntRange(0, 3),
-    default=2,
+    default=SupervisedSettings.label_plies,
     show_default=True,
     help="supervised: plies of the labels.",
 )
 @click.option(
     "--epochs",
     type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="supervised, prune: passes over the positions.",
+    help="supervised, prune: passes over the positions "
+    f"[default: {SupervisedSettings.epochs}; prune: {PRUNE_POSITIONS.epochs}]",
 )
 @click.option(
     "--rate",
     type=click.FloatRange(min=0.0, min_open=True),
-    default=0.02,
-    show_default=True,
-    help="supervised, prune: learning rate of the first epoch, falling linearly to a tenth by the last.",
+    help="supervised, prune: learning rate of the first epoch, falling linearly to a tenth by the last "
+    f"[default: {SupervisedSettings.rate}; prune: {PRUNE_POSITIONS.rate}]",
 )
 @click.option(
     "--stop-at",
@@ -894,14 +894,14 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
 @click.option(
     "--threads",
     type=click.IntRange(min=1),
-    default=1,
+    default=SupervisedSettings.threads,
     show_default=True,
     help="supervised: threads that compute the labels.",
 )
 @click.option(
     "--candidates",
     type=click.IntRange(min=0),
-    default=0,
+    default=SupervisedSettings.candidates,
     show_default=True,
     help="supervised: also label the results of this many best plays of one random roll of each position.",
 )
@@ -920,10 +920,10 @@ def train(
     seed: int,
     start_from: str | None,
     matches: tuple[str, ...],
-    positions: int,
+    positions: int | None,
     plies: int,
-    epochs: int,
-    rate: float,
+    epochs: int | None,
+    rate: float | None,
     stop_at: int | None,
     teacher: str | None,
     threads: int,
@@ -931,12 +931,11 @@ def train(
     rollout: tuple[int, int] | None,
 ) -> None:
     """Train the backgammon nets. td and supervised resume where they stopped: td from OUT (a checkpoint
-    of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two."""
-    from pathlib import Path
-
+    of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two. Options
+    not given take the stage's own defaults (``SupervisedSettings``; ``PruningSettings`` for prune)."""
     from taldau.games.backgammon.eval.own import OwnEvaluator
-    from taldau.games.backgammon.eval.pruning import PruningSettings, run_pruning
-    from taldau.games.backgammon.eval.supervised import SupervisedSettings, run_supervised
+    from taldau.games.backgammon.eval.pruning import run_pruning
+    from taldau.games.backgammon.eval.supervised import run_supervised
     from taldau.games.backgammon.eval.train import TdSettings, run_td
 
     if stage == "td":
@@ -963,24 +962,28 @@ def train(
         labeller = OwnEvaluator.load(Path(teacher)) if teacher else evaluator
     except ValueError as error:
         raise click.ClickException(str(error)) from None
-    settings = SupervisedSettings(
-        selfplay_games=games or SupervisedSettings.selfplay_games,
+    given = {
+        "selfplay_games": games,
+        "max_positions": positions,
+        "epochs": epochs,
+        "rate": rate,
+        "rollout_trials": None if rollout is None else rollout[0],
+        "rollout_steps": None if rollout is None else rollout[1],
+    }
+    settings = replace(
+        PRUNE_POSITIONS if stage == "prune" else SupervisedSettings(),
         matches=matches,
-        max_positions=positions,
-        label_plies=plies,
-        epochs=epochs,
-        rate=rate,
+        label_plies=0 if stage == "prune" else plies,
         threads=threads,
         seed=seed,
         candidates=candidates,
-        rollout_trials=0 if rollout is None else rollout[0],
-        rollout_steps=SupervisedSettings.rollout_steps if rollout is None else rollout[1],
+        **{name: value for name, value in given.items() if value is not None},
     )
     if stage == "prune":
         with _training_bar("pruning", None) as show:
             history = run_pruning(
                 evaluator,
-                PruningSettings(replace(settings, label_plies=0)),
+                PruningSettings(settings),
                 Path(out),
                 lambda s: show(s.done, f"{s.step} {s.done}/{s.total} {s.note}", s.total),
             )

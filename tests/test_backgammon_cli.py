@@ -469,7 +469,10 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     """`train --stage td` writes a checkpoint that a second run with the same settings resumes (nothing
     left to play: the same weights); `--stage supervised` improves those nets on labelled positions of
     self-play and of a real match and says how the held-out error moved; `--stage prune` adds pruning
-    nets fitted to those nets, which it keeps as they are."""
+    nets fitted to those nets, which it keeps as they are. Options not given take the stage's own
+    defaults (the pruning stage's differ from the supervised one's)."""
+    from taldau.games.backgammon.eval.pruning import PruningSettings
+    from taldau.games.backgammon.eval.supervised import SupervisedSettings
     from taldau.games.backgammon.eval.weights import load_nets, load_pruning, weights_digest
 
     checkpoint = tmp_path / "td.npz"
@@ -506,6 +509,7 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     assert f"wrote {improved}: held-out error" in output
     fitted, meta = load_nets(improved)
     assert meta["stage"] == "supervised" and meta["positions"] == 80 and len(meta["errors"]) == 3
+    assert meta["settings"]["rate"] == SupervisedSettings.rate  # not given: the stage's own default
     assert weights_digest(fitted) != weights_digest(nets)
     assert (tmp_path / "supervised.npz.work").is_dir()
     pruned = tmp_path / "pruned.npz"
@@ -519,8 +523,6 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
         "4",
         "--positions",
         "60",
-        "--epochs",
-        "3",
         "--out",
         str(pruned),
     )
@@ -529,7 +531,8 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     kept, meta = load_nets(pruned)
     assert weights_digest(kept) == weights_digest(fitted)  # the full nets are carried over unchanged
     history = meta["pruning"]["errors"]
-    assert meta["stage"] == "supervised" and len(history) == 4 and history[-1][0] < history[0][0]
+    assert meta["stage"] == "supervised" and history[-1][0] < history[0][0]
+    assert len(history) == PruningSettings().positions.epochs + 1  # the pruning stage's own default
     pruning = load_pruning(pruned)
     assert pruning is not None and pruning.contact.hidden == 16 and pruning.race.hidden == 8
 
