@@ -162,11 +162,17 @@ def marks_bench(
         for agreement in against["marks"] + against["at_least"][:-1]:
             click.echo(
                 f"  {agreement['mark']}: precision {agreement['precision']} ({agreement['both']}/"
-                f"{agreement['tested']}), recall {agreement['recall']} ({agreement['both']}/"
-                f"{agreement['reference']})"
+                f"{agreement['tested']}{_interval(agreement['precision_95'])}), recall "
+                f"{agreement['recall']} ({agreement['both']}/{agreement['reference']}"
+                f"{_interval(agreement['recall_95'])})"
             )
         for key, value in entry.items():
             if key.startswith("against_default"):
                 click.echo(f"  marks as the default review's: {value['same_mark']} of {value['decisions']}")
             elif key.startswith("seconds_ratio"):
                 click.echo(f"  seconds / the default review's: {value}")
+
+
+def _interval(ends: list[float] | None) -> str:
+    """A share's 95% interval as the text report prints it after its counts (nothing without one)."""
+    return "" if ends is None else f", 95% {ends[0]}-{ends[1]}"

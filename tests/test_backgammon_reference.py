@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from taldau.games.agreement import MarkAgreement
+from taldau.games.agreement import Z95, MarkAgreement, wilson_interval
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.reference import (
     GNUBG_MARKS,
@@ -67,6 +67,28 @@ def test_agreement_counts() -> None:
     agreement = MarkAgreement("??", tested=5, reference=4, both=3)
     assert (agreement.precision, agreement.recall) == (0.6, 0.75)
     assert MarkAgreement("??", tested=0, reference=0, both=0).precision is None
+    assert MarkAgreement("??", tested=0, reference=0, both=0).to_json()["recall_95"] is None
+
+
+@pytest.mark.parametrize(("hits", "trials"), [(22, 27), (3, 4), (1, 50), (40, 40)])
+def test_the_interval_holds_the_shares_the_sample_does_not_rule_out(hits: int, trials: int) -> None:
+    # Wilson's interval is where the share p is within 1.96 standard errors of the measured one, the
+    # error taken at p itself: both ends solve (measured - p)^2 = z^2 p (1 - p) / n.
+    low, high = wilson_interval(hits, trials)
+    measured = hits / trials
+    assert 0.0 <= low <= measured <= high <= 1.0
+    for end in (low, high):
+        assert (measured - end) ** 2 == pytest.approx(Z95**2 * end * (1 - end) / trials, abs=1e-12)
+    assert round(Z95, 6) == 1.959964
+
+
+def test_the_interval_of_a_marks_bench_sized_sample() -> None:
+    # Nothing found in 10: the upper end is z^2 / (n + z^2), 0.2775; 22 of 27 blunders (issue 12's
+    # bench) still allows 0.9.
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    low, high = MarkAgreement("??", tested=24, reference=27, both=22).recall_interval
+    assert (round(low, 3), round(high, 3)) == (0.633, 0.918)
+    assert wilson_interval(5, 0) is None
 
 
 def test_the_sample_of_matches_is_spread_and_fixed(tmp_path: Path) -> None:

@@ -86,6 +86,15 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     again = json.loads(CliRunner().invoke(main, [*arguments, archive, "--json"]).output)
     assert again["reference"]["cached_games"] == 2
     assert again["default"]["against_reference"] == default
+    # Each share comes with its 95% interval, which holds it; the text report prints it after the counts.
+    with_reference = [agreement for agreement in default["marks"] if agreement["reference"]]
+    for agreement in with_reference:
+        low, high = agreement["recall_95"]
+        assert low <= agreement["recall"] <= high
+    text = CliRunner().invoke(main, [*arguments, archive]).output
+    for agreement in with_reference:
+        low, high = agreement["recall_95"]
+        assert f"/{agreement['reference']}, 95% {low}-{high})" in text
 
 
 def _timeless(analyses: tuple[GameAnalysis, ...]) -> list[list[object]]:
