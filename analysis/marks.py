@@ -28,7 +28,7 @@ from typing import Any
 from taldau.games.agreement import MarkAgreement, rounded, spread_sample
 from taldau.games.files import write_bytes_atomic
 from taldau.games.jit import is_writable, user_cache_root
-from taldau.games.kind import Analyser, AnalysisOptions, GameAnalysis, GameKind
+from taldau.games.kind import Analyser, AnalysisOptions, Decision, GameAnalysis, GameKind
 from taldau.games.records import ReadLimits
 
 from .review import MARKS, Thresholds, mark_of
@@ -74,18 +74,48 @@ def _severity(mark: str | None) -> int:
     return 0 if mark is None else MARKS.index(mark) + 1
 
 
+def _paired(
+    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis]
+) -> list[tuple[int, Decision, Decision]]:
+    """The decisions that are not forced, each with the reference's of the same ply and the index of its
+    game in the sample; ValueError when the reviews are not of the same games."""
+    pairs = []
+    for index, (game, deep) in enumerate(zip(tested, reference, strict=True)):
+        for decision, truth in zip(game.decisions, deep.decisions, strict=True):
+            if decision.ply != truth.ply or decision.played != truth.played:
+                raise ValueError(f"the reviews differ at ply {decision.ply}: not the same game")
+            if not decision.forced:
+                pairs.append((index, decision, truth))
+    return pairs
+
+
+def blunder_disagreements(
+    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], thresholds: Thresholds
+) -> list[dict[str, Any]]:
+    """The decisions that one review marks as blunders (``??``) and the other does not: the game (its index
+    in the sample), ply, position, move played and both drops, so that a reader can search them again,
+    deeper, and say which review was right."""
+    blunder = MARKS[-1]
+    return [
+        {
+            "game": index,
+            "ply": decision.ply,
+            "position": decision.position,
+            "played": decision.played,
+            "drop": rounded(decision.drop),
+            "reference_drop": rounded(truth.drop),
+        }
+        for index, decision, truth in _paired(tested, reference)
+        if (mark_of(decision.drop, thresholds) == blunder) != (mark_of(truth.drop, thresholds) == blunder)
+    ]
+
+
 def compare_marks(
     tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], thresholds: Thresholds
 ) -> MarksComparison:
     """The marks of ``tested`` against those of ``reference`` (the same games, in the same order), both at
     ``thresholds``, over the decisions that are not forced."""
-    pairs = []
-    for game, deep in zip(tested, reference, strict=True):
-        for decision, truth in zip(game.decisions, deep.decisions, strict=True):
-            if decision.ply != truth.ply or decision.played != truth.played:
-                raise ValueError(f"the reviews differ at ply {decision.ply}: not the same game")
-            if not decision.forced:
-                pairs.append((decision, truth))
+    pairs = [(decision, truth) for _, decision, truth in _paired(tested, reference)]
     severities = [
         (_severity(mark_of(decision.drop, thresholds)), _severity(mark_of(truth.drop, thresholds)))
         for decision, truth in pairs
@@ -262,6 +292,7 @@ def run_marks_bench(
             "options": _options(tested[name][1]),
             "seconds": round(sample.seconds, 1),
             "against_reference": compare_marks(sample.analyses, deep.analyses, thresholds).to_json(),
+            "blunder_disagreements": blunder_disagreements(sample.analyses, deep.analyses, thresholds),
         }
         if first is not None and name != first:
             entry[f"against_{first}"] = compare_marks(

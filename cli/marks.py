@@ -166,6 +166,10 @@ def marks_bench(
                 f"{agreement['recall']} ({agreement['both']}/{agreement['reference']}"
                 f"{_interval(agreement['recall_95'])})"
             )
+        click.echo(
+            f"  blunders that one of the two marks and the other does not: "
+            f"{len(entry['blunder_disagreements'])} (--json lists them)"
+        )
         for key, value in entry.items():
             if key.startswith("against_default"):
                 click.echo(f"  marks as the default review's: {value['same_mark']} of {value['decisions']}")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from taldau.analysis.marks import ReviewCache, compare_marks, review_sample
+from taldau.analysis.marks import ReviewCache, blunder_disagreements, compare_marks, review_sample
 from taldau.cli.main import main
 from taldau.games.agreement import spread_sample
 from taldau.games.kind import AnalysisOptions, GameAnalysis
@@ -61,6 +61,17 @@ def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
     # ?! or worse: tested 0, 1, 2, 4; reference 0, 1, 2, 3: three in common.
     assert at_least["?! or worse"].precision == at_least["?! or worse"].recall == 0.75
     assert comparison.loss_correlation is not None and 0 < comparison.loss_correlation < 1
+    # The blunders the two disagree on: ply 1 (the tested review says ?) and ply 4 (the reference nothing).
+    disagreements = blunder_disagreements(
+        [_with_drops(analysis, tested, tested)],
+        [_with_drops(analysis, reference, reference)],
+        SCALE.thresholds,
+    )
+    assert [(row["game"], row["ply"], row["drop"], row["reference_drop"]) for row in disagreements] == [
+        (0, 1, 0.25, 0.4),
+        (0, 4, 0.35, 0.0),
+    ]
+    assert [row["position"] for row in disagreements] == [analysis.decisions[p].position for p in (1, 4)]
 
 
 @pytest.fixture
@@ -86,6 +97,7 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     again = json.loads(CliRunner().invoke(main, [*arguments, archive, "--json"]).output)
     assert again["reference"]["cached_games"] == 2
     assert again["default"]["against_reference"] == default
+    assert again["default"]["blunder_disagreements"] == report["default"]["blunder_disagreements"]
     # Each share comes with its 95% interval, which holds it; the text report prints it after the counts.
     with_reference = [agreement for agreement in default["marks"] if agreement["reference"]]
     for agreement in with_reference:
