@@ -46,7 +46,7 @@ from taldau.games.togyz.diagram import render
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
 from taldau.games.togyz.evaluate import load_weights
 from taldau.games.togyz.match import openings, run_match
-from taldau.games.togyz.review import book_move, review_limit
+from taldau.games.togyz.review import book_move, judge_move, review_limit
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
@@ -319,6 +319,12 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
 @click.argument("fen")
 @_limit_options
 @click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
+@click.option(
+    "--played",
+    type=click.IntRange(1, 9),
+    help="Judge the move from this pit (1 to 9) against the best, as a review does: its score, the kumalak "
+    "it loses, the winning chances it gives away and its mark.",
+)
 @book_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def search(
@@ -327,15 +333,20 @@ def search(
     nodes: int | None,
     movetime: float | None,
     multipv: int,
+    played: int | None,
     book_path: str | None,
     seed: int,
     as_json: bool,
 ) -> None:
     """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line; with
-    --book, a move of the book that the engine does not refute when the book has one."""
+    --played, judge that move as a review does; with --book, a move of the book that the engine does not
+    refute when the book has one."""
     position = _position(fen)
     if position.is_game_over():
         raise click.BadParameter("the game is over in this position", param_hint="FEN")
+    if played is not None:
+        _judge(position, played, _limit(depth, nodes, movetime, default_limit()), as_json)
+        return
     if book_path is not None:
         pit = book_move(
             book_player(book_path, seed), position, Engine(), _limit(depth, nodes, movetime, default_limit())
@@ -378,6 +389,37 @@ def search(
         click.echo(f"{rank}. {line['move']:<8} {line['score_text']:>10}  {' '.join(line['pv'])}")
     solved = ", solved" if info.solved else ""
     click.echo(f"depth {info.depth}/{info.seldepth}, {info.nodes} nodes, {info.nps:,.0f} nodes/s{solved}")
+
+
+def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
+    """Print the move from ``pit`` (1 to 9) of ``position`` judged against the best (``judge_move``)."""
+    if not position.is_legal(pit):
+        raise click.BadParameter(position.illegal_reason(pit), param_hint="--played")
+    from taldau.analysis.review import mark_of
+    from taldau.games.togyz.chances import load_win_curve
+    from taldau.games.togyz.kind import SCALE
+
+    judged = judge_move(position, pit, Engine(), load_win_curve(), limit)
+    mark = mark_of(judged.drop, SCALE.thresholds)
+    if as_json:
+        payload = {
+            "best": position.san(judged.best.best),
+            "played": position.san(pit),
+            "score_best": float(judged.best.score),
+            "score_played": float(judged.played.score),
+            "loss": round(judged.loss, 4),
+            "drop": round(judged.drop, 4),
+            "mark": mark,
+            "depth": judged.best.depth,
+            "nodes": judged.best.nodes + (0 if judged.played is judged.best else judged.played.nodes),
+        }
+        click.echo(json.dumps(payload))
+        return
+    click.echo(
+        f"played {position.san(pit)} {judged.played.score}, best {position.san(judged.best.best)} "
+        f"{judged.best.score}: loses {judged.loss:.2f} kumalak, {judged.drop:.3f} winning chances"
+        f"{f' ({mark})' if mark else ''}; depth {judged.best.depth}"
+    )
 
 
 @main.command()

@@ -10,8 +10,11 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from taldau.cli.main import main
+from taldau.games.togyz import Position
+from taldau.games.togyz.chances import load_win_curve
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 BAD_GAME = '[Event "bad"]\n[White "w"]\n[Black "b"]\n\n1. 87(10) 86(10) *\n'
@@ -154,6 +157,31 @@ def test_search_json() -> None:
     code, output = run("search", START, "--nodes", "20000", "--multipv", "3", "--json")
     assert code == 0 and len(json.loads(output)["lines"]) == 3
     assert run("search", START, "--depth", "3", "--nodes", "5")[0] == 2
+
+
+def test_search_judges_the_move_played() -> None:
+    best = json.loads(run("search", START, "--depth", "5", "--json")[1])
+    pit = int(best["best"][0])
+    same = json.loads(run("search", START, "--depth", "5", "--played", str(pit), "--json")[1])
+    assert same["played"] == same["best"] == best["best"] and same["score_played"] == best["score"]
+    assert (same["loss"], same["drop"], same["mark"]) == (0.0, 0.0, None)
+    # Another opening move: worse by the search, the loss in kumalak is the difference of the scores and
+    # the winning chances given away follow through the win curve (early in the game, a few hundredths).
+    other = next(number for number in range(1, 10) if number != pit)
+    judged = json.loads(run("search", START, "--depth", "5", "--played", str(other), "--json")[1])
+    assert judged["best"] == best["best"] and judged["played"][0] == str(other)
+    assert judged["score_played"] <= judged["score_best"]
+    assert judged["loss"] == pytest.approx(judged["score_best"] - judged["score_played"], abs=1e-3)
+    curve = load_win_curve()
+    progress = Position.from_fen(START).progress()
+    chances = [curve.chances(judged[key], progress, None) for key in ("score_best", "score_played")]
+    assert judged["drop"] == pytest.approx(chances[0] - chances[1], abs=1e-3) and judged["drop"] >= 0
+    text = run("search", START, "--depth", "5", "--played", str(other))[1]
+    assert f"played {judged['played']}" in text and "winning chances" in text
+    # A pit with no stones is no move: the error says so.
+    empty = "9S,9S,9S,9S,9S,9S,9S,9S,9S/1,18S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
+    code, output = run("search", empty, "--depth", "3", "--played", "1")
+    assert code == 2 and "pit 1 is empty" in output
 
 
 def test_annotate_prints_a_scoresheet_that_reads_back(tmp_path: Path, togyz_examples: Path) -> None:

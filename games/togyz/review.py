@@ -153,6 +153,29 @@ def _chances(curve: WinCurve, score: Score, progress: float) -> float:
     return curve.chances(float(score), progress, score.plies_to_result)
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """One move judged on its own, as a review judges a decision: the position's search (its best move),
+    the played move's search (the same one when it is the best), what the move loses in kumalak
+    (``move_loss``) and the winning chances it gives away (``drop``, what the marks are set by)."""
+
+    best: AnalysisInfo
+    played: AnalysisInfo
+    loss: float
+    drop: float
+
+
+def judge_move(position: Position, move: int, engine: Engine, curve: WinCurve, limit: Limit) -> Judgement:
+    """The move from pit ``move`` (1 to 9) of ``position`` judged against the engine's best at ``limit``,
+    with no verification: a review's verdict on one decision, searched again alone, for example deeper
+    than a review can afford, to settle which of two reviews marked it right."""
+    info = engine.analyse(position, limit)
+    played = info if move == info.best else engine.evaluate_move(position, move, limit)
+    progress = position.progress()
+    drop = _chances(curve, info.score, progress) - _chances(curve, played.score, progress)
+    return Judgement(info, played, move_loss(info.score, played.score), drop)
+
+
 def _spent(info: AnalysisInfo, played: AnalysisInfo) -> tuple[int, float]:
     """Nodes and seconds of a decision's search and of the played move's own search (if it had one)."""
     if played is info:
