@@ -345,6 +345,8 @@ def search(
     if position.is_game_over():
         raise click.BadParameter("the game is over in this position", param_hint="FEN")
     if played is not None:
+        if book_path is not None or multipv > 1:
+            raise click.UsageError("--played judges one move: it does not go with --book or --multipv")
         _judge(position, played, _limit(depth, nodes, movetime, default_limit()), as_json)
         return
     if book_path is not None:

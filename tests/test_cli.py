@@ -182,6 +182,7 @@ def test_search_judges_the_move_played() -> None:
     empty = "9S,9S,9S,9S,9S,9S,9S,9S,9S/1,18S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1"
     code, output = run("search", empty, "--depth", "3", "--played", "1")
     assert code == 2 and "pit 1 is empty" in output
+    assert run("search", START, "--depth", "3", "--played", "1", "--multipv", "2")[0] == 2
 
 
 def test_annotate_prints_a_scoresheet_that_reads_back(tmp_path: Path, togyz_examples: Path) -> None:
