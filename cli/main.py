@@ -413,7 +413,7 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
             "drop": round(judged.drop, 4),
             "mark": mark,
             "depth": judged.best.depth,
-            "nodes": judged.best.nodes + (0 if judged.played is judged.best else judged.played.nodes),
+            "nodes": judged.nodes,
         }
         click.echo(json.dumps(payload))
         return

@@ -69,6 +69,14 @@ def move_loss(best: Score, played: Score) -> float:
     return LOSS_CAP if throws_a_win_away or walks_into_a_loss else 0.0
 
 
+def _search_of_move(
+    engine: Engine, position: Position, move: int, best: AnalysisInfo, limit: Limit
+) -> AnalysisInfo:
+    """The search that values ``move``: ``best`` (the position's own search) when it is the best move, else
+    the move searched on its own at ``limit``."""
+    return best if move == best.best else engine.evaluate_move(position, move, limit)
+
+
 REFUTED = 2.0  # kumalak: a book move the engine finds this much worse than its own best is not played
 
 
@@ -88,7 +96,7 @@ def book_move(
         if not searched:
             searched.append(engine.analyse(position, limit))
         best = searched[0]
-        played = best if best.best == pit else engine.evaluate_move(position, pit, limit)
+        played = _search_of_move(engine, position, pit, best, limit)
         return move_loss(best.score, played.score) < refuted
 
     chosen = book.choose(position.key, "", sound)
@@ -164,13 +172,18 @@ class Judgement:
     loss: float
     drop: float
 
+    @property
+    def nodes(self) -> int:
+        """Nodes of both searches (one when the move played is the best)."""
+        return _spent(self.best, self.played)[0]
+
 
 def judge_move(position: Position, move: int, engine: Engine, curve: WinCurve, limit: Limit) -> Judgement:
     """The move from pit ``move`` (1 to 9) of ``position`` judged against the engine's best at ``limit``,
     with no verification: a review's verdict on one decision, searched again alone, for example deeper
     than a review can afford, to settle which of two reviews marked it right."""
     info = engine.analyse(position, limit)
-    played = info if move == info.best else engine.evaluate_move(position, move, limit)
+    played = _search_of_move(engine, position, move, info, limit)
     progress = position.progress()
     drop = _chances(curve, info.score, progress) - _chances(curve, played.score, progress)
     return Judgement(info, played, move_loss(info.score, played.score), drop)
