@@ -6,8 +6,8 @@ the best play.
 Search is gnubg's: every play is evaluated at 0-ply in one batched call (the boards straight from the rules
 core's buffers, no Python object per play); with ``plies`` > 0 the candidates that survive gnubg's move
 filter (up to ``candidates`` plays within ``threshold`` equity of the best at 0-ply) are evaluated again at
-``plies`` in a second batched call. The evaluator (``own``, ``gnubg``) does the look-ahead inside its
-``evaluate``. Plays the filter dropped keep their 0-ply numbers and rank below every play evaluated
+``plies`` in a second batched call. The evaluator (``own``, ``gnubg``, ``sage``) does the look-ahead inside
+its ``evaluate``. Plays the filter dropped keep their 0-ply numbers and rank below every play evaluated
 deeper. ``include`` (or ``evaluate_play``) forces a play through the filter: match analysis judges the play
 actually made at the same plies as the best one.
 
@@ -32,7 +32,7 @@ from .eval import Evaluator
 from .eval.probabilities import PROBABILITIES, equities, final_probabilities, flipped
 from .position import Dice, Play, PlayBuffers, Position, check_dice
 
-ENGINES = ("own", "gnubg")
+ENGINES = ("own", "gnubg", "sage")
 DEFAULT_ENGINE = "own"
 
 
@@ -172,15 +172,33 @@ class Analysis:
         }
 
 
-def load_evaluator(name: str) -> Evaluator:
+@dataclass(frozen=True)
+class EngineChoice:
+    """The evaluator loaded for an engine name, and ``fallback``: None when it is the engine asked for,
+    else one line saying which engine stands in and why, for the caller to show the user."""
+
+    evaluator: Evaluator
+    fallback: str | None = None
+
+
+def choose_evaluator(name: str) -> EngineChoice:
     """The evaluator users choose by name: ``own`` (taldau's shipped nets), a weights file of our nets
-    (``.npz``, as ``taldau train`` writes) or ``gnubg`` (gnubg's, needs the extra ``taldau[gnubg]``); raises
-    ValueError for an unknown name or an evaluator that cannot be loaded."""
+    (``.npz``, as ``taldau train`` writes), ``gnubg`` (gnubg's, needs the extra ``taldau[gnubg]``) or
+    ``sage`` (bgsage's, on one C++ thread). Where bgsage cannot run (a CPU without AVX2, a platform
+    without its wheel) ``own`` stands in for ``sage``, with the reason in ``fallback``. Raises ValueError
+    for an unknown name or another evaluator that cannot be loaded."""
+    if name == "sage":
+        from .eval.sage import SageEvaluator, SageUnavailable
+
+        try:
+            return EngineChoice(SageEvaluator())
+        except SageUnavailable as error:
+            return EngineChoice(choose_evaluator("own").evaluator, f"{error}: using the engine own instead")
     if name == "gnubg":
         from .eval.gnubg import GnubgEvaluator
 
         try:
-            return GnubgEvaluator()
+            return EngineChoice(GnubgEvaluator())
         except ImportError as error:
             raise ValueError(str(error)) from None
     if name == "own" or name.endswith(".npz"):
@@ -189,12 +207,18 @@ def load_evaluator(name: str) -> Evaluator:
         from .eval.own import OwnEvaluator
 
         try:
-            return OwnEvaluator.load() if name == "own" else OwnEvaluator.load(Path(name))
+            return EngineChoice(OwnEvaluator.load() if name == "own" else OwnEvaluator.load(Path(name)))
         except (OSError, ValueError) as error:
             raise ValueError(f"taldau's own backgammon evaluator cannot be loaded: {error}") from None
     raise ValueError(
         f"unknown backgammon engine {name!r}: choose one of {', '.join(ENGINES)} or a weights file (.npz)"
     )
+
+
+def load_evaluator(name: str) -> Evaluator:
+    """The evaluator of ``choose_evaluator(name)``, the stand-in included: callers that tell the user
+    which engine ran use ``choose_evaluator`` and show its ``fallback``."""
+    return choose_evaluator(name).evaluator
 
 
 def exact_probabilities(board: np.ndarray) -> np.ndarray | None:

@@ -1,0 +1,264 @@
+"""bgsage's nets (the Open Sage engine, PyPI ``bgsage``, MPL-2.0 with its weights, a pinned dependency) as an
+``Evaluator``: a stronger cubeless evaluation than ours at the same plies, searched by bgsage's own C++.
+
+Its facts, checked against the package (see the tests):
+
+- A board is 26 ints from the view of one side, *the mover*: index p (1..24) is the mover's point p,
+  positive for the mover's checkers and negative for the opponent's; index 25 is the mover's bar and
+  index 0 the opponent's bar, both positive. ``to_sage`` and ``from_sage`` convert from and to the rules
+  core's (2, 25) layout, with row ``MOVER`` as bgsage's mover.
+- Its nets judge a position *after* a play, before the opponent rolls, and answer the five probabilities
+  in gnubg's order from the side that just played. A board before the roll for the side on roll is the
+  board after the other side's play, so ``evaluate`` hands bgsage each board with its rows swapped and
+  turns the answer back to the side on roll.
+- Its levels count the raw net as one: its ``1ply`` is gnubg's 0-ply, ``2ply`` gnubg's 1-ply, ``3ply``
+  gnubg's 2-ply, ``4ply`` gnubg's 3-ply. ``plies`` here keep gnubg's numbering: plies p is its level
+  p + 1. Its deeper levels pick the replies inside the search with their own move filter.
+- Its raw ``evaluate_board(post, pre)`` picks the net (by game plan) from the board ``pre`` before the
+  play, so one position gets different numbers depending on the play that led to it. Its batch call for
+  positions after a play (``batch_evaluate_post_move``) passes the position as both, which is the one
+  evaluation of a position whatever came before; that is the call used here. Its exact one-sided
+  bear-off database answers bear-offs, as in its own analyses.
+- Its batch calls run in C++ threads, as many as their ``n_threads`` (0: every core). That count, not the
+  environment variable ``BGBOT_MULTIPLY_THREADS`` (which only its ``BgBotAnalyzer`` reads), sets them;
+  an evaluator here uses ``threads`` of them, 1 by default, so that a pool of N processes runs N threads.
+- Its move generator returns the unchanged board as the one "play" of a roll that cannot be played, and
+  each ``cube_action`` call reloads its weights unless the analyser is kept; neither matters here: plays
+  come from our rules core and its cube verdicts are not used (cube, match equity and marks stay ours).
+- Its x86-64 build needs AVX2 and has no fallback (an older CPU would die on an illegal instruction), so
+  ``load_sage`` checks the CPU's flags before importing it and raises ``SageUnavailable`` instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import sys
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..board import BAR, MOVER, OPPONENT, POINTS
+from .probabilities import WIN, WIN_BACKGAMMON, WIN_GAMMON, final_probabilities, flipped
+
+MAX_PLIES = 3  # its 4ply, the deepest level its batch calls offer
+SAGE_ROW = 26
+X86 = frozenset({"x86_64", "amd64", "i386", "i686", "x86"})
+INSTALL_HINT = "install it with pip install 'bgsage==2.0.20260907'"
+
+
+class SageUnavailable(RuntimeError):
+    """bgsage cannot run here (a CPU without AVX2, a platform without its wheel, a broken install); the
+    message says why in one line."""
+
+
+def cpu_flags() -> frozenset[str] | None:
+    """The CPU's feature flags in lower case (``avx2``, ...), read without importing bgsage: from
+    ``/proc/cpuinfo`` on Linux, ``IsProcessorFeaturePresent`` on Windows, ``sysctl`` on macOS; None when
+    they cannot be read."""
+    if sys.platform.startswith("linux"):
+        try:
+            text = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            return None
+        for line in text.splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() in ("flags", "Features"):
+                return frozenset(value.lower().split())
+        return None
+    if sys.platform == "win32":
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined,unused-ignore]
+        present = kernel32.IsProcessorFeaturePresent(40)  # PF_AVX2_INSTRUCTIONS_AVAILABLE
+        return frozenset({"avx2"} if present else set())
+    if sys.platform == "darwin":
+        import subprocess
+
+        try:
+            text = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.features", "machdep.cpu.leaf7_features"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return frozenset(text.lower().split())
+    return None
+
+
+def unavailable_reason() -> str | None:
+    """Why bgsage cannot be loaded on this machine before trying (an x86 CPU without AVX2, or one whose
+    flags cannot be read); None when nothing stands in the way."""
+    if platform.machine().lower() not in X86:
+        return None  # its other builds (macOS arm64) need no check; a missing wheel shows at import
+    flags = cpu_flags()
+    if flags is None:
+        return "bgsage needs a CPU with AVX2, and this machine's CPU flags cannot be read"
+    if "avx2" not in flags:
+        return "bgsage needs a CPU with AVX2, which this machine's CPU lacks"
+    return None
+
+
+def load_sage() -> ModuleType:
+    """bgsage's C++ module ``bgbot_cpp``, after checking that this CPU can run it; raises
+    ``SageUnavailable`` with the reason when it cannot be loaded."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise SageUnavailable(reason)
+    try:
+        import bgbot_cpp  # type: ignore[import-not-found,unused-ignore]
+        import bgsage  # noqa: F401  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as error:
+        raise SageUnavailable(f"bgsage cannot be imported ({error}): {INSTALL_HINT}") from None
+    return bgbot_cpp
+
+
+def sage_available() -> bool:
+    """Whether bgsage can be loaded here."""
+    try:
+        load_sage()
+    except SageUnavailable:
+        return False
+    return True
+
+
+def to_sage(boards: np.ndarray) -> np.ndarray:
+    """bgsage's boards (n, 26) of rules-core boards (n, 2, 25) (or one (2, 25) board: one (26,) row), from
+    the view of row ``MOVER``: its point i + 1 holds ``boards[:, MOVER, i]`` and minus the opponent's
+    checkers on the opponent's point 24 - i."""
+    boards = np.asarray(boards)
+    single = boards.ndim == 2
+    boards = boards.reshape(-1, 2, BAR + 1).astype(np.int64)
+    out = np.zeros((boards.shape[0], SAGE_ROW), dtype=np.int64)
+    out[:, 1 : POINTS + 1] = boards[:, MOVER, :POINTS] - boards[:, OPPONENT, POINTS - 1 :: -1]
+    out[:, SAGE_ROW - 1] = boards[:, MOVER, BAR]
+    out[:, 0] = boards[:, OPPONENT, BAR]
+    return out[0] if single else out
+
+
+def from_sage(boards: np.ndarray | list) -> np.ndarray:
+    """The rules core's boards (n, 2, 25) ``int8`` of bgsage's (n, 26) (or one board of 26), its mover in
+    row ``MOVER``: the inverse of ``to_sage``."""
+    boards = np.asarray(boards, dtype=np.int64)
+    single = boards.ndim == 1
+    boards = boards.reshape(-1, SAGE_ROW)
+    out = np.zeros((boards.shape[0], 2, BAR + 1), dtype=np.int8)
+    points = boards[:, 1 : POINTS + 1]
+    out[:, MOVER, :POINTS] = np.maximum(points, 0)
+    out[:, OPPONENT, :POINTS] = np.maximum(-points, 0)[:, ::-1]
+    out[:, MOVER, BAR] = boards[:, SAGE_ROW - 1]
+    out[:, OPPONENT, BAR] = boards[:, 0]
+    return out[0] if single else out
+
+
+def consistent(probabilities: np.ndarray) -> np.ndarray:
+    """Rows of probabilities with bgsage's own clamp (its ``Probabilities``): gammons at most wins (or
+    losses), backgammons at most gammons; the win probability is left as it is."""
+    out = np.array(probabilities, dtype=np.float64)
+    win = out[:, WIN]
+    out[:, WIN_GAMMON] = np.minimum(out[:, WIN_GAMMON], win)
+    out[:, WIN_BACKGAMMON] = np.minimum(out[:, WIN_BACKGAMMON], out[:, WIN_GAMMON])
+    out[:, 3] = np.minimum(out[:, 3], 1.0 - win)
+    out[:, 4] = np.minimum(out[:, 4], out[:, 3])
+    return out
+
+
+class SageEvaluator:
+    """bgsage's evaluation of positions before the roll, for the side on roll (the ``Evaluator`` protocol),
+    at gnubg's plies 0..``MAX_PLIES``, each call one batch on ``threads`` C++ threads.
+
+    A board whose game is over (the side not on roll has borne off every checker) gets the exact result
+    from ``final_probabilities`` without asking bgsage. Construction loads bgsage's production nets and
+    bear-off database (the deeper levels on first use) and raises ``SageUnavailable`` when bgsage cannot
+    run here. Every call answers the same numbers for the same boards: the search's position cache is
+    emptied after each call.
+    """
+
+    name = "sage"
+
+    def __init__(self, threads: int = 1) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be 1 or more, not {threads}")
+        self.threads = threads
+        self._cpp = load_sage()
+        from bgsage.weights import (  # type: ignore[import-not-found,unused-ignore]
+            bearoff_db_path,
+            default_weights,
+        )
+
+        self._weights = default_weights()
+        self._database = self._cpp.BearoffDB()
+        database = bearoff_db_path()
+        if database is None or not self._database.load(database):
+            raise SageUnavailable(f"bgsage's bear-off database cannot be loaded: {INSTALL_HINT}")
+        weights = self._weights
+        raw = self._cpp.create_strategy(
+            weights.strategy_type, weights.weight_paths_list, weights.hidden_sizes_list
+        )
+        self._strategies: dict[int, Any] = {0: self._cpp.BearoffStrategy(raw, self._database)}
+
+    def _strategy(self, plies: int) -> Any:
+        """The C++ strategy of gnubg's ``plies`` (its level plies + 1), made on first use."""
+        if plies not in self._strategies:
+            weights = self._weights
+            strategy = self._cpp.create_multipy(
+                weights.strategy_type,
+                weights.weight_paths_list,
+                weights.hidden_sizes_list,
+                n_plies=plies + 1,
+                parallel_evaluate=False,
+                parallel_threads=0,
+            )
+            self._cpp.multipy_set_bearoff_db(strategy, self._database)
+            self._strategies[plies] = strategy
+        return self._strategies[plies]
+
+    @cached_property
+    def version(self) -> str:
+        """``bgsage <version> <model> weights <digest>``: the package's version, its production model and
+        a digest of every weights file and the bear-off database it loads."""
+        from bgsage.weights import (  # type: ignore[import-not-found,unused-ignore]
+            PRODUCTION_MODEL,
+            bearoff_db_path,
+        )
+
+        digest = hashlib.sha256()
+        for path in sorted({*self._weights.weight_paths_list, bearoff_db_path()}):
+            digest.update(Path(path).name.encode())
+            digest.update(Path(path).read_bytes())
+        return f"bgsage {metadata.version('bgsage')} {PRODUCTION_MODEL} weights {digest.hexdigest()[:8]}"
+
+    def evaluate(self, boards: np.ndarray, plies: int = 0) -> np.ndarray:
+        """The probabilities of each (2, 25) board of ``boards`` at ``plies`` (0..MAX_PLIES, gnubg's
+        numbering), from the side on roll (see ``Evaluator``)."""
+        if not 0 <= plies <= MAX_PLIES:
+            raise ValueError(f"plies must be 0..{MAX_PLIES} for bgsage, not {plies}")
+        boards = np.asarray(boards).reshape(-1, 2, BAR + 1)
+        out = np.empty((boards.shape[0], 5), dtype=np.float64)
+        finished = boards[:, OPPONENT].sum(axis=1) == 0
+        for row in np.flatnonzero(finished):
+            final_probabilities(boards[row], out[row])
+        going = np.flatnonzero(~finished)
+        if len(going):
+            # the side not on roll has just played: bgsage's mover, its answer from that side
+            centered = self._cpp.CubeOwner.CENTERED
+            positions = [(board, centered) for board in to_sage(boards[going, ::-1]).tolist()]
+            strategy = self._strategy(plies)
+            results = self._cpp.batch_evaluate_post_move(positions, strategy, self.threads, jacoby=False)
+            if plies > 0:
+                strategy.clear_cache()
+            out[going] = flipped(consistent(np.array([result["probs"] for result in results])))
+        return out
+
+    def __reduce__(self) -> tuple:
+        """Pickled as the wish for one: another process loads its own nets."""
+        return (SageEvaluator, (self.threads,))
+
+    def __repr__(self) -> str:
+        return f"SageEvaluator({self.version!r}, threads={self.threads})"
