@@ -2,9 +2,10 @@
 
 ``plan`` reads every record under the paths and yields a ``GameTask`` per task of valid games (one Togyz
 game, one backgammon match: see ``taldau.games.kind``), written back as text small enough for a task
-queue, and a finished ``games`` row per invalid game. ``analyse_task`` turns one task and the settings into
-its games' ``moves`` rows and ``games`` rows; the executors (local process pool or Celery workers) only run
-it and store what it returns, so both give the same rows. Nothing here looks into a game: the game's kind
+queue, a finished ``games`` row per invalid game, and a note of every other input (``NotUsed``).
+``analyse_task`` turns one task and the settings into its games' ``moves`` rows and ``games`` rows; the
+executors (local process pool or Celery workers) only run it and store what it returns, so both give the
+same rows. Nothing here looks into a game: the game's kind
 (its facts, identity and task text) and its analyser do.
 """
 
@@ -32,6 +33,7 @@ from taldau.schemas import (
     moves_table,
 )
 
+from .accounting import NotUsed, Place, Unused, place_id
 from .review import GameReview, MarkedDecision, PlayerStats, Thresholds, check_thresholds, review_task
 from .validation import Unreadable, archive_games
 
@@ -165,69 +167,79 @@ def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: st
     )
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """A valid game under the paths that this run does not analyse (a game of another kind)."""
-
-    source: str
-    index: int
-    reason: str
-
-
-def _tasks(kind: GameKind[Any], games: list[Any], settings: BatchSettings) -> Iterator[GameTask | GameRow]:
+def _tasks(
+    kind: GameKind[Any], games: list[tuple[Any, GameFacts]], settings: BatchSettings
+) -> Iterator[GameTask | GameRow]:
     """The ``invalid`` rows of a task's bad games, then the task of its valid ones (if any)."""
     valid: list[TaskGame] = []
     first: GameFacts | None = None
-    for game in games:
-        facts, identity = kind.facts(game), kind.identity(game)
+    for game, facts in games:
         if not facts.valid:
-            yield game_row(facts, identity, settings.game, Status.INVALID, settings.key)
+            yield game_row(facts, place_id(kind.name, facts), settings.game, Status.INVALID, settings.key)
             continue
         first = first or facts
-        valid.append(TaskGame(identity, facts.index, facts.plies))
+        valid.append(TaskGame(kind.identity(game), facts.index, facts.plies))
     if first is not None:
         ids = (game.game_id for game in valid)
-        yield GameTask(
-            task_id(ids), first.source, first.index, first.format, kind.task_text(games), tuple(valid)
-        )
+        text = kind.task_text([game for game, _ in games])
+        yield GameTask(task_id(ids), first.source, first.index, first.format, text, tuple(valid))
+
+
+def _unique(
+    items: Iterable[GameTask | GameRow], first: dict[str, Place]
+) -> Iterator[GameTask | GameRow | NotUsed]:
+    """``items``, with a ``duplicate`` note per game in place of a task whose games were all found before
+    (``first`` holds where each game was found first, and learns the new ones)."""
+    for item in items:
+        if isinstance(item, GameTask):
+            places = [first.get(game.game_id) for game in item.games]
+            if all(place is not None for place in places):
+                for game, place in zip(item.games, places, strict=True):
+                    yield NotUsed(item.source, game.index, Unused.DUPLICATE, first=place)
+                continue
+            for game in item.games:
+                first.setdefault(game.game_id, Place(item.source, game.index))
+        yield item
 
 
 def plan(
     paths: Iterable[str | Path], settings: BatchSettings, limits: ReadLimits | None = None
-) -> Iterator[GameTask | Skipped | GameRow]:
+) -> Iterator[GameTask | GameRow | NotUsed]:
     """A task per valid game (or match) under ``paths``, a finished ``invalid`` row per bad game (of any
-    kind) or unreadable file, and a ``Skipped`` note per valid game of another kind than ``settings.game``.
-    Records are read within ``limits`` (the defaults if None), one game at a time (a match at a time)."""
+    kind), and a note of each input not analysed (``taldau.analysis.accounting``): a file that is not a
+    record or not read, a game found before (a duplicate: one analysis, one row), a valid game of another
+    kind than ``settings.game``. Records are read within ``limits`` (the defaults if None), one game at a
+    time (a match at a time)."""
     kind = settings.kind()
-    pending: list[Any] = []  # the games of the task being read
+    first: dict[str, Place] = {}  # where each valid game was found first
+    pending: list[tuple[Any, GameFacts]] = []  # the games of the task being read
     for item in archive_games(paths, limits or ReadLimits()):
-        if not isinstance(item, Unreadable) and item[0].name == settings.game:
+        facts = None if isinstance(item, Unreadable) else item[0].facts(item[1])
+        if facts is not None and facts.index > 0 and item[0].name == settings.game:
             game = item[1]
-            if pending and not kind.same_task(pending[-1], game):
-                yield from _tasks(kind, pending, settings)
+            if pending and not kind.same_task(pending[-1][0], game):
+                yield from _unique(_tasks(kind, pending, settings), first)
                 pending = []
-            pending.append(game)
+            pending.append((game, facts))
             continue
         if pending:
-            yield from _tasks(kind, pending, settings)
+            yield from _unique(_tasks(kind, pending, settings), first)
             pending = []
         if isinstance(item, Unreadable):
-            identity = hashlib.sha256(f"unreadable {item.source}".encode()).hexdigest()[:16]
-            yield GameRow(
-                identity, settings.game, item.source, 0, Status.INVALID, settings.key, error=item.reason
-            )
+            yield NotUsed(item.source, 0, Unused.NOT_READ, item.reason)
             continue
-        other, game = item
-        facts = other.facts(game)
-        if not facts.valid:  # its id comes from where it lies: there is no engine to replay it for one
-            identity = hashlib.sha256(
-                f"invalid {other.name} {facts.source} {facts.index}".encode()
-            ).hexdigest()
-            yield game_row(facts, identity[:16], other.name, Status.INVALID, settings.key)
-            continue
-        yield Skipped(facts.source, facts.index, f"a {other.name} game; this run analyses {settings.game}")
+        other = item[0]
+        assert facts is not None
+        if facts.index == 0:  # a file (or match) with no game record in it
+            detail = facts.errors[0].message if facts.errors else "no game found"
+            yield NotUsed(facts.source, 0, Unused.NOT_RECORD, detail)
+        elif not facts.valid:  # of another kind: there is no engine to replay it for one
+            yield game_row(facts, place_id(other.name, facts), other.name, Status.INVALID, settings.key)
+        else:
+            why = f"a {other.name} game; this run analyses {settings.game}"
+            yield NotUsed(facts.source, facts.index, Unused.OTHER_GAME, why)
     if pending:
-        yield from _tasks(kind, pending, settings)
+        yield from _unique(_tasks(kind, pending, settings), first)
 
 
 def side_figures(player: PlayerStats) -> SideFigures:

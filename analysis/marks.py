@@ -19,7 +19,7 @@ import os
 import pickle
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import StatisticsError, correlation
@@ -29,6 +29,7 @@ from taldau.games.agreement import MarkAgreement, rounded, spread_sample
 from taldau.games.files import write_bytes_atomic
 from taldau.games.jit import is_writable, user_cache_root
 from taldau.games.kind import Analyser, AnalysisOptions, Decision, GameAnalysis, GameKind
+from taldau.games.processes import worker_pool
 from taldau.games.records import ReadLimits
 
 from .review import MARKS, Thresholds, mark_of
@@ -245,7 +246,7 @@ def review_sample(
             keep(index, *_review_one(analyser, kind.task_text([games[index]]), options))
     else:
         # Each process loads the kernels before its first game, so that no game's time counts them.
-        with ProcessPoolExecutor(max_workers=jobs, initializer=analyser.warm) as pool:
+        with worker_pool(min(jobs, len(todo)), analyser.warm) as pool:
             futures = {
                 pool.submit(_review_one, analyser, kind.task_text([games[index]]), options): index
                 for index in todo

@@ -6,14 +6,16 @@ one archive may hold both."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from taldau.games.archive import Refused, iter_sources
 from taldau.games.kind import GameFacts, GameKind
 from taldau.games.records import ReadLimits, RecordError, UnreadableFile
-from taldau.games.registry import detect_game
+from taldau.games.registry import detect_game, game_kind
+
+from .accounting import Inputs, NotUsed, Place, Unused, count
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,14 @@ class Unreadable:
 
 @dataclass(frozen=True)
 class GameCheck:
-    """The verdict on one game of an archive. ``index`` 0 stands for a source with no readable game."""
+    """The verdict on one game of an archive. ``index`` 0 stands for a source with no readable game
+    (``read`` False: a source not read at all). ``identity`` is a valid game's id, as ``analyze`` names
+    it (a game found twice has the same)."""
 
     game: str
     facts: GameFacts
+    identity: str | None = None
+    read: bool = True
 
     @property
     def valid(self) -> bool:
@@ -64,31 +70,81 @@ class GameCheck:
             "termination": facts.termination,
             **facts.details,
             "errors": [{"line": e.line, "column": e.column, "message": e.message} for e in facts.errors],
+            "warnings": [{"line": w.line, "column": w.column, "message": w.message} for w in facts.warnings],
         }
 
 
 @dataclass
 class Summary:
-    """Counts over all checked games; ``unread`` counts the index-0 entries among them (files, archives or
-    directories with no readable game)."""
+    """Counts over all checked inputs, as every command counts them (``taldau.analysis.accounting``), and
+    the plies of the distinct games (``plies_by_game``: of each game, which counts them in its own words)."""
 
-    games: int = 0
-    valid: int = 0
-    invalid: int = 0
+    inputs: Inputs = field(default_factory=Inputs)
     plies: int = 0
-    unread: int = 0
+    plies_by_game: dict[str, int] = field(default_factory=dict)
+    _first: dict[str, Place] = field(default_factory=dict, repr=False)
 
-    def add(self, check: GameCheck) -> None:
-        self.games += 1
-        self.unread += check.index == 0
+    @property
+    def games(self) -> int:
+        return self.inputs.games
+
+    @property
+    def valid(self) -> int:
+        return self.inputs.valid
+
+    @property
+    def invalid(self) -> int:
+        return self.inputs.invalid
+
+    @property
+    def unread(self) -> int:
+        """The files with no game: not records, or not read."""
+        return self.inputs.not_records + self.inputs.not_read
+
+    def add(self, check: GameCheck) -> NotUsed | None:
+        """Count one check; returns the note of what is not a game (a file with no game record, a source not
+        read) or a duplicate of a game counted before, None for a game counted."""
+        facts = check.facts
+        if facts.index == 0:
+            reason = Unused.NOT_RECORD if check.read else Unused.NOT_READ
+            detail = facts.errors[0].message if facts.errors else ""
+            note = NotUsed(facts.source, 0, reason, detail)
+            self.inputs.skip(note)
+            return note
+        if check.identity is not None:
+            first = self._first.setdefault(check.identity, Place(facts.source, facts.index))
+            if first != Place(facts.source, facts.index):
+                note = NotUsed(facts.source, facts.index, Unused.DUPLICATE, first=first)
+                self.inputs.skip(note)
+                return note
+        self.inputs.game(facts.source, check.valid)
         self.plies += check.plies
-        if check.valid:
-            self.valid += 1
-        else:
-            self.invalid += 1
+        self.plies_by_game[check.game] = self.plies_by_game.get(check.game, 0) + check.plies
+        return None
 
     def to_json(self) -> dict[str, int]:
-        return {"games": self.games, "valid": self.valid, "invalid": self.invalid, "plies": self.plies}
+        return {**self.inputs.counts(), "plies": self.plies}
+
+    def text(self) -> str:
+        """The summary line: ``9 files, 4 games: 3 valid, 1 invalid, 261 moves; 3 not records`` (Togyz
+        moves, backgammon rolls; each named by its game when both are there)."""
+        inputs = self.inputs
+        named = len(self.plies_by_game) > 1
+        plies = "".join(
+            f", {count(number, *_words(game, named))}" for game, number in sorted(self.plies_by_game.items())
+        )
+        line = (
+            f"{count(inputs.files, 'file')}, {count(inputs.games, 'game')}: {inputs.valid} valid, "
+            f"{inputs.invalid} invalid{plies}"
+        )
+        others = inputs.others()
+        return f"{line}; {others}" if others else line
+
+
+def _words(game: str, named: bool) -> tuple[str, str]:
+    """What ``game`` counts in plies (``GameKind.plies_words``), after its name when ``named``."""
+    words = game_kind(game).plies_words
+    return (f"{game} {words[0]}", f"{game} {words[1]}") if named else words
 
 
 def archive_games(
@@ -139,22 +195,38 @@ def check_paths(paths: Iterable[str | Path], limits: ReadLimits) -> Iterator[Gam
         if isinstance(item, Unreadable):
             error = RecordError(0, 0, item.reason)
             facts = GameFacts(item.source, 0, "unknown", 0, None, "unfinished", (error,))
-            yield GameCheck("unknown", facts)
+            yield GameCheck("unknown", facts, read=False)
         else:
             kind, game = item
-            yield GameCheck(kind.name, kind.facts(game))
+            facts = kind.facts(game)
+            identity = kind.identity(game) if facts.valid else None
+            yield GameCheck(kind.name, facts, identity)
+
+
+def _where(facts: GameFacts) -> str:
+    """``file, game 3 (white vs black)``: a game as messages name it."""
+    where = f"{facts.source}" if facts.index == 0 else f"{facts.source}, game {facts.index}"
+    if any(facts.players):
+        where += f" ({' vs '.join(facts.players)})"
+    return where
+
+
+def _location(problem: RecordError) -> str:
+    return f"line {problem.line}, column {problem.column}: " if problem.line else ""
 
 
 def describe(check: GameCheck) -> str:
     """One line naming a bad game and its first error, for people."""
     facts = check.facts
-    where = f"{facts.source}" if facts.index == 0 else f"{facts.source}, game {facts.index}"
-    if any(facts.players):
-        where += f" ({' vs '.join(facts.players)})"
     first = facts.errors[0]
-    location = f"line {first.line}, column {first.column}: " if first.line else ""
     more = f" (+{len(facts.errors) - 1} more)" if len(facts.errors) > 1 else ""
-    return f"{where}: {location}{first.message}{more}"
+    return f"{_where(facts)}: {_location(first)}{first.message}{more}"
+
+
+def describe_warnings(check: GameCheck) -> list[str]:
+    """One line per warning of a game (none for most), naming the game, for people."""
+    facts = check.facts
+    return [f"{_where(facts)}: warning: {_location(w)}{w.message}" for w in facts.warnings]
 
 
 def games_found(paths: Iterable[str | Path], limits: ReadLimits) -> list[str]:

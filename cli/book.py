@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 
 import click
+from taldau.analysis.accounting import Inputs
+from taldau.analysis.accounting import count as _count
 from taldau.analysis.book import Book, BookMismatch, BookSettings, InputReport, build_book, merge_books
+from taldau.analysis.book.inputs import is_analysis
 from taldau.analysis.book.lookup import LookupMove
 from taldau.analysis.book.play import BookPlayer
-from taldau.analysis.book.query import Entry, main_lines, position_key
+from taldau.analysis.book.query import Entry, main_lines, move_json, position_key
 from taldau.analysis.book.query import entries as book_entries
+from taldau.analysis.validation import auto_game
+from taldau.cli.progress import ProgressLine, progress_line
+from taldau.games.records import ReadLimits
 from taldau.games.registry import NAMES
 
 
@@ -47,26 +54,39 @@ def book() -> None:
     thought of them."""
 
 
-def _progress(report: InputReport) -> None:
-    """One line per input on stderr, then its skipped games and files."""
-    partial = (
-        f" ({report.partial} with errors, counted up to any move the rules refuse)" if report.partial else ""
-    )
-    if report.digest:
-        click.echo(f"{report.source}: {report.games} games, {report.rows} moves{partial}", err=True)
-    for line in report.skipped:
-        click.echo(f"  skipped: {line}", err=True)
+def _progress(shown: ProgressLine) -> Callable[[InputReport], None]:
+    """What ``build`` shows of every input read: the files done (a bar on a terminal, a line now and then
+    otherwise), and each game or file skipped, on a line of its own (stderr)."""
+    done = [0]
+
+    def show(report: InputReport) -> None:
+        for line in report.skipped:
+            shown.note(f"  skipped: {line}")
+        done[0] += 1
+        shown.update(done[0])
+
+    return show
 
 
-def _summary(folder: str, manifest: dict, as_json: bool) -> None:
+def _summary(folder: str, manifest: dict, as_json: bool, inputs: Inputs | None = None) -> None:
+    """The book's counts, and those of a build's inputs (``inputs``: its files and games, counted as
+    ``validate`` and ``analyze`` count them)."""
     counts = manifest["counts"]
     if as_json:
-        click.echo(json.dumps({"book": folder, **counts}))
+        extra = {} if inputs is None else {"inputs": inputs.counts()}
+        click.echo(json.dumps({"book": folder, **counts, **extra}))
         return
+    read = ""
+    if inputs is not None:
+        others = f"; {inputs.others()}" if inputs.others() else ""
+        read = (
+            f"{_count(inputs.files, 'file')}, {_count(inputs.games, 'game')}: {inputs.valid} counted, "
+            f"{inputs.invalid} partial{others} -> "
+        )
     click.echo(
-        f"book {folder}: {counts['games']} games ({counts['partial']} partial), {counts['plies']} moves, "
-        f"{counts['analysed_games']} analysed games; {counts['positions']} positions, {counts['moves']} "
-        "book moves"
+        f"{read}book {folder}: {counts['games']} games ({counts['partial']} partial), {counts['plies']} "
+        f"moves, {counts['analysed_games']} analysed games; {counts['positions']} positions, "
+        f"{counts['moves']} book moves"
     )
 
 
@@ -82,7 +102,14 @@ def _summary(folder: str, manifest: dict, as_json: bool) -> None:
 )
 @click.option("--max-ply", type=click.IntRange(min=1), help="Moves deep [Togyz 30, backgammon 10].")
 @click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--game", type=click.Choice(NAMES), default="togyz", show_default=True)
+@click.option(
+    "--game",
+    type=click.Choice(["auto", *NAMES]),
+    default="auto",
+    show_default=True,
+    help="The book's game (auto: the only game of the records, Togyz Kumalak when they hold both, as "
+    "`taldau analyze` chooses); records of the other game are listed as skipped.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
 def build(
     paths: tuple[str, ...],
@@ -94,16 +121,34 @@ def build(
     as_json: bool,
 ) -> None:
     """Build (or grow, or resume) the book in OUT from the archives and analysis folders under PATHS.
-    Inputs already in the book are not read again. Exit 1 when a game or file was skipped."""
+    Inputs already in the book are not read again. Exit 1 when a game or file was skipped, 2 when OUT
+    holds a book of other settings (another game or depth)."""
+    if game == "auto":
+        records = [path for path in paths if not is_analysis(path)]
+        game = auto_game(records, ReadLimits())
+    settings = BookSettings(game, max_ply)
     try:
-        report = build_book(paths, out, BookSettings(game, max_ply), analyses, min_games, progress=_progress)
-    except (BookMismatch, ValueError) as error:
+        with progress_line("reading", "inputs") as shown:
+            report = build_book(
+                paths,
+                out,
+                settings,
+                analyses,
+                min_games,
+                progress=_progress(shown),
+                found=lambda inputs: shown.update(0, inputs),
+            )
+            shown.update(shown.total or 0)  # the inputs already in the book too
+    except BookMismatch as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    except ValueError as error:
         raise click.ClickException(str(error)) from None
     if report.resumed:
         click.echo(f"{len(report.resumed)} inputs already in the book", err=True)
     for name in report.replaced:
         click.echo(f"{name}: changed since it was read, its earlier games replaced", err=True)
-    _summary(out, report.manifest, as_json)
+    _summary(out, report.manifest, as_json, report.inputs())
     if report.unread or any(item.skipped for item in report.read):
         sys.exit(1)
 
@@ -126,15 +171,18 @@ def _value(value: float | None) -> str:
     return "" if value is None else f"{value:+.2f}"
 
 
+def _score(move: LookupMove) -> str:
+    return "" if move.score is None else f"{100 * move.score:.1f}%"
+
+
 def _move_line(move: LookupMove, best: str | None) -> str:
-    score = "" if move.score is None else f"{100 * move.score:.1f}%"
     wdl = f"{move.wins}/{move.draws}/{move.losses}"
     points = f"+{move.points_won:g}/-{move.points_lost:g}"
     star = "*" if move.move == best else " "
     marked = str(move.marked) if move.marked else ""
     return (
-        f"  {move.move or '(no play)':<16}{star}{move.games:>7} {score:>7} {wdl:>12} {points:>12} "
-        f"{_value(move.eval):>8} {marked:>6}"
+        f"  {move.move or '(no play)':<16}{star}{move.games:>7} {move.results:>7} {_score(move):>7} "
+        f"{wdl:>12} {points:>12} {_value(move.eval):>8} {marked:>6}"
     )
 
 
@@ -143,13 +191,17 @@ def _print_entry(entry: Entry) -> None:
     engine = ""
     if entry.best_move is not None:
         engine = f"; engine {_value(entry.eval)}, best {entry.best_move}"
-    click.echo(f"{entry.position}{roll}: {entry.games} games{engine}")
-    header = f"  {'move':<17}{'games':>7} {'score':>7} {'W/D/L':>12} {'points':>12} {'eval':>8} {'marked':>6}"
+    click.echo(f"{entry.position}{roll}: {entry.games} games, {_count(entry.results, 'result')}{engine}")
+    header = (
+        f"  {'move':<17}{'games':>7} {'results':>7} {'score':>7} {'W/D/L':>12} {'points':>12} {'eval':>8} "
+        f"{'marked':>6}"
+    )
     click.echo(header)
     for move in entry.moves:
         click.echo(_move_line(move, entry.best_move))
     if entry.best_move is not None and all(move.move != entry.best_move for move in entry.moves):
-        click.echo(f"  {entry.best_move:<16}*{0:>7} {'':>7} {'':>12} {'':>12} {_value(entry.eval):>8}")
+        empty = f"{'':>7} {'':>7} {'':>12} {'':>12}"
+        click.echo(f"  {entry.best_move:<16}*{0:>7} {empty} {_value(entry.eval):>8}")
 
 
 @book.command()
@@ -158,9 +210,10 @@ def _print_entry(entry: Entry) -> None:
 @click.option("--dice", help="Backgammon: only this roll ('31').")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> None:
-    """The moves of POSITION in the book, most played first: games, score and W/D/L from the mover's side,
-    points won and lost, the engine's value after the move and how often it was marked (* the engine's
-    best move, also when nobody played it). POSITION: the game's notation (Togyz FEN, backgammon Position
+    """The moves of POSITION in the book, most played first: games, the games with a known result
+    (results) and over them the score and W/D/L from the mover's side, points won and lost, the engine's
+    value after the move and how often it was marked (* the engine's best move, also when nobody played
+    it). POSITION: the game's notation (Togyz FEN, backgammon Position
     ID), `start`, or a key (decimal or 0x hex)."""
     roll = None if dice is None else "".join(sorted(dice, reverse=True))
     try:
@@ -186,17 +239,20 @@ def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> No
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def tree(book_folder: str, depth: int, width: int, as_json: bool) -> None:
     """The book's main lines from the start: the WIDTH most played moves of every position (of every roll,
-    for backgammon), DEPTH moves deep, with games and score from the mover's side."""
+    for backgammon), DEPTH moves deep, with games, and the score from the mover's side over the games with
+    a known result."""
     try:
         lines = main_lines(Book(book_folder).check(), depth, width)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     if as_json:
-        payload = [{"depth": line.depth, **line.move.__dict__, "score": line.move.score} for line in lines]
+        payload = [{"depth": line.depth, **move_json(line.move)} for line in lines]
         click.echo(json.dumps(payload))
         return
     for line in lines:
         move = line.move
         roll = f"{move.dice}: " if move.dice else ""
-        score = "" if move.score is None else f" {100 * move.score:.1f}%"
-        click.echo(f"{'  ' * line.depth}{roll}{move.move or '(no play)'}  {move.games} games{score}")
+        results = _count(move.results, "result")
+        score = ", no result" if move.score is None else f" {_score(move)} over {results}"
+        games = _count(move.games, "game")
+        click.echo(f"{'  ' * line.depth}{roll}{move.move or '(no play)'}  {games}{score}")

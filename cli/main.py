@@ -9,19 +9,25 @@ import json
 import os
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
-from taldau.analysis.validation import Summary, auto_game, check_paths, describe, valid_games
+from taldau.analysis.accounting import Inputs
+from taldau.analysis.validation import (
+    Summary,
+    auto_game,
+    check_paths,
+    describe,
+    describe_warnings,
+    valid_games,
+)
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book, book_option, book_player
 from taldau.cli.marks import ARCHIVE as MARKS_ARCHIVE
 from taldau.cli.marks import marks_bench, marks_options
+from taldau.cli.progress import progress_line
 from taldau.cli.report import report, write_svg
 from taldau.games.backgammon import parse_dice
 from taldau.games.backgammon.bench import run_bench as run_backgammon_bench
@@ -37,6 +43,7 @@ from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.eval.pruning import PruningSettings
 from taldau.games.backgammon.eval.supervised import SupervisedSettings
+from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.backgammon.position_text import PositionSetup, read_position
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
@@ -76,13 +83,28 @@ def _limit(
 
 
 def _limit_options(function):
-    """--depth / --nodes / --movetime."""
+    """--depth / --nodes / --movetime, for commands of both games."""
     function = click.option("--movetime", type=click.FloatRange(min=0, min_open=True), help="Seconds.")(
         function
     )
     function = click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search.")(function)
     return click.option(
         "--depth", type=click.IntRange(0, 100), help="Plies to search (Togyz at least 1; backgammon 0 to 3)."
+    )(function)
+
+
+def _togyz_limit_options(function):
+    """--depth / --nodes / --movetime, for the commands of Togyz alone."""
+    function = click.option(
+        "--movetime",
+        type=click.FloatRange(min=0, min_open=True),
+        help="Seconds to search (the result then depends on the machine's speed).",
+    )(function)
+    function = click.option("--nodes", type=click.IntRange(min=1), help="Positions to search.")(function)
+    return click.option(
+        "--depth",
+        type=click.IntRange(1, 100),
+        help="Moves ahead to search (plies: one side's moves, 1 to 100).",
     )(function)
 
 
@@ -125,23 +147,25 @@ def validate(paths: tuple[str, ...], as_json: bool) -> None:
     summary = Summary()
     if as_json:  # one game at a time: the report of a huge archive is never held whole
         click.echo('{"games": [', nl=False)
-    for check in check_paths(paths, ReadLimits()):
-        summary.add(check)
+    for number, check in enumerate(check_paths(paths, ReadLimits())):
+        note = summary.add(check)  # a file with no game, or a duplicate: said so once
         if as_json:
-            separator = "\n" if summary.games == 1 else ",\n"
+            separator = "\n" if number == 0 else ",\n"
             click.echo(separator + json.dumps(check.to_json(), ensure_ascii=False), nl=False)
-        elif not check.valid:
-            click.echo(describe(check))
+        elif note is not None:
+            click.echo(note.describe())
+        else:
+            if not check.valid:
+                click.echo(describe(check))
+            for line in describe_warnings(check):  # the game stays valid: said, not counted
+                click.echo(line)
     if as_json:
         click.echo(f'\n], "summary": {json.dumps(summary.to_json())}}}')
     else:
-        click.echo(
-            f"{_count(summary.games, 'game')}, {summary.valid} valid, {summary.invalid} invalid, "
-            f"{_count(summary.plies, 'ply', 'plies')}"
-        )
-    if summary.games == summary.unread:
+        click.echo(summary.text())
+    if summary.games == 0:
         click.echo(f"error: no game found under {' '.join(paths)}", err=True)
-    sys.exit(0 if summary.invalid == 0 and summary.games > summary.unread else 1)
+    sys.exit(0 if summary.inputs.problems == 0 and summary.games > 0 else 1)
 
 
 def _backgammon_position(text: str) -> PositionSetup:
@@ -317,7 +341,7 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
 
 @main.command()
 @click.argument("fen")
-@_limit_options
+@_togyz_limit_options
 @click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
 @click.option(
     "--played",
@@ -446,26 +470,32 @@ def annotate(
     paths: tuple[str, ...], game: str, depth: int | None, nodes: int | None, movetime: float | None, form: str
 ) -> None:
     """Analyse every decision of the games in PATHS and print them with marks and statistics: Togyz games
-    as scoresheets, backgammon matches as an analysis text in the manner of gnubg's export."""
-    from taldau.analysis.batch import BatchSettings, GameTask, Skipped, plan
-    from taldau.analysis.review import annotation, review_task
+    as scoresheets, backgammon matches as an analysis text in the manner of gnubg's export. PATHS may
+    instead be one `taldau analyze` output folder: its stored judgements are printed, nothing is searched
+    again (its records are read again from where analyze read them, for their text)."""
+    from taldau.analysis import annotate as annotating
 
     if sum(value is not None for value in (depth, nodes, movetime)) > 1:
         raise click.UsageError("give one of --depth, --nodes or --movetime")
-    settings = BatchSettings(game=auto_game(paths, ReadLimits()) if game == "auto" else game)
-    tools, options = settings.analyser, AnalysisOptions(depth, nodes, movetime)
     try:
-        annotator = f"taldau, {tools.limit(options)}"
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
-    for item in plan(paths, settings, ReadLimits()):
-        if isinstance(item, GameTask):
-            reviews = review_task(tools, item.record, item.source, options)
-            notes = [annotation(review, annotator) for review in reviews]
-            click.echo(tools.annotate(item.record, item.source, notes, form))
+        if any(annotating.is_analysis_folder(path) for path in paths):
+            if len(paths) > 1 or game != "auto" or (depth, nodes, movetime) != (None, None, None):
+                raise click.UsageError(
+                    "an analysis folder is annotated alone, at its own settings (no other path, --game, "
+                    "--depth, --nodes or --movetime)"
+                )
+            items = annotating.annotate_stored(annotating.StoredAnalysis.open(paths[0]), form, ReadLimits())
         else:
-            reason = item.reason if isinstance(item, Skipped) else item.error
-            click.echo(f"{item.source}, game {item.index}: skipped: {reason}", err=True)
+            chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
+            options = AnalysisOptions(depth, nodes, movetime)
+            try:
+                items = annotating.annotate(paths, chosen, options, form, ReadLimits())
+            except ValueError as error:
+                raise click.UsageError(str(error)) from None
+        for item in items:
+            click.echo(str(item), err=isinstance(item, annotating.NotAnnotated))
+    except annotating.AnalysisFolderError as error:
+        raise click.ClickException(str(error)) from None
 
 
 @main.command()
@@ -559,6 +589,7 @@ def bench(
         click.echo(json.dumps(soak_report) if as_json else json.dumps(soak_report, indent=2))
         sys.exit(0 if soak_report["passed"] else 1)
     if marks:
+        jobs = _within_ceiling(jobs, "--jobs", game)
         options = AnalysisOptions(depth, nodes, movetime)
         sample = MARKS_ARCHIVE if archive is None else str(archive)
         marks_bench(
@@ -583,6 +614,7 @@ def bench(
 
         if archive is None and game != "togyz":
             raise click.UsageError(f"--service --game {game} needs --archive")
+        broker = broker and _broker(broker)
         try:
             chosen = check_runs(runs.split(","))
         except ValueError as error:
@@ -725,14 +757,15 @@ def _backgammon_engine_report(engine: str, decisions: int):
     "first",
     help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, "
     "+staticM, +futilityM) or a weights file [default: default]. "
-    "Backgammon: ENGINE:PLIES such as own:2 or nets.npz:0 (our nets from a weights file) [default: own:0].",
+    "Backgammon: ENGINE:PLIES such as own:2, gnubg:0 (with gnubg-nn installed) or nets.npz:0 (our nets from "
+    f"a weights file) [default: {DEFAULT_A}].",
 )
 @click.option(
     "--b",
     "second",
     help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, "
     "+staticM, +futilityM) or a weights file [default: plain]. "
-    "Backgammon: ENGINE:PLIES such as gnubg:0 [default: gnubg:0].",
+    f"Backgammon: ENGINE:PLIES as for --a [default: {DEFAULT_B}: the same nets without lookahead].",
 )
 @_limit_options
 @click.option(
@@ -766,10 +799,10 @@ def _backgammon_engine_report(engine: str, decisions: int):
 )
 @click.option(
     "--judge",
-    default="own",
+    default=DEFAULT_JUDGE,
     show_default=True,
-    help="Backgammon: the evaluator (own, gnubg, FILE.npz) that measures each roll's luck at 0-ply for the "
-    "luck-adjusted result, or none.",
+    help="Backgammon: the evaluator (own, gnubg with gnubg-nn installed, FILE.npz) that measures each roll's "
+    "luck at 0-ply for the luck-adjusted result, or none.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
@@ -790,8 +823,11 @@ def match(
     """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
     Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
     (duplicate dice); A's points per game with a 95% margin, plain and luck-adjusted."""
+    jobs = _within_ceiling(jobs, "--jobs", game)
     if game == "backgammon":
-        _backgammon_match(first or "own:0", second or "gnubg:0", games, seed, as_json, book_path, judge, jobs)
+        _backgammon_match(
+            first or DEFAULT_A, second or DEFAULT_B, games, seed, as_json, book_path, judge, jobs
+        )
         return
     first, second = first or "default", second or "plain"
     limit = _limit(depth, nodes, movetime, Limit(nodes=5_000))
@@ -982,16 +1018,17 @@ def train(
     from taldau.games.backgammon.eval.supervised import run_supervised
     from taldau.games.backgammon.eval.train import TdSettings, run_td
 
+    threads = _within_ceiling(threads, "--threads", what="threads")
     if stage == "td":
         settings = TdSettings(seed=seed) if games is None else TdSettings(games=games, seed=seed)
-        with _training_bar("self-play", settings.games) as show:
+        with progress_line("self-play", "games", settings.games) as shown:
             try:
                 run_td(
                     settings,
                     Path(out),
-                    lambda p: show(
+                    lambda p: shown.update(
                         p.games_done,
-                        f"{p.games_per_second:,.0f} games/s, "
+                        detail=f"{p.games_per_second:,.0f} games/s, "
                         f"{p.plies_per_game:.0f} plies/game, error {p.error:.4f}",
                     ),
                     stop_at,
@@ -1024,67 +1061,31 @@ def train(
         **{name: value for name, value in given.items() if value is not None},
     )
     if stage == "prune":
-        with _training_bar("pruning", None) as show:
+        with progress_line("pruning", "") as shown:
             history = run_pruning(
                 evaluator,
                 PruningSettings(settings),
                 Path(out),
-                lambda s: show(s.done, f"{s.step} {s.done}/{s.total} {s.note}", s.total),
+                lambda s: shown.update(s.done, s.total, s.note, unit=s.step),
             )
         click.echo(f"wrote {out}: pruning nets' held-out error {history[0][1]:.5f} -> {history[-1][1]:.5f}")
         return
-    with _training_bar("supervised", None) as show:
+    with progress_line("supervised", "") as shown:
         history = run_supervised(
             evaluator,
             settings,
             Path(out),
             Path(out + ".work"),
-            lambda s: show(s.done, f"{s.step} {s.done}/{s.total} {s.note}", s.total),
+            lambda s: shown.update(s.done, s.total, s.note, unit=s.step),
             labeller,
         )
     click.echo(f"wrote {out}: held-out error {history[0][1]:.5f} -> {history[-1][1]:.5f}")
 
 
-@contextmanager
-def _training_bar(label: str, total: int | None) -> Iterator[Callable[..., None]]:
-    """Gives ``show(done, detail, steps=None)``: a rich bar on a terminal, a line every few seconds
-    otherwise (stderr)."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    if console.is_terminal:
-        progress = Progress(
-            TextColumn(label),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
-            TimeRemainingColumn(),
-            console=console,
-        )
-        task = progress.add_task(label, total=total, detail="")
-
-        def update(done: int, detail: str, steps: int | None = None) -> None:
-            progress.update(task, completed=done, detail=detail, total=steps or total)
-
-        with progress:
-            yield update
-        return
-    last = [0.0]
-
-    def line(done: int, detail: str, steps: int | None = None) -> None:
-        now = time.perf_counter()
-        if now - last[0] > 5.0:
-            last[0] = now
-            click.echo(f"{label}: {done}/{steps or total or '?'} {detail}", err=True)
-
-    yield line
-
-
 @main.command("fit-curve")
 @click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@_limit_options
+@_togyz_limit_options
 @click.option(
     "--every", type=click.IntRange(min=1), default=12, show_default=True, help="Sample every Nth ply."
 )
@@ -1115,50 +1116,45 @@ def _write(text: str, out: str | None) -> None:
 
 EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
 EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+EX_USAGE = 2  # click's own exit code for a usage error
 
 
-def _progress_text(state) -> str:
-    rate = state.plies / max(time.perf_counter() - state.started, 1e-9)
-    return f"{rate:,.1f} plies/s, {state.failed} failed, {state.invalid} invalid, {state.resumed} resumed"
+def _broker(url: str) -> str:
+    """``url`` once it is a broker URL that taldau reads, else exit 2 with one line saying why (before
+    anything is read or made)."""
+    from taldau.workers.broker import parse_broker
+
+    try:
+        return parse_broker(url).url
+    except ValueError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EX_USAGE)
 
 
-def _progress_printer():
-    """A callback drawing run progress on stderr, in tasks (a Togyz game, a backgammon match): a rich bar on
-    a terminal, plain lines otherwise."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+def _within_ceiling(count: int, option: str, game: str | None = None, what: str = "processes") -> int:
+    """``count`` worker processes of ``game`` (None: every engine loaded), or threads when ``what`` says
+    so, once within what this machine takes now (``games.processes.ceiling``): a count given above it is a
+    usage error naming ``option`` (exit 2, before anything starts); the option's default is lowered to it."""
+    from taldau.games.processes import ceiling, worker_size
 
-    console = Console(stderr=True)
-    if console.is_terminal:
-        bar = Progress(
-            TextColumn("analysing"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
-            TimeRemainingColumn(),
-            console=console,
-        )
-        task = bar.add_task("tasks", total=None, detail="")
-        bar.start()
+    limit = ceiling(None if what == "threads" else worker_size(game))
+    refusal = limit.refusal(count, what)
+    if refusal is None:
+        return count
+    context = click.get_current_context()
+    name = option.lstrip("-").replace("-", "_")
+    if context.get_parameter_source(name) is click.core.ParameterSource.DEFAULT:
+        return limit.count
+    raise click.BadParameter(refusal, param_hint=option)
 
-        def update(state) -> None:
-            bar.update(task, total=state.total, completed=state.done, detail=_progress_text(state))
 
-        return update, bar.stop
-    last = [0.0]
-
-    def line(state) -> None:
-        now = time.perf_counter()
-        if state.done in (0, state.total) or now - last[0] > 2.0:
-            last[0] = now
-            rate = state.plies / max(now - state.started, 1e-9)
-            click.echo(
-                f"{state.done}/{_count(state.total, 'task')}, {rate:,.1f} plies/s, {state.failed} failed, "
-                f"{state.invalid} invalid, {state.resumed} resumed",
-                err=True,
-            )
-
-    return line, lambda: None
+def _analysis_detail(state) -> str:
+    """What ``analyze``'s progress shows beside the games done (a ``workers.run.Progress``)."""
+    rate = state.decisions / max(time.perf_counter() - state.started, 1e-9)
+    return (
+        f"{rate:,.1f} decisions/s, {state.failed} failed, {state.invalid} invalid, "
+        f"{state.games_resumed} resumed"
+    )
 
 
 @main.command()
@@ -1201,9 +1197,18 @@ def analyze(
     cannot serve the run (unreachable, or a worker that does not store where this client reads), 130 when
     interrupted (a rerun of the same command resumes)."""
     from taldau.analysis.batch import BatchSettings
-    from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
+    from taldau.workers.run import (
+        BrokerUnavailable,
+        Interrupted,
+        Progress,
+        WorkerProblem,
+        local_executor,
+        run_analysis,
+    )
     from taldau.workers.store import SettingsMismatch
 
+    if broker:
+        broker = _broker(broker)
     if depth is not None and nodes is not None:
         raise click.UsageError("give at most one of --depth and --nodes")
     if game == "auto":
@@ -1222,46 +1227,61 @@ def analyze(
             raise click.UsageError(str(error)) from None
         executor = celery_executor(broker, service)
     else:
-        executor = local_executor(jobs)
-    update, stop = _progress_printer()
+        jobs = _within_ceiling(jobs, "--jobs", game)
+        executor = local_executor(jobs, lambda line: shown.note(line))  # says once if it compiles
+    last: list[Progress] = []  # the run's progress object, once it reports
+
+    def update(state: Progress) -> None:
+        last[:] = [state]
+        shown.update(state.games_done, state.games, _analysis_detail(state))
+
     try:
-        manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
+        with progress_line("analysing", "games") as shown:
+            manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
     except SettingsMismatch as error:
         raise click.UsageError(str(error)) from None
     except (BrokerUnavailable, WorkerProblem) as error:
-        stop()
         click.echo(f"error: {error}", err=True)
         sys.exit(EX_UNAVAILABLE)
     except Interrupted as interrupted:
-        stop()
         where = (
             f"{_count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
             if interrupted.queued
             else f"{_count(interrupted.left, 'game')} not analysed"
         )
-        click.echo(f"interrupted: {where}; run the same command again to resume", err=True)
+        how = "interrupted"
+        if broker:
+            from taldau.workers.celery_app import Cancelled
+
+            how = "cancelled by `taldau cancel`" if isinstance(interrupted, Cancelled) else how
+        click.echo(f"{how}: {where}; run the same command again to resume", err=True)
         sys.exit(EX_INTERRUPTED)
-    finally:
-        stop()
     counts = manifest["counts"]
     nothing = counts["games"] == 0  # no game of this kind at all (valid, invalid or analysed before)
-    if as_json:
-        click.echo(json.dumps({"out": out, "key": manifest["key"], **counts}))
-    else:
-        click.echo(
-            f"{_count(counts['games'], 'game')}: {counts['ok']} analysed, {counts['invalid']} invalid, "
-            f"{counts['failed']} failed, {_count(counts['plies'], 'ply', 'plies')} -> {out}"
-        )
-    skipped = Counter((item["source"], item["reason"]) for item in manifest["skipped"])
-    for (source, reason), count in skipped.items():
-        click.echo(f"{source}: {_count(count, 'game')} skipped: {reason}", err=True)
+    inputs = Inputs.from_json(manifest["inputs"])
+    for line in inputs.lines():  # every input not analysed, then every game invalid or failed, once each
+        click.echo(line, err=True)
     for failure in manifest["failures"]:
         click.echo(
             f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}", err=True
         )
+    others = f"; {inputs.others()}" if inputs.others() else ""
+    resumed = last[0].games_resumed if last else 0  # analysed by an earlier run, not again
+    if as_json:
+        this_run = {"analysed": counts["ok"] - resumed, "resumed": resumed, "decisions": counts["plies"]}
+        summary = {"out": out, "key": manifest["key"], **counts, **this_run, "inputs": inputs.counts()}
+        click.echo(json.dumps(summary))
+    else:
+        before = f", {resumed} resumed (analysed before)" if resumed else ""
+        click.echo(
+            f"{_count(inputs.files, 'file')}, {_count(counts['games'], 'game')}: {counts['ok'] - resumed} "
+            f"analysed{before}, {counts['invalid']} invalid, {counts['failed']} failed, "
+            f"{_count(counts['plies'], 'decision')}{others} -> {out}"
+        )
     if nothing:
         click.echo(f"error: no {game} game to analyse under {' '.join(paths)}", err=True)
-    sys.exit(0 if counts["invalid"] == 0 and counts["failed"] == 0 and not nothing else 1)
+    bad = counts["invalid"] + counts["failed"] + inputs.not_records + inputs.not_read
+    sys.exit(0 if bad == 0 and not nothing else 1)
 
 
 @main.command()
@@ -1273,25 +1293,44 @@ def analyze(
     help="The worker's name, NAME@HOST (%h: this host's name). Default: taldau-<process id>@<host>.",
 )
 @click.option("--loglevel", default="INFO", show_default=True)
-def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str) -> None:
+@click.option("--restarted", is_flag=True, hidden=True, help="Set when the worker starts itself again.")
+def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str, restarted: bool) -> None:
     """Run a Celery worker that analyses games for `taldau analyze --broker`. Each worker has its own
     name (host and process id by default), so several on one host are told apart. A worker that Celery stops
     on an error (kombu can fail so while the broker restarts) starts again in a fresh process image with
-    the same process id; a worker stopped by a signal or a warm shutdown stays stopped. The engines are
-    loaded (and compiled, on a machine's first use) before the worker takes tasks."""
+    the same process id; a worker stopped by a signal (Ctrl-C: exit 130) or a warm shutdown stays stopped.
+    Exit 69 when the broker does not answer within 5 s at the start. The engines are loaded (and compiled,
+    on a machine's first use) before the worker takes tasks."""
+    from celery import signals
     from celery.utils.nodenames import host_format
+    from taldau.games.jit import warm_kernels
+    from taldau.games.processes import die_with_parent
     from taldau.games.registry import NAMES, analyser
+    from taldau.workers.broker import parse_broker, reach
     from taldau.workers.celery_app import ServiceSettings, make_app
 
+    broker = _broker(broker)
+    concurrency = _within_ceiling(concurrency, "--concurrency")
     try:
         service = ServiceSettings.from_env()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
+    # Once started, a worker rides out a broker restart; at the start, a broker that does not answer within
+    # seconds is a mistake (Celery would retry for minutes).
+    try:
+        problem = None if restarted else reach(parse_broker(broker))
+    except KeyboardInterrupt:
+        sys.exit(EX_INTERRUPTED)
+    if problem is not None:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(EX_UNAVAILABLE)
     # Before Celery forks its pool: the children inherit the engines compiled, and no task's time limit is
     # spent compiling them (which also leaves a child unable to analyse when a limit strikes in the middle).
-    click.echo("taldau worker: loading the engines (compiled on a machine's first use)", err=True)
+    click.echo("taldau worker: loading the engines", err=True)
     for name in NAMES:
-        analyser(name).warm()
+        warm_kernels(
+            name, analyser(name).warm, lambda line, game=name: click.echo(f"{game}: {line}", err=True)
+        )
     app = make_app(broker, service)
     celery_worker = app.Worker(
         hostname=host_format(hostname or f"taldau-{os.getpid()}@%h"),
@@ -1301,14 +1340,23 @@ def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str) -
         without_gossip=True,
         without_mingle=True,
     )
+    stopped_by: list[str] = []  # the signal that asked Celery to stop (its own handlers' report)
+    signals.worker_shutting_down.connect(lambda sig, **_: stopped_by.append(sig), weak=False)
+    # Celery's pool processes die with this one (Celery asks the kernel too, without closing the race of a
+    # parent that dies before the child asks).
+    parent = os.getpid()
+    signals.worker_process_init.connect(lambda **_: die_with_parent(parent), weak=False)
     celery_worker.start()
     code = celery_worker.exitcode
+    if stopped_by:  # Celery exits 1 on Ctrl-C, which is no error to start again after
+        sys.exit(EX_INTERRUPTED if stopped_by[0] == "SIGINT" else code or 0)
     if code not in (0, None):
         click.echo(f"taldau worker: Celery stopped (exit code {code}); restarting in 2 s", err=True)
         time.sleep(2.0)
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execv(sys.executable, [sys.executable, *sys.argv])
+        again = [arg for arg in sys.argv if arg != "--restarted"]
+        os.execv(sys.executable, [sys.executable, *again, "--restarted"])
     sys.exit(code or 0)
 
 
@@ -1316,27 +1364,68 @@ def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str) -
 @click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def status(broker: str, as_json: bool) -> None:
-    """Queue depth, workers alive (a real round trip) and the games being analysed. The broker's password
-    is masked."""
-    from taldau.workers.celery_app import queue_status
+    """Queue depth, workers alive (a real round trip), the games being analysed, and the runs with games
+    queued or running (their id, for `taldau cancel`, and output folder). The broker's password is masked."""
     from taldau.workers.run import BrokerUnavailable
+    from taldau.workers.status import queue_status
 
+    broker = _broker(broker)
     try:
         report = queue_status(broker)
     except BrokerUnavailable as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(EX_UNAVAILABLE)
     if as_json:
-        click.echo(json.dumps(report))
+        click.echo(json.dumps(report.to_json()))
         return
     click.echo(
-        f"broker {report['broker']}: {_count(report['queued'], 'game')} queued, "
-        f"{_count(len(report['workers']), 'worker')} alive"
+        f"broker {report.broker}: {_count(report.queued, 'game')} queued, "
+        f"{_count(len(report.workers), 'worker')} alive"
     )
-    for name in report["workers"]:
+    for name in report.workers:
         click.echo(f"  worker {name}")
-    for job in report["running"]:
-        click.echo(f"  {job['worker']}: {job['source']}, game {job['index']}")
+    for run in report.runs:
+        held = f", {run.reserved} reserved" if run.reserved else ""
+        click.echo(f"  run {run.id} -> {run.out}: {run.queued} queued{held}, {run.running} running")
+    for job in report.running:
+        click.echo(f"  {job.worker}: {job.source}, game {job.index}")
+
+
+@main.command()
+@click.argument("run", required=False)
+@click.option("--out", type=click.Path(file_okay=False), help="Cancel the runs writing to this folder.")
+@click.option("--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per run on stdout.")
+def cancel(run: str | None, out: str | None, broker: str, as_json: bool) -> None:
+    """Withdraw the queued games of RUN (its id, as `taldau status` lists it) or of the runs writing to
+    --out. Games already running finish and are stored; games a worker holds reserved are dropped; a
+    client following the run stops, and the same `analyze` command analyses what is left. Exit 0, 1 when
+    no such run has games queued or running, 69 when the broker is unreachable."""
+    from taldau.workers.run import BrokerUnavailable
+    from taldau.workers.status import UnknownRun, cancel_runs
+
+    if (run is None) == (out is None):
+        raise click.UsageError("give RUN or --out DIR (one of them)")
+    broker = _broker(broker)
+    try:
+        withdrawals = cancel_runs(broker, run=run, out=out)
+    except UnknownRun as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(1)
+    except BrokerUnavailable as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EX_UNAVAILABLE)
+    except ValueError as error:  # TALDAU_VISIBILITY_TIMEOUT
+        raise click.UsageError(str(error)) from None
+    for withdrawal in withdrawals:
+        if as_json:
+            click.echo(json.dumps(withdrawal.to_json()))
+            continue
+        dropped = f", {withdrawal.reserved} reserved dropped" if withdrawal.reserved else ""
+        click.echo(
+            f"run {withdrawal.run} -> {withdrawal.out}: {_count(withdrawal.withdrawn, 'game')} withdrawn"
+            f"{dropped}, {withdrawal.running} running finish"
+        )
 
 
 main.add_command(book)

@@ -6,7 +6,9 @@ Game-agnostic: it yields every record file with a name that says where it came f
 read whole into memory. What cannot or may not be read becomes a ``Refused`` with its name and the reason,
 and the walk goes on: a broken archive, a member larger than ``ReadLimits.max_member_bytes`` or compressed
 more than ``max_ratio`` to 1 (a zip bomb), a member whose path climbs out of the archive (``../x.pgn``,
-``/x.pgn``), a link, an archive inside an archive, an archive or directory with no record file at all.
+``/x.pgn``), a link, an archive inside an archive, an archive or directory with no record file at all, and a
+path that is no regular file (a FIFO, a socket, a device, a broken link: given, or found in a directory),
+which is never opened: a FIFO would block the walk until a writer came.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
+from taldau.games.files import not_regular, open_regular
 from taldau.games.records import MIB, ReadLimits, RecordFile, UnreadableFile
 
 # Files taken from directories and archives, also when compressed (``.pgn.gz``); a path named explicitly is
@@ -69,12 +72,17 @@ def _is_compressed(name: str) -> bool:
     return name.lower().endswith(COMPRESSED_SUFFIX) and not _is_archive(name)
 
 
+def _is_hidden(name: str) -> bool:
+    """Whether a path has a hidden part (``.git/``, ``.x.pgn``) or a macOS resource folder."""
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    return any(part.startswith(".") or part == "__MACOSX" for part in parts if part not in ("..", "/"))
+
+
 def _is_record(name: str) -> bool:
     path = PurePosixPath(name.replace("\\", "/"))
     if _is_compressed(name):
         path = path.with_suffix("")
-    hidden = any(part.startswith(".") or part == "__MACOSX" for part in path.parts if part not in ("..", "/"))
-    return not hidden and (path.suffix.lower() in RECORD_SUFFIXES or _is_archive(name))
+    return not _is_hidden(name) and (path.suffix.lower() in RECORD_SUFFIXES or _is_archive(name))
 
 
 def _climbs_out(name: str) -> bool:
@@ -188,7 +196,7 @@ def _member_refusal(member_name: str, is_file: bool) -> str | None:
 
 
 def _zip_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFile | Refused]:
-    with zipfile.ZipFile(path) as archive:
+    with open_regular(path) as handle, zipfile.ZipFile(handle) as archive:
         found = False
         for member in sorted(archive.infolist(), key=lambda info: info.filename):
             # a member with no name is no record (and zipfile's is_dir raises IndexError on it)
@@ -260,7 +268,7 @@ def _tar_sources(path: Path, name: str, limits: ReadLimits) -> Iterator[RecordFi
     """The record members of a tar, in archive order: read as one stream (decompressed within the ratio
     limit), each record member copied aside so that it can be read more than once. A limit passed stops
     the archive there (the rest of the stream would have to be decompressed to reach the next member)."""
-    with path.open("rb") as raw, _decompressing(raw, limits, None) as stream:
+    with open_regular(path) as raw, _decompressing(raw, limits, None) as stream:
         found = False
         reading = name  # what the stream is read for: a member being copied, else the archive
         try:
@@ -310,7 +318,7 @@ def _file_sources(path: Path, limits: ReadLimits) -> Iterator[RecordFile | Refus
     if not _is_archive(name):
 
         def open_file() -> BinaryIO:
-            return path.open("rb")
+            return open_regular(path)
 
         small = path.stat().st_size <= SMALL_FILE_BYTES and not _is_compressed(name)
         yield _held(name, open_file, limits) if small else _record_file(name, open_file, limits)
@@ -322,6 +330,15 @@ def _file_sources(path: Path, limits: ReadLimits) -> Iterator[RecordFile | Refus
         yield Refused(name, f"cannot read archive: {error}")
 
 
+def _special(path: Path) -> Refused | None:
+    """A path that is no regular file (nor a link to one) refused with what it is; None for a file to read."""
+    try:
+        kind = not_regular(path)
+    except OSError as error:  # gone since it was listed, or not allowed to look
+        return Refused(str(path), f"cannot read file: {error}")
+    return None if kind is None else Refused(str(path), f"{kind}, not a regular file: not read")
+
+
 def iter_sources(paths: Iterable[str | Path], limits: ReadLimits) -> Iterator[RecordFile | Refused]:
     """Every record file under ``paths``, in a stable order (directories walked sorted, zip members sorted,
     tar members in archive order), each to be read before the walk moves on; what is not read is Refused."""
@@ -330,12 +347,22 @@ def iter_sources(paths: Iterable[str | Path], limits: ReadLimits) -> Iterator[Re
         if path.is_dir():
             found = False
             for child in sorted(path.rglob("*")):
-                if child.is_file() and _is_record(str(child.relative_to(path))):
+                relative = str(child.relative_to(path))
+                if child.is_dir() or _is_hidden(relative):
+                    continue
+                refusal = _special(child)
+                if refusal is not None:
+                    yield refusal
+                elif _is_record(relative):
                     found = True
                     yield from _file_sources(child, limits)
             if not found:
                 yield Refused(str(path), "no game record file in this directory")
-        elif path.exists():
-            yield from _file_sources(path, limits)
+        elif path.exists() or path.is_symlink():
+            refusal = _special(path)
+            if refusal is not None:
+                yield refusal
+            else:
+                yield from _file_sources(path, limits)
         else:
             yield Refused(str(path), "no such file or directory")

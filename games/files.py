@@ -3,15 +3,65 @@ own beside the final name (skipped by readers' globs, which never match a leadin
 renamed over the final name. Concurrent writers of the same file leave one whole file, the last one's.
 
 The lowest layer of the package (games, schemas, analysis and workers all write through it), so it
-knows nothing of what is written: the caller passes the function that fills the temporary file."""
+knows nothing of what is written: the caller passes the function that fills the temporary file.
+
+Files are read only when they are regular files (or links to one): a FIFO blocks its reader until a writer
+comes, a device may never end, a socket cannot be read; ``not_regular`` says what such a path is, and
+``open_regular`` opens a file without blocking and refuses it if it is not a regular one."""
 
 from __future__ import annotations
 
 import os
 import secrets
 import socket
+import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
+
+
+def _kind(mode: int) -> str:
+    """What a file of ``mode`` that is not a regular file is."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` is not a file to read (``a FIFO (named pipe)``, ``a socket``, ``a device``, ``a broken
+    link``), None for a regular file or a link to one. A path that does not exist raises OSError."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        if path.is_symlink():
+            return f"a broken link (to {os.readlink(path)})"
+        raise
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+class NotRegularFile(OSError):
+    """A path to read that is not a regular file (a FIFO, a socket, a device)."""
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading in binary, if it is a regular file; raises NotRegularFile otherwise,
+    without waiting for a FIFO's writer."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{_kind(mode)}, not a regular file: not read")
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def temporary_name(path: Path) -> Path:

@@ -19,10 +19,11 @@ import and again when its configuration reloads, and the worker processes starte
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,18 +60,20 @@ def user_cache_root(environ: Mapping[str, str]) -> Path | None:
     return Path(home) / ".cache"
 
 
-def choose_cache_dir(environ: Mapping[str, str]) -> Path | None:
-    """Where numba caches the compiled kernels, in the order of the module docstring; None for no cache."""
+def choose_cache_dir(environ: Mapping[str, str], digest: str | None = None) -> Path | None:
+    """Where numba caches the compiled kernels, in the order of the module docstring (``digest``: that of
+    the sources, computed when not given); None for no cache."""
     candidates = []
     if environ.get("NUMBA_CACHE_DIR"):
         candidates.append(Path(environ["NUMBA_CACHE_DIR"]))
     root = user_cache_root(environ)
     if root is not None:
-        candidates.append(root / "taldau" / "numba" / source_digest())
+        candidates.append(root / "taldau" / "numba" / (digest or source_digest()))
     return next((path for path in candidates if is_writable(path)), None)
 
 
-CACHE_DIR = choose_cache_dir(os.environ)
+SOURCE_DIGEST = source_digest()  # of the sources this process imported: its kernels' and its cache's
+CACHE_DIR = choose_cache_dir(os.environ, SOURCE_DIGEST)
 if CACHE_DIR is not None:
     os.environ["NUMBA_CACHE_DIR"] = str(CACHE_DIR)
 
@@ -89,6 +92,51 @@ def use_threads(count: int) -> int:
     count = max(1, min(count, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     numba.set_num_threads(count)
     return count
+
+
+# CPU seconds of the warm-up of each game's analyser (``Analyser.warm``) with numba's cache empty: the
+# compiling a first run does, once (2026-12-04, 2-core python-svc shared with other jobs: 43 s and 472 s
+# of wall time there; 0.3 s and 1 s of CPU with the cache full).
+FIRST_COMPILE_SECONDS = {"togyz": 15, "backgammon": 185}
+
+
+def warm_marker(game: str, cache_dir: Path | None = CACHE_DIR) -> Path | None:
+    """The file that says ``game``'s kernels are compiled in ``cache_dir`` for the current sources (None
+    without a cache)."""
+    return None if cache_dir is None else cache_dir / f"warm-{game}-{SOURCE_DIGEST}"
+
+
+def needs_compiling(game: str, cache_dir: Path | None = CACHE_DIR) -> bool:
+    """Whether warming ``game``'s analyser compiles its kernels: numba compiles (nothing is cached yet for
+    these sources, or there is no cache at all) and runs them compiled (not ``NUMBA_DISABLE_JIT``)."""
+    if numba.config.DISABLE_JIT:
+        return False
+    marker = warm_marker(game, cache_dir)
+    return marker is None or not marker.exists()
+
+
+def compiling_notice(game: str) -> str:
+    """What a run says, once, before it compiles ``game``'s kernels."""
+    seconds = FIRST_COMPILE_SECONDS.get(game, max(FIRST_COMPILE_SECONDS.values()))
+    return f"compiling (first run on this machine, about {seconds} s)"
+
+
+def warm_kernels(
+    game: str, warm: Callable[[], object], say: Callable[[str], object], cache_dir: Path | None = CACHE_DIR
+) -> None:
+    """Run ``warm`` (``game``'s analyser's warm-up, which compiles its kernels or loads them from numba's
+    cache), first saying ``compiling_notice`` through ``say`` when that compiles; afterwards the cache
+    holds the kernels and later runs say nothing. Processes forked after this inherit the compiled
+    kernels; processes started otherwise load them from the cache."""
+    cold = needs_compiling(game, cache_dir)
+    if cold:
+        say(compiling_notice(game))
+    warm()
+    marker = warm_marker(game, cache_dir)
+    if cold and marker is not None:
+        # a cache that cannot be written: the next run says it compiles again, as it does
+        with contextlib.suppress(OSError):
+            marker.touch()
 
 
 def njit(**options: Any) -> Any:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
@@ -58,7 +58,9 @@ class GameFacts:
     """What a check of an archive reports about one replayed game, in the same shape for every game.
     ``headers`` are the record's tag pairs (a backgammon game has its match's); ``details`` holds the
     game's own fields (Togyz kazans; backgammon winner, points and cube), as JSON values; ``match`` where
-    the game stands in its match (None for a game that is not part of one: Togyz)."""
+    the game stands in its match (None for a game that is not part of one: Togyz). ``warnings`` are what
+    is odd in the record but leaves the game valid (a written result the replay does not take as it
+    stands, say), positioned as errors are."""
 
     source: str
     index: int
@@ -71,6 +73,7 @@ class GameFacts:
     players: tuple[str, ...] = ()
     details: dict[str, object] = field(default_factory=dict)
     match: MatchFacts | None = None
+    warnings: tuple[RecordError, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -94,6 +97,29 @@ class DecisionKind(StrEnum):
     MOVE = "move"
     CUBE = "cube"
     TAKE = "take"
+
+
+def move_numbers(turns: Iterable[tuple[int, str]]) -> list[int]:
+    """The record's move number of each decision of a game, given as (side, kind) in order, numbered as
+    a record's lines number them (Togyz ``1. 76(10) 23``; a Jellyfish match file's ``1) 31: 8/5 6/5
+    64: 24/18 18/14``): the first player opens a line and the second closes it, or opens a line of his
+    own when the first has not (a game the second player begins); so the first player's answer to a
+    double of the second opens the next line. A cube decision followed by its maker's move is one turn:
+    not doubling, then rolling (one cell of the record)."""
+    numbers: list[int] = []
+    number, open_line, previous = 0, False, None
+    for side, kind in turns:
+        if previous == (side, DecisionKind.CUBE) and kind == DecisionKind.MOVE:
+            numbers.append(number)  # the roll after not doubling: the same cell
+        elif side == 0 or not open_line:
+            number += 1
+            open_line = side == 0
+            numbers.append(number)
+        else:
+            open_line = False
+            numbers.append(number)
+        previous = (side, kind)
+    return numbers
 
 
 @dataclass(frozen=True)
@@ -390,6 +416,9 @@ class GameKind(Protocol[Game]):
     name: ClassVar[str]
     book_plies: ClassVar[int]
     """How deep an opening book goes by default, in moves (backgammon: checker plays)."""
+    plies_words: ClassVar[tuple[str, str]]
+    """What ``GameFacts.plies`` counts, in the players' words: singular and plural (Togyz moves,
+    backgammon rolls)."""
 
     @property
     def analyser(self) -> Analyser | None: ...

@@ -1,9 +1,15 @@
 """What every game's record readers share: the limits of a read, the error type that points into a record, a
 capped error list, and record files read as decoded lines.
 
-A record file is read line by line, never whole: bytes are decoded per line (UTF-8, else Windows-1251; a
-UTF-8 BOM is dropped and UTF-16 with a BOM is decoded), and a line longer than the limit is skipped through
-without being kept, so that reading costs memory for one line and one game, not for the file.
+A record file is read line by line, never whole: bytes are decoded per line, as UTF-8 where they are (a
+UTF-8 BOM is dropped and UTF-16 with a BOM is decoded), else in the file's 8-bit code page, and a line longer
+than the limit is skipped through without being kept, so that reading costs memory for one line and one game,
+not for the file.
+
+The code page of a file that is not all UTF-8 is detected once, on its first lines that are not (at most
+DETECT_BYTES of them), by charset-normalizer; where that is unsure (short texts: a name or two), the code
+pages the game's players use win (``RecordFile.encodings``: Windows-1251 for Kazakh and Russian Togyz
+archives, Windows-1252 for backgammon sites), as long as they read the text no worse.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ import codecs
 import io
 import re
 import zlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import BinaryIO, NamedTuple
+
+import charset_normalizer
 
 MAX_ERRORS_PER_GAME = 10
 EXCERPT_CHARS = 40  # how much of a token or line an error message quotes
@@ -23,6 +31,8 @@ KIB = 1024
 MIB = 1024 * KIB
 CHUNK_BYTES = 64 * KIB  # how much of a file is read at a time
 BINARY_SNIFF_BYTES = 8000  # a NUL byte this early makes a file binary (as git decides)
+DETECT_BYTES = 64 * KIB  # at most this much of a file's lines that are not UTF-8 tells its code page
+FALLBACK_ENCODING = "cp1252"  # the code page of a file no game prefers one for and detection cannot place
 
 
 @dataclass(frozen=True)
@@ -107,24 +117,35 @@ class Line(NamedTuple):
 class RecordFile:
     """A record file: its display name, how to open its bytes, and the limits its reading keeps to.
 
+    ``encodings``: the 8-bit code pages its game's records are written in, most used first, preferred when
+    the detection of a file that is not UTF-8 is unsure (none: detection alone decides); a game's kind reads
+    its files with its own (``preferring``).
+
     ``lines`` reads it from the start each time it is called, so a reader may look at a file before reading
     it. Opening must give a fresh stream each time."""
 
     name: str
     open: Callable[[], BinaryIO]
     limits: ReadLimits
+    encodings: tuple[str, ...] = ()
 
     @classmethod
-    def of_bytes(cls, data: bytes, name: str, limits: ReadLimits) -> RecordFile:
+    def of_bytes(
+        cls, data: bytes, name: str, limits: ReadLimits, encodings: tuple[str, ...] = ()
+    ) -> RecordFile:
         """A record file held in memory."""
-        return cls(name, lambda: io.BytesIO(data), limits)
+        return cls(name, lambda: io.BytesIO(data), limits, encodings)
+
+    def preferring(self, encodings: tuple[str, ...]) -> RecordFile:
+        """The same file, read with ``encodings`` preferred where detection is unsure."""
+        return replace(self, encodings=encodings)
 
     def lines(self) -> Iterator[Line]:
         """The lines of the file, decoded; raises UnreadableFile for a file that is not text (a NUL byte in
         its first BINARY_SNIFF_BYTES) or that cannot be read on."""
         try:
             with self.open() as stream:
-                yield from _lines(stream, self.limits.max_line_bytes)
+                yield from _lines(stream, self.limits.max_line_bytes, self.encodings)
         except (OSError, EOFError, zlib.error) as error:
             raise UnreadableFile(f"cannot read: {error}") from error
 
@@ -185,18 +206,55 @@ def _transcoded(chunks: Iterator[bytes], decoder: codecs.IncrementalDecoder) -> 
     yield decoder.decode(b"", final=True).encode("utf-8", errors="replace")
 
 
-def _decode(data: bytes) -> str:
-    """A line's text: UTF-8, else Windows-1251 (the code page of older Kazakh and Russian records)."""
+_ASCII = "".join(map(chr, range(128)))
+
+
+def _extends_ascii(encoding: str) -> bool:
+    """Whether ``encoding`` is an 8-bit code page over ASCII: every byte one character, the first 128 as in
+    ASCII (so that line breaks, moves and tags read the same whatever the code page)."""
+    text = bytes(range(256)).decode(encoding, errors="replace")
+    return len(text) == 256 and text[:128] == _ASCII
+
+
+def legacy_encoding(sample: bytes, preferred: Sequence[str] = ()) -> str:
+    """The 8-bit code page of ``sample``, text that is not UTF-8: charset-normalizer's best guess among the
+    code pages over ASCII, unless one of the ``preferred`` code pages (in order) reads the sample with no
+    more chaos (its measure of unlikely characters: a Cyrillic letter inside a Latin word, say) than that
+    guess, which is what detection is unsure of in short texts. ``FALLBACK_ENCODING`` when nothing reads
+    it."""
+    sample = sample[:DETECT_BYTES]
+    guess = next((m for m in charset_normalizer.from_bytes(sample) if _extends_ascii(m.encoding)), None)
+    for encoding in preferred:
+        match = charset_normalizer.from_bytes(sample, cp_isolation=[encoding]).best()
+        if match is not None and (guess is None or match.chaos <= guess.chaos):
+            return encoding
+    if guess is not None:
+        return guess.encoding
+    return preferred[0] if preferred else FALLBACK_ENCODING
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode(data: bytes, encoding: str) -> str:
+    """A line's text: UTF-8, else the file's code page ``encoding``."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("cp1251", errors="replace")
+        return data.decode(encoding, errors="replace")
 
 
-def _lines(stream: BinaryIO, max_bytes: int) -> Iterator[Line]:
+def _lines(stream: BinaryIO, max_bytes: int, preferred: Sequence[str] = ()) -> Iterator[Line]:
     """The decoded lines of ``stream``; a line over ``max_bytes`` is refused (its start kept for messages),
-    as is a line holding NUL bytes."""
+    as is a line holding NUL bytes. Lines that are not UTF-8 are read in the code page detected on the first
+    block of lines that holds any (see ``legacy_encoding``), with ``preferred`` code pages first."""
     number = 0
+    encoding: str | None = None  # the file's code page, once a line that is not UTF-8 is met
     for item in _split(_chunks(stream), max_bytes):
         if isinstance(item, tuple):
             start, length = item
@@ -214,12 +272,17 @@ def _lines(stream: BinaryIO, max_bytes: int) -> Iterator[Line]:
                 number += 1
                 yield Line(number, text)
             continue
-        for data in _BREAK.split(item):
+        lines = _BREAK.split(item)
+        if encoding is None:
+            sample = b"\n".join(data for data in lines if b"\x00" not in data and not _is_utf8(data))
+            encoding = legacy_encoding(sample, preferred) if sample else None
+        for data in lines:
             number += 1
+            text = _decode(data, encoding or FALLBACK_ENCODING)
             if b"\x00" in data:
-                yield Line(number, "", f"NUL bytes (binary data) in the line: {excerpt(_decode(data))}")
+                yield Line(number, "", f"NUL bytes (binary data) in the line: {excerpt(text)}")
             else:
-                yield Line(number, _decode(data))
+                yield Line(number, text)
 
 
 def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[bytes | tuple[bytes, int]]:

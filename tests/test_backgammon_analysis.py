@@ -161,7 +161,7 @@ def test_annotate_prints_a_match_with_its_verdicts() -> None:
     games = list(read_games(EXAMPLE.read_bytes(), EXAMPLE.name))
     rolls = sum(step.action.kind is ActionKind.ROLL for game in games for step in game.steps)
     assert full.output.count(" rolls ") == rolls
-    assert full.output.count("Game ") == len(games)
+    assert full.output.count("Game statistics for game ") == len(games)
     marked = [
         line
         for line in full.output.splitlines()

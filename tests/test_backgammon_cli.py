@@ -140,7 +140,7 @@ def test_validate_reports_an_illegal_move(tmp_path: Path) -> None:
     error = "line 92, column 34: move 3: 24/18: no checker of player 2 on 24"
     assert output.splitlines() == [
         f"{bad}, game 4 (lasse vs simon_haag): {error}",
-        "4 games, 3 valid, 1 invalid, 141 plies",
+        "4 games, 3 valid, 1 invalid, 141 rolls",
     ]
     code, output = run("validate", "--json", str(bad))
     assert code == 1
@@ -161,7 +161,7 @@ def test_validate_a_directory_of_togyz_and_backgammon(tmp_path: Path) -> None:
     assert kinds == {("togyz.txt", "togyz", "compact"), ("backgammon.mat", "backgammon", "jellyfish")}
     assert game_results(report) == GALAXY_RESULTS
     code, output = run("validate", str(tmp_path))
-    assert code == 0 and output == "7 games, 7 valid, 0 invalid, 402 plies\n"
+    assert code == 0 and output == "7 games, 7 valid, 0 invalid, 179 backgammon rolls, 223 togyz moves\n"
 
 
 # --- show

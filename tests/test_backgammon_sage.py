@@ -263,7 +263,7 @@ def test_same_numbers_whatever_the_batch_threads_or_process(evaluator: sage.Sage
     assert np.array_equal(sage.SageEvaluator(threads=2).evaluate(boards, 1), together)
     again = pickle.loads(pickle.dumps(evaluator))
     assert again.threads == 1 and again.version == evaluator.version
-    with pytest.raises(ValueError, match="plies must be 0..3"):
+    with pytest.raises(ValueError, match=r"plies must be 0\.\.3"):
         evaluator.evaluate(boards, 4)
 
 

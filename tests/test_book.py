@@ -291,7 +291,7 @@ def test_cli_build_show_tree_merge(tmp_path: Path) -> None:
     text = runner.invoke(main, ["book", "show", str(out), "start"]).stdout
     assert "5 games" in text and "76(10)" in text
     tree = runner.invoke(main, ["book", "tree", str(out), "--depth", "2"]).stdout.splitlines()
-    assert tree[:2] == ["76(10)  3 games 33.3%", "  98  3 games 66.7%"]
+    assert tree[:2] == ["76(10)  3 games 33.3% over 3 results", "  98  3 games 66.7% over 3 results"]
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     result = runner.invoke(

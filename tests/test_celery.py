@@ -541,7 +541,7 @@ def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
 
     def started(name: str) -> None:
         path = tmp_path / f"{name}.err"
-        wait_for(lambda: b"0/8 tasks" in path.read_bytes(), 120, f"the {name} client")
+        wait_for(lambda: b"0/8 games" in path.read_bytes(), 120, f"the {name} client")
 
     try:
         first, second = client("first"), client("second")
@@ -599,14 +599,15 @@ def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
         client.join(timeout=300)
         manifest = outcome["manifest"]
         assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
-        parts = {path: path.stat().st_mtime_ns for path in out.glob("parts/*/*/part-*.parquet")}
-        assert len(parts) == 8 + 9
+        stored = {path: path.stat().st_mtime_ns for path in out.glob("*/*.parquet")}  # compacted; no parts
+        assert len(stored) == 2 and not list(out.glob("parts/*/*/part-*.parquet"))
         wait_for(lambda: "delivered again, dropped" in survivor.log.read_text(), 120, "the old task")
         wait_for(lambda: broker.client().hlen("unacked") == 0, 30, "the old task to be acknowledged")
     finally:
         if survivor is not None:
             survivor.stop()
-    assert {path: path.stat().st_mtime_ns for path in out.glob("parts/*/*/part-*.parquet")} == parts
+    assert {path: path.stat().st_mtime_ns for path in out.glob("*/*.parquet")} == stored
+    assert not list(out.glob("parts/*/*/part-*.parquet"))
     assert taldau_keys(broker.client()) == []
 
 
@@ -704,15 +705,14 @@ def test_backgammon_matches_on_celery_give_the_local_rows_one_task_per_match(
     assert any(move["mark"] for move in moves) and any(move["luck_mark"] for move in moves)
     cube = [move for move in moves if move["kind"] != "move"]
     assert all(None not in (m["no_double"], m["double_take"], m["double_pass"], m["verdict"]) for m in cube)
-    # One task per match: a part per match in the store, named after the task of the match's games, and
-    # one delivery each.
+    # One task per match: the match's games name one task, delivered once; its parts are gone once
+    # compacted.
     key = json.loads((celery / "manifest.json").read_text())["key"]
-    parts = {path.name for path in celery.glob(f"parts/{key}/moves/part-*.parquet")}
     tasks = {
         name: {row["task"] for row in rows if file_name(row["source"]) == name} for name in BACKGAMMON_MATCHES
     }
     assert all(len(task) == 1 for task in tasks.values())
-    assert parts == {f"part-{task}.parquet" for (task,) in tasks.values()}
+    assert not list(celery.glob(f"parts/{key}/*/part-*.parquet"))
     received = worker.received()
     assert len(received) == len(set(received)) == len(BACKGAMMON_MATCHES)
 

@@ -30,7 +30,10 @@ def test_validate_json_of_the_examples(togyz_examples: Path) -> None:
     code, output = run("validate", "--json", str(togyz_examples))
     assert code == 0
     report = json.loads(output)
-    assert report["summary"] == {"games": 16, "valid": 16, "invalid": 0, "plies": 1180}
+    assert report["summary"] == {  # scoresheet.txt's second game is the sample's sixth
+        **{"files": 5, "games": 15, "valid": 15, "invalid": 0, "plies": 1156, "duplicates": 1},
+        **{"not_records": 0, "not_read": 0, "other_game": 0},
+    }
     game = report["games"][0]
     assert set(game) >= {"source", "index", "plies", "result", "termination", "kazans", "errors"}
     terminations = {g["termination"] for g in report["games"]}
@@ -50,8 +53,8 @@ def test_validate_reports_bad_games_and_keeps_going(tmp_path: Path, togyz_exampl
         "bad.pgn, game 1 (w vs b): line 5, column 11: move 1... 86(10): "
         "recorded destination pit 6, but the last stone falls in White's pit 7"
     )
-    assert lines[1].endswith("empty.pgn: line 1, column 1: empty file: no game record found")
-    assert lines[-1] == "9 games, 7 valid, 2 invalid, 583 plies"
+    assert lines[1].endswith("empty.pgn: empty file: no game record found")
+    assert lines[-1] == "3 files, 8 games: 7 valid, 1 invalid, 583 moves; 1 not a record"
 
     code, output = run("validate", "--json", str(tmp_path / "bad.pgn"))
     assert code == 1
@@ -69,12 +72,12 @@ def test_validate_reports_bad_games_and_keeps_going(tmp_path: Path, togyz_exampl
 def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     (tmp_path / "one.pgn").write_text(ONE_PLY_GAME)
     code, output = run("validate", str(tmp_path / "one.pgn"))
-    assert code == 0 and output == "1 game, 1 valid, 0 invalid, 1 ply\n"
+    assert code == 0 and output == "1 file, 1 game: 1 valid, 0 invalid, 1 move\n"
     out = tmp_path / "out"
     code, output = run("analyze", str(tmp_path / "one.pgn"), "--out", str(out), "--depth", "1", "--jobs", "1")
     assert code == 0
-    assert f"1 game: 1 analysed, 0 invalid, 0 failed, 1 ply -> {out}\n" in output
-    assert "0/1 task, " in output and "1/1 task, " in output
+    assert f"1 game: 1 analysed, 0 invalid, 0 failed, 1 decision -> {out}\n" in output
+    assert "0/1 games, " in output and "1/1 games, " in output
 
 
 def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> None:
@@ -90,7 +93,8 @@ def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> 
     code, output = run("validate", "--json", str(tmp_path / "games.zip"), str(tmp_path / "games.tar.gz"))
     assert code == 1
     report = json.loads(output)
-    assert report["summary"]["games"] == 15 and report["summary"]["invalid"] == 1
+    summary = report["summary"]  # round2.pgn is round1.pgn again
+    assert (summary["games"], summary["duplicates"], summary["invalid"]) == (8, 7, 1)
     sources = {g["source"].removeprefix(f"{tmp_path}/") for g in report["games"]}
     assert sources == {"games.zip:2024/round1.pgn", "games.zip:2024/broken.pgn", "games.tar.gz:round2.pgn"}
 
@@ -251,7 +255,12 @@ def test_validate_reports_an_overlong_line_in_a_short_message(tmp_path: Path, to
     code, output = run("validate", "--json", str(tmp_path / "long.pgn"))
     assert code == 1 and len(output) < 10_000
     report = json.loads(output)
-    assert report["summary"] == {"games": 8, "valid": 7, "invalid": 1, "plies": 581}
+    assert {key: report["summary"][key] for key in ("games", "valid", "invalid", "plies")} == {
+        "games": 8,
+        "valid": 7,
+        "invalid": 1,
+        "plies": 581,
+    }
     [error] = report["games"][-1]["errors"]
     assert (error["line"], error["column"]) == (sample.count(b"\n") + 2, 1)
     assert error["message"].startswith("line of 3,000,003 bytes, longer than the limit of 1,048,576 bytes")
@@ -273,11 +282,12 @@ def test_validate_refuses_bombs_and_paths_out_of_the_archive(tmp_path: Path, tog
     assert code == 1
     lines = [line.removeprefix(f"{tmp_path}/") for line in output.splitlines()]
     assert lines[0].startswith("bomb.zip:bomb.pgn: refused: compressed 1,0")
-    assert lines[1:] == [
+    assert lines[1:3] == [
         "paths.tar.gz:../up.pgn: its path is absolute or climbs out of the archive: refused, not read",
         "paths.tar.gz:/abs.pgn: its path is absolute or climbs out of the archive: refused, not read",
-        "9 games, 6 valid, 3 invalid, 446 plies",
     ]
+    assert lines[3] == f"paths.tar.gz:in.txt, game 1: duplicate of {tmp_path}/bomb.zip:good.txt, game 1"
+    assert lines[-1] == "5 files, 3 games: 3 valid, 0 invalid, 223 moves; 3 not read, 3 duplicates"
 
 
 def test_validate_reads_gz_files_and_utf16(tmp_path: Path, togyz_examples: Path) -> None:
@@ -285,7 +295,7 @@ def test_validate_reads_gz_files_and_utf16(tmp_path: Path, togyz_examples: Path)
     text = (togyz_examples / "app-export.pgn").read_text(encoding="utf-8-sig")
     (tmp_path / "app-utf16.pgn").write_bytes(text.encode("utf-16"))
     code, output = run("validate", str(tmp_path))
-    assert (code, output) == (0, "5 games, 5 valid, 0 invalid, 399 plies\n")
+    assert (code, output) == (0, "2 files, 5 games: 5 valid, 0 invalid, 399 moves\n")
     plain = run("validate", str(togyz_examples / "compact.txt"), str(togyz_examples / "app-export.pgn"))
     assert plain == (code, output)
 
@@ -296,7 +306,7 @@ def test_validate_and_analyze_say_when_there_is_no_game(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["validate", str(tmp_path / "empty.zip")])
     assert result.exit_code == 1
     assert result.stdout == f"{tmp_path}/empty.zip: no game record file in this archive\n" + (
-        "1 game, 0 valid, 1 invalid, 0 plies\n"
+        "1 file, 0 games: 0 valid, 0 invalid; 1 not read\n"
     )
     assert result.stderr == f"error: no game found under {tmp_path}/empty.zip\n"
 

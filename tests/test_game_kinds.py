@@ -147,7 +147,7 @@ def test_plan_yields_a_task_per_togyz_game_and_skips_backgammon(togyz_examples: 
     tasks = [item for item in items if isinstance(item, GameTask)]
     assert tasks and all(len(task.games) == 1 and task.id == task.games[0].game_id for task in tasks)
     skipped = [item for item in items if not isinstance(item, GameTask)]
-    assert [(item.index, getattr(item, "reason", "")) for item in skipped] == [
+    assert [(item.index, getattr(item, "detail", "")) for item in skipped] == [
         (index, "a backgammon game; this run analyses togyz") for index in (1, 2, 3, 4)
     ]
     assert GameTask.from_json(tasks[0].to_json()) == tasks[0]

@@ -171,3 +171,21 @@ def test_the_players_table_sorts_in_the_browser_and_reads_without_script(
         "return Array.from(document.querySelectorAll('table.players tbody tr'), r => r.cells[3].textContent)"
     )
     assert accuracy == sorted(accuracy, key=float, reverse=True) and len(accuracy) == len(served)
+
+
+def test_a_match_shows_its_score_line_above_its_games(
+    browser: webdriver.Chrome, reports: dict[str, Path]
+) -> None:
+    """The Backgammon Studio match: its heading row is shown with the match's length and players, and its
+    game's event and date come from the file's ``Event`` and ``EventDate``."""
+    browser.get((reports["backgammon"] / "index.html").as_uri())
+    heading = browser.execute_script(
+        "const row = document.querySelector('table.games tr.match-heading');"
+        "return row && row.getBoundingClientRect().height > 0 ? row.textContent : null"
+    )
+    assert heading is not None and heading.startswith("7-point match, Llabba ")
+    assert "Llabba: PR " in heading and "Iradch49: PR " in heading
+    event = browser.execute_script(
+        "return document.querySelector('table.games tbody tr:not(.match-heading)').cells[4].textContent"
+    )
+    assert event.strip() == "Online match 2023.05.15"

@@ -18,6 +18,7 @@ and another client took its result: its parts on disk tell how it ended."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -31,11 +32,11 @@ from celery import Celery, states
 from celery.exceptions import Ignore, TaskRevokedError
 from celery.utils.log import get_task_logger
 from kombu.exceptions import OperationalError
-from kombu.utils.url import maybe_sanitize_url
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 from taldau.analysis.batch import BatchSettings, GameTask
 
+from .broker import celery_url, safe_url
 from .run import (
     MAX_DELIVERIES,
     BrokerUnavailable,
@@ -64,6 +65,15 @@ _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL
 BROKER_DOWN = (redis.ConnectionError, redis.TimeoutError, OperationalError)
 
 logger = get_task_logger(__name__)
+
+
+class Cancelled(Interrupted):
+    """`taldau cancel` withdrew the run's queued games while its client followed them: ``left`` games are
+    not analysed (a rerun of the same command analyses them)."""
+
+    def __init__(self, left: int) -> None:
+        super().__init__(left, 0)
+        self.args = (f"cancelled with {left} games left",)
 
 
 @dataclass(frozen=True)
@@ -110,11 +120,6 @@ class ServiceSettings:
         }
 
 
-def safe_url(broker: str) -> str:
-    """The broker URL with its password masked, as Celery's banner shows it."""
-    return str(maybe_sanitize_url(broker))
-
-
 def redis_client(broker: str) -> redis.Redis:
     """A Redis client on the broker that rides out a restart of a few seconds (ten tries, backing off up
     to 2 s between them)."""
@@ -141,9 +146,10 @@ def task_id(spec: RunSpec, task: str) -> str:
 
 
 def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
-    """The Celery app of taldau on ``broker`` (a redis:// URL), used by workers and clients alike."""
+    """The Celery app of taldau on ``broker`` (a URL that ``broker.parse_broker`` accepts), used by workers
+    and clients alike."""
     service = service or ServiceSettings()
-    app = Celery("taldau", broker=broker, backend=broker)
+    app = Celery("taldau", broker=celery_url(broker), backend=celery_url(broker))
     transport = service.transport_options()
     # Every task is sent with its own limits (its analyser's budget); the app's are the ceiling.
     soft, hard = time_limits(service.visibility_timeout / 2, service.visibility_timeout)
@@ -207,15 +213,73 @@ def ping_workers(app: Celery, timeout: float = 2.0, limit: int | None = None) ->
     return sorted(name for reply in replies for name in reply)
 
 
-def queued_task_ids(client: redis.Redis) -> list[str]:
-    """The ids of the tasks waiting in the queue, oldest last."""
-    ids = []
+@dataclass(frozen=True)
+class QueuedMessage:
+    """A task message waiting in the queue: its task id, its body as kombu stores it (``encoded``: in
+    base64), and its bytes as they are in the queue (what takes it off)."""
+
+    task: str
+    body: str
+    encoded: bool
+    raw: bytes
+
+    def run(self) -> RunSpec | None:
+        """The run that sent the task; None for a message that is not a taldau task."""
+        try:
+            body = base64.b64decode(self.body) if self.encoded else self.body
+            return RunSpec.from_json(json.loads(body)[0][1])
+        except (ValueError, KeyError, TypeError, IndexError):
+            return None
+
+
+def queued_messages(client: redis.Redis) -> list[QueuedMessage]:
+    """The task messages waiting in the queue, oldest last."""
+    messages = []
     for raw in client.lrange(QUEUE, 0, -1):
         try:
-            ids.append(json.loads(raw)["headers"]["id"])
-        except (ValueError, KeyError, TypeError):  # not a Celery task message
+            message = json.loads(raw)
+            encoding = message.get("properties", {}).get("body_encoding")
+            task, body = message["headers"]["id"], message["body"]
+            messages.append(QueuedMessage(task, body, encoding == "base64", raw))
+        except (ValueError, KeyError, TypeError, AttributeError):  # not a Celery task message
             continue
-    return ids
+    return messages
+
+
+def queued_task_ids(client: redis.Redis) -> list[str]:
+    """The ids of the tasks waiting in the queue, oldest last."""
+    return [message.task for message in queued_messages(client)]
+
+
+def take_off_queue(client: redis.Redis, messages: Collection[QueuedMessage]) -> list[QueuedMessage]:
+    """Take ``messages`` off the queue; returns those that were still there (a worker may have taken
+    one meanwhile)."""
+    pipe = client.pipeline(transaction=False)
+    for message in messages:
+        pipe.lrem(QUEUE, 1, message.raw)  # type: ignore[arg-type]
+    return [message for message, removed in zip(messages, pipe.execute(), strict=True) if removed]
+
+
+def mark_finished(client: redis.Redis, run: str, service: ServiceSettings) -> None:
+    """Mark run ``run`` over (or cancelled), for as long as one of its tasks held by a killed worker (or put
+    back in the queue by a stopping worker) may be delivered again: workers drop such tasks."""
+    client.set(FINISHED_KEY.format(run), 1, ex=service.visibility_timeout * (MAX_DELIVERIES + 1))
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def forget(app: Celery, client: redis.Redis, run: str, tasks: Collection[str]) -> None:
+    """Remove the delivery counts, results and run ``run``'s markers of ``tasks``."""
+    release = client.register_script(_RELEASE)
+    for batch in _chunks(sorted(tasks), SEND_BATCH):
+        pipe = client.pipeline(transaction=False)
+        for task in batch:
+            pipe.delete(DELIVERIES_KEY.format(task), app.backend.get_key_for_task(task))
+            release(keys=[QUEUED_KEY.format(task)], args=[run], client=pipe)
+        pipe.execute()
 
 
 def held_task_ids(app: Celery) -> set[str] | None:
@@ -290,11 +354,6 @@ class Watch:
         return lost
 
 
-def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 class _Client:
     """The client side of one run on the broker: claims and sends tasks, follows them to the end, and
     cleans up after itself."""
@@ -306,7 +365,6 @@ class _Client:
         self.spec = spec
         self.settings = BatchSettings.from_json(spec.settings)
         self.store = ResultStore(spec.out, spec.key)
-        self.release = self.redis.register_script(_RELEASE)
         self.pending: dict[str, tuple[dict[str, Any], int]] = {}  # task id -> (task, times sent again)
         self.sent: set[str] = set()  # task ids whose marker this run set
 
@@ -409,29 +467,23 @@ class _Client:
         """Take the run's tasks still waiting off the queue and remove the delivery counts, results and this
         run's markers of ``tasks`` (the run stops: a rerun sends them again)."""
         mine = set(self.pending) & self.sent
-        for raw in self.redis.lrange(QUEUE, 0, -1):
-            try:
-                task = json.loads(raw)["headers"]["id"]
-            except (ValueError, KeyError, TypeError):
-                continue
-            if task in mine:
-                self.redis.lrem(QUEUE, 1, raw)  # type: ignore[arg-type]
+        waiting = [message for message in queued_messages(self.redis) if message.task in mine]
+        take_off_queue(self.redis, waiting)
         self.cleanup(tasks)
 
     def cleanup(self, tasks: Collection[str]) -> None:
         """Remove the delivery counts, results and this run's markers of ``tasks``."""
-        for batch in _chunks(sorted(tasks), SEND_BATCH):
-            pipe = self.redis.pipeline(transaction=False)
-            for task in batch:
-                pipe.delete(DELIVERIES_KEY.format(task), self.result_key(task))
-                self.release(keys=[QUEUED_KEY.format(task)], args=[self.spec.id], client=pipe)
-            pipe.execute()
+        forget(self.app, self.redis, self.spec.id, tasks)
 
     def mark_finished(self) -> None:
-        """Mark the run over, for as long as one of its tasks held by a killed worker (or put back in the
-        queue by a stopping worker) may be delivered again: workers drop such tasks."""
-        seconds = self.service.visibility_timeout * (MAX_DELIVERIES + 1)
-        self.redis.set(FINISHED_KEY.format(self.spec.id), 1, ex=seconds)
+        """Mark the run over: workers drop its tasks delivered again."""
+        mark_finished(self.redis, self.spec.id, self.service)
+
+    def check_cancelled(self, watch: Watch) -> None:
+        """Raise Cancelled when `taldau cancel` has marked this run over (looked at as often as the
+        workers are)."""
+        if time.monotonic() >= watch.next_look and self.redis.exists(FINISHED_KEY.format(self.spec.id)):
+            raise Cancelled(len(self.pending))
 
     def wait_for_broker(self, watch: Watch, error: Exception) -> None:
         """The broker is restarting: wait a second, or give up when no worker has answered for the
@@ -465,6 +517,7 @@ class _Client:
             patiently(lambda: self.submit(games))
             while self.pending:
                 try:
+                    self.check_cancelled(watch)
                     for task in watch.look(self.pending):
                         self.resend(task, "lost by its worker each time it was sent", finished)
                     if self.collect(finished):
@@ -494,23 +547,3 @@ def celery_executor(broker: str, service: ServiceSettings | None = None) -> Exec
         _Client(broker, settings, spec).run(tasks, finished)
 
     return run
-
-
-def queue_status(broker: str) -> dict[str, Any]:
-    """Queue depth, workers alive (real round trip) and the games they are analysing."""
-    app = make_app(broker)
-    workers = ping_workers(app)
-    client = redis_client(broker)
-    active = app.control.inspect(timeout=2.0).active() or {}
-    running = [
-        {
-            "worker": worker,
-            "task": job["id"],
-            "source": job["args"][0]["source"],
-            "index": job["args"][0]["index"],
-        }
-        for worker, jobs in active.items()
-        for job in jobs
-        if job.get("args")
-    ]
-    return {"broker": safe_url(broker), "queued": client.llen(QUEUE), "workers": workers, "running": running}

@@ -16,13 +16,16 @@ import traceback
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taldau.analysis.batch import BatchSettings, GameTask, Skipped, analyse_task, plan
+from taldau.analysis.accounting import Inputs, NotUsed
+from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
+from taldau.games.jit import warm_kernels
+from taldau.games.processes import worker_pool
 from taldau.schemas import GameRow, Status
 
 from .store import ResultStore, RunRecord
@@ -87,16 +90,26 @@ def failed_rows(task: GameTask, settings: BatchSettings, error: str) -> list[Gam
     ]
 
 
-def _report(task: GameTask, key: str, status: str, plies: int, outcome: str, problem: str | None = None):
-    """What a task reports to the client: its status (``ok`` unless a game of it is not) and plies, what
-    the task did (``stored``, ``exists``: already stored, ``refused``), the key it computed, its host, and a
-    problem if any."""
+def _report(
+    task: GameTask,
+    key: str,
+    status: str,
+    plies: int,
+    outcome: str,
+    problem: str | None = None,
+    decisions: int = 0,
+):
+    """What a task reports to the client: its status (``ok`` unless a game of it is not), games, plies and
+    decisions (its ``moves`` rows), what the task did (``stored``, ``exists``: already stored,
+    ``refused``), the key it computed, its host, and a problem if any."""
     return {
         "task": task.id,
         "source": task.source,
         "index": task.index,
         "status": status,
+        "games": len(task.games),
         "plies": plies,
+        "decisions": decisions,
         "outcome": outcome,
         "key": key,
         "worker": socket.gethostname(),
@@ -139,7 +152,8 @@ def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
     if not spec.redo and store.done(game.id):
         stored = store.stored(game.id)
         if stored is not None:
-            return _report(game, batch.key, stored["status"], stored["plies"], "exists")
+            decisions = store.decisions(game.id)
+            return _report(game, batch.key, stored["status"], stored["plies"], "exists", None, decisions)
     try:
         moves, rows = analyse_task(game, batch)
     except Exception as error:  # a failed task is reported in its rows, the batch goes on
@@ -150,7 +164,8 @@ def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
     except OSError as error:
         return _report(game, batch.key, Status.FAILED, 0, "refused", f"cannot write in {spec.out}: {error}")
     status = next((row.status for row in rows if row.status is not Status.OK), Status.OK)
-    return _report(game, batch.key, status, sum(row.plies for row in rows), "stored")
+    decisions = 0 if moves is None else moves.num_rows
+    return _report(game, batch.key, status, sum(row.plies for row in rows), "stored", None, decisions)
 
 
 def check_stored(result: dict[str, Any], store: ResultStore, worker: str | None = None) -> None:
@@ -169,7 +184,10 @@ def check_stored(result: dict[str, Any], store: ResultStore, worker: str | None 
 
 @dataclass
 class Progress:
-    """What a run has done so far, for progress displays."""
+    """What a run has done so far, for progress displays: ``total``, ``done`` and ``resumed`` in tasks;
+    ``games``, ``games_done``, ``games_resumed`` (analysed by an earlier run), ``analysed`` (by this one),
+    ``failed`` and ``invalid`` in games; ``plies`` as the records count them (backgammon: rolls) and
+    ``decisions`` analysed (moves; backgammon: checker plays and cube decisions)."""
 
     total: int = 0
     done: int = 0
@@ -177,19 +195,33 @@ class Progress:
     plies: int = 0
     failed: int = 0
     invalid: int = 0
+    games: int = 0
+    games_done: int = 0
+    games_resumed: int = 0
+    analysed: int = 0
+    decisions: int = 0
     started: float = field(default_factory=time.perf_counter)
 
     def add(self, result: dict[str, Any]) -> None:
         self.done += 1
         self.plies += int(result["plies"])
-        self.failed += result["status"] == Status.FAILED
+        games = int(result.get("games", 1))
+        self.games_done += games
+        self.analysed += games if result["status"] == Status.OK else 0
+        self.decisions += int(result.get("decisions", 0))
+        self.failed += games if result["status"] == Status.FAILED else 0
 
 
 Executor = Callable[[list[dict[str, Any]], RunSpec, Callable[[dict[str, Any]], None]], None]
 
 
-def local_executor(jobs: int) -> Executor:
-    """Run tasks on a pool of ``jobs`` worker processes, at most ``jobs`` at a time.
+def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> Executor:
+    """Run tasks on a pool of ``jobs`` worker processes (no more than there are tasks), at most ``jobs``
+    at a time; the processes die with this one, also when it is killed.
+
+    The run's game is warmed in this process before the pool starts: the workers, forked from it, inherit
+    its compiled kernels and loaded engine instead of each compiling the same kernels on a machine's first
+    run; ``say`` is told once, before, when that compiles (``games.jit.warm_kernels``).
 
     A worker process that dies (a crash, an out-of-memory kill) breaks the pool: the games it was running
     are then run again one at a time in a pool of their own, so that only the game that kills its process
@@ -197,9 +229,14 @@ def local_executor(jobs: int) -> Executor:
     """
 
     def run(tasks: list[dict[str, Any]], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
+        if not tasks:
+            return
+        settings = _settings(json.dumps(spec.settings, sort_keys=True))
+        warm_kernels(settings.game, settings.analyser.warm, say)
         queue = deque(tasks)
+        processes = min(jobs, len(tasks))
         while queue:
-            for suspect in _run_pool(queue, jobs, spec, finished):
+            for suspect in _run_pool(queue, processes, spec, finished):
                 _run_alone(suspect, spec, finished)
 
     return run
@@ -209,7 +246,7 @@ def _run_pool(
     queue: deque[dict[str, Any]], jobs: int, spec: RunSpec, finished: Callable[[dict[str, Any]], None]
 ) -> list[dict[str, Any]]:
     """Run tasks from ``queue`` until it is empty or the pool breaks; returns the tasks in flight then."""
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with worker_pool(jobs) as pool:
         flying: dict[Future, dict[str, Any]] = {}
         while queue or flying:
             while queue and len(flying) < jobs:
@@ -234,7 +271,7 @@ def _run_pool(
 def _run_alone(task: dict[str, Any], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
     """Run one game in a pool of its own, up to MAX_DELIVERIES times if its process dies."""
     for _ in range(MAX_DELIVERIES):
-        with ProcessPoolExecutor(max_workers=1) as pool:
+        with worker_pool(1) as pool:
             try:
                 finished(pool.submit(store_task, task, spec).result())
                 return
@@ -253,32 +290,37 @@ def run_analysis(
     progress: Callable[[Progress], None] = lambda _: None,
 ) -> dict[str, Any]:
     """Analyse every game under ``paths`` into ``out``; returns the manifest, whose ``counts`` and
-    ``failures`` are this run's games (``folder`` has the totals of the output folder)."""
+    ``failures`` are this run's games, ``inputs`` what became of every file and game under ``paths``
+    (``folder`` has the totals of the output folder). With ``resume``, the tasks already analysed in
+    ``out`` (compacted, or in parts) are not run again."""
     spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings.to_json(), settings.key, not resume)
     store = ResultStore(spec.out, settings.key)
     store.check_settings()
     store.prepare()
     state = Progress()
     planned_tasks: list[GameTask] = []
-    seen: set[str] = set()  # game ids
-    skipped: list[dict[str, Any]] = []
+    done = store.analysed() if resume else frozenset()
+    game_ids: set[str] = set()
+    inputs = Inputs()
     for item in plan(paths, settings):
-        if isinstance(item, Skipped):
-            skipped.append(asdict(item))
+        if isinstance(item, NotUsed):
+            inputs.skip(item)
             continue
         if isinstance(item, GameRow):
+            inputs.game(item.source, valid=False)
             store.write(item.game_id, None, [item])
-            seen.add(item.game_id)
+            game_ids.add(item.game_id)
             state.invalid += 1
             continue
-        planned = {game.game_id for game in item.games}
-        if planned <= seen:  # the same game (match) twice in the archive: one analysis, one row each
-            continue
-        seen |= planned
-        if resume and store.done(item.id):
+        for game in item.games:
+            inputs.game(item.source, valid=True)
+            game_ids.add(game.game_id)
+        if item.id in done:
             state.resumed += 1
+            state.games_resumed += len(item.games)
             continue
         planned_tasks.append(item)
+    state.games = sum(len(task.games) for task in planned_tasks)
     # the longest first (by decisions; archive order among equals), so that no long match is left to
     # run alone at the end while the other workers wait
     tasks = [task.to_json() for task in sorted(planned_tasks, key=lambda task: -task.plies)]
@@ -293,5 +335,5 @@ def run_analysis(
     try:
         executor(tasks, spec, finished)
     except KeyboardInterrupt:  # the local pool: nothing stays queued
-        raise Interrupted(state.total - state.done, 0) from None
-    return store.compact(settings.describe(), RunRecord(spec.id, frozenset(seen), tuple(skipped)))
+        raise Interrupted(state.games - state.games_done, 0) from None
+    return store.compact(settings.describe(), RunRecord(spec.id, frozenset(game_ids), inputs))

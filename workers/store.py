@@ -1,4 +1,4 @@
-"""Where results go: per-game Parquet parts written atomically, compacted at the end, and a manifest.
+"""Where results go: per-task Parquet parts written atomically, compacted at the end, and a manifest.
 
 Layout of an output directory::
 
@@ -7,15 +7,23 @@ Layout of an output directory::
                                                         row is a part of its own, named by its game id
     moves/<settings key>-00000.parquet                  compacted, sorted by game and ply, zstd
     games/<settings key>-00000.parquet                  compacted, sorted by source and index
-    manifest.json                                       settings, schema versions, the last run's counts
-                                                        and failures, and the folder's totals
-    .lock                                               held while compacting and writing the manifest
+    manifest.json                                       settings, schema versions, the last run's counts,
+                                                        failures and inputs, and the folder's totals
+    .lock                                               exists only while compacting (or reading the
+                                                        compacted files for a task) and is then removed
 
 A part is written to a temporary name that does not end in ``.parquet`` (readers' globs skip it) and names
 its writer (host, process id and a random tag), synced and renamed: a game analysed twice (a redelivered
 task) overwrites its part instead of duplicating it, and two writers never share a temporary file. The
 client makes the part folders before any task is sent; a writer never creates them, so a worker that does
 not see the output folder (another machine's mount, a deleted folder) writes nothing.
+
+Compaction merges the parts into the compacted files (a part's games replace the rows of the same games
+stored before: a task analysed again), writes the manifest, then removes the parts it merged, under the
+folder's lock. The compacted files are then the record of what is done: a resumed run skips the tasks
+whose rows there are ``ok`` (and those whose parts are there, from a run not compacted yet). Parts written
+meanwhile (another run's workers writing into the same folder) stay for the next compaction; the part
+folders stay, since another run's workers may be about to write in them.
 """
 
 from __future__ import annotations
@@ -25,15 +33,16 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from taldau.analysis.accounting import Inputs, Unused
 from taldau.games.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
@@ -70,22 +79,46 @@ def _writer_alive(temporary: Path) -> bool:
 
 @contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    """Hold the output folder's lock (an exclusive ``flock`` on ``folder/.lock``)."""
-    with open(folder / ".lock", "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    """Hold the output folder's lock (an exclusive ``flock`` on ``folder/.lock``), and remove the lock file
+    when done. A holder checks that the file it locked is still the one at ``.lock``: one that waited on a
+    file removed meanwhile locks the new one instead."""
+    path = folder / ".lock"
+    while True:
+        handle = open(path, "a+b")  # noqa: SIM115 (closed below, after the unlock)
         try:
-            yield
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                current = os.stat(path).st_ino
+            except FileNotFoundError:
+                current = None
+            if current != os.fstat(handle.fileno()).st_ino:
+                continue  # removed by the holder before us: lock the file there now
+            try:
+                yield
+            finally:
+                path.unlink(missing_ok=True)
+            return
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            handle.close()
 
 
 @dataclass(frozen=True)
 class RunRecord:
-    """What a run contributes to the manifest: its id, the games it was given, and the games it skipped."""
+    """What a run contributes to the manifest: its id, the games it was given, and what became of every
+    input under its paths (``inputs``: files not records or not read, duplicates, games skipped)."""
 
     id: str
     game_ids: frozenset[str]
-    skipped: tuple[dict[str, Any], ...] = ()
+    inputs: Inputs = field(default_factory=Inputs)
+
+    def skipped(self) -> list[dict[str, Any]]:
+        """The manifest's ``skipped``: the valid games of another kind than the run's."""
+        return [
+            {"source": item.source, "index": item.index, "reason": item.detail}
+            for item in self.inputs.not_used
+            if item.reason is Unused.OTHER_GAME
+        ]
 
 
 def _counts(games: pa.Table, plies: int) -> dict[str, int]:
@@ -131,24 +164,75 @@ class ResultStore:
         return self.parts / table / f"part-{identity}.parquet"
 
     def done(self, identity: str) -> bool:
-        """Whether the task is analysed: both parts stored (a failed task has no moves part, so a rerun
-        tries it again)."""
+        """Whether the task's parts are here, both of them (a failed task has no moves part, so a rerun
+        tries it again). A worker asks this of a task delivered again; a run asks ``analysed`` once."""
         return self.part("games", identity).exists() and self.part("moves", identity).exists()
 
+    def analysed(self) -> frozenset[str]:
+        """The ids of the tasks analysed in this folder: those whose compacted ``games`` rows are all
+        ``ok`` and those whose two parts are here (the parts of a task tell how it ended last, when it has
+        both)."""
+        with_parts = {
+            path.stem.removeprefix("part-") for path in (self.parts / "games").glob("part-*.parquet")
+        }
+        moves = {path.stem.removeprefix("part-") for path in (self.parts / "moves").glob("part-*.parquet")}
+        # Without the lock (a run starts while another compacts): the parts are listed first, and compaction
+        # writes the compacted files before it removes the parts it merged, so no task is missed.
+        rows = self._compacted("games", GAMES_SCHEMA, columns=["task", "status"])
+        tasks = rows.column("task").to_pylist()
+        statuses = rows.column("status").to_pylist()
+        failed = {task for task, status in zip(tasks, statuses, strict=True) if status != Status.OK}
+        compacted = {task for task in tasks if task is not None} - failed - with_parts
+        return frozenset(compacted | (with_parts & moves))
+
     def stored(self, identity: str) -> dict[str, Any] | None:
-        """The status (``ok`` unless a game of it is not) and plies of the task's stored ``games`` rows,
-        None when it has none."""
+        """The status (``ok`` unless a game of it is not) and plies of the task's stored ``games`` rows (in
+        its part, or compacted), None when it has none."""
         try:
             rows = pq.read_table(self.part("games", identity), columns=["status", "plies"]).to_pylist()
         except FileNotFoundError:
+            rows = self._compacted_task(identity)
+        if not rows:
             return None
         status = next((row["status"] for row in rows if row["status"] != Status.OK), Status.OK)
         return {"task": identity, "status": str(status), "plies": sum(row["plies"] for row in rows)}
 
+    def decisions(self, identity: str) -> int:
+        """The number of ``moves`` rows (decisions) of a task whose parts are here; 0 when it has none."""
+        try:
+            return pq.ParquetFile(self.part("moves", identity)).metadata.num_rows
+        except FileNotFoundError:
+            return 0
+
     def missing(self, identity: str, status: str) -> list[Path]:
-        """The parts a task stored with ``status`` should have and that are not here."""
+        """The parts a task stored with ``status`` should have and that are not here (nor merged into the
+        compacted files since)."""
         tables = TABLES if status == Status.OK else ("games",)
-        return [path for path in (self.part(table, identity) for table in tables) if not path.exists()]
+        absent = [path for path in (self.part(table, identity) for table in tables) if not path.exists()]
+        if absent and self._compacted_task(identity):
+            return []
+        return absent
+
+    def _compacted_task(self, identity: str) -> list[dict[str, Any]]:
+        """The status and plies of the task's compacted ``games`` rows."""
+        with _locked(self.out):
+            rows = self._compacted(
+                "games", GAMES_SCHEMA, columns=["status", "plies"], where=pc.field("task") == identity
+            )
+        return rows.to_pylist()
+
+    def _compacted(
+        self,
+        name: str,
+        schema: pa.Schema,
+        columns: list[str] | None = None,
+        where: pc.Expression | None = None,
+    ) -> pa.Table:
+        """The compacted rows of ``name`` (``games`` or ``moves``) of this key."""
+        files = sorted((self.out / name).glob(f"{self.key}-*.parquet"))
+        tables = [pq.read_table(path, schema=schema, columns=columns, filters=where) for path in files]
+        empty = schema.empty_table() if columns is None else schema.empty_table().select(columns)
+        return pa.concat_tables([empty, *tables])
 
     def write(self, identity: str, moves: pa.Table | None, rows: list[GameRow]) -> None:
         """Store one task: its moves (if any), then its games rows, each atomically."""
@@ -157,32 +241,32 @@ class ResultStore:
         write_atomic(games_table(rows), self.part("games", identity))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
-        """Merge the parts into sorted files and write the manifest, holding the folder's lock; returns
-        the manifest.
+        """Merge the parts into the compacted files, write the manifest and remove the parts merged, holding
+        the folder's lock; returns the manifest.
 
-        ``counts``, ``failures`` and ``skipped`` describe the run's own games (those it was given, analysed
-        now or before); ``folder`` holds the totals of every game stored under this key, other runs' too.
-        Temporary files are removed only when their writer is gone (see ``_writer_alive``).
+        ``counts``, ``failures``, ``skipped`` and ``inputs`` describe the run's own games and inputs (those
+        it was given, analysed now or before); ``folder`` holds the totals of every game stored under this
+        key, other runs' too. Temporary files are removed only when their writer is gone (see
+        ``_writer_alive``); a part is removed only as it was merged (not one written again meanwhile).
         """
         with _locked(self.out):
             for leftover in self.parts.glob("*/.part-*.tmp"):
                 if not _writer_alive(leftover):
                     leftover.unlink(missing_ok=True)
-            games = self._read("games", GAMES_SCHEMA).sort_by(
-                [("source", "ascending"), ("index", "ascending")]
-            )
-            moves = self._read("moves", MOVES_SCHEMA).sort_by(
-                [("game_id", "ascending"), ("ply", "ascending")]
-            )
+            merged = self._merge()
+            games = merged["games"].sort_by([("source", "ascending"), ("index", "ascending")])
+            moves = merged["moves"].sort_by([("game_id", "ascending"), ("ply", "ascending")])
             for name, table in (("games", games), ("moves", moves)):
                 folder = self.out / name
                 folder.mkdir(exist_ok=True)
-                for stale in folder.glob(f"{self.key}-*.parquet"):
-                    stale.unlink()
+                written = set()
                 for number, start in enumerate(range(0, max(table.num_rows, 1), ROWS_PER_FILE)):
-                    write_atomic(
-                        table.slice(start, ROWS_PER_FILE), folder / f"{self.key}-{number:05d}.parquet"
-                    )
+                    path = folder / f"{self.key}-{number:05d}.parquet"
+                    write_atomic(table.slice(start, ROWS_PER_FILE), path)
+                    written.add(path)
+                for stale in folder.glob(f"{self.key}-*.parquet"):
+                    if stale not in written:
+                        stale.unlink()
             ids = pa.array(sorted(run.game_ids), pa.string())
             own = games.filter(pc.is_in(games.column("game_id"), value_set=ids))
             own_plies = pc.sum(pc.is_in(moves.column("game_id"), value_set=ids).cast(pa.int64())).as_py()
@@ -196,6 +280,7 @@ class ResultStore:
                 for row in own.select(["source", "index", "status", "error"]).to_pylist()
                 if row["status"] != Status.OK
             ]
+            counts = _counts(own, own_plies or 0)
             manifest = {
                 "key": self.key,
                 "settings": settings,
@@ -204,16 +289,62 @@ class ResultStore:
                     "games": GAMES_SCHEMA.metadata[b"taldau.schema_version"].decode(),
                 },
                 "run": run.id,
-                "counts": _counts(own, own_plies or 0),
+                "counts": counts,
                 "failures": failures,
-                "skipped": list(run.skipped),
+                "skipped": run.skipped(),
+                "inputs": _inputs(run.inputs, counts),
                 "folder": {"counts": _counts(games, moves.num_rows)},
             }
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
             write_text_atomic(text, self.out / "manifest.json")
+            for path, stamp in merged["parts"]:
+                if _stamp(path) == stamp:
+                    path.unlink(missing_ok=True)
         return manifest
 
-    def _read(self, name: str, schema: pa.Schema) -> pa.Table:
-        files = sorted((self.parts / name).glob("part-*.parquet"))
-        tables: Iterable[pa.Table] = (pq.read_table(path, schema=schema) for path in files)
-        return pa.concat_tables([schema.empty_table(), *tables])
+    def _merge(self) -> dict[str, Any]:
+        """The compacted tables with the parts merged in (a part's games replace the compacted rows of the
+        same game ids, and their moves), and the parts merged with their stamps. A ``moves`` part is merged
+        with its ``games`` part only (one whose games part is not there yet waits for the next time)."""
+        stamped = [(path, _stamp(path)) for path in sorted((self.parts / "games").glob("part-*.parquet"))]
+        stamped = [(path, stamp) for path, stamp in stamped if stamp is not None]
+        new_games = _concat(GAMES_SCHEMA, [pq.read_table(path, schema=GAMES_SCHEMA) for path, _ in stamped])
+        parts = list(stamped)
+        moves_tables = []
+        for path, _ in stamped:
+            moves_part = self.parts / "moves" / path.name
+            stamp = _stamp(moves_part)
+            if stamp is not None:
+                moves_tables.append(pq.read_table(moves_part, schema=MOVES_SCHEMA))
+                parts.append((moves_part, stamp))
+        new_moves = _concat(MOVES_SCHEMA, moves_tables)
+        replaced = pc.unique(new_games.column("game_id"))
+        games, moves = self._compacted("games", GAMES_SCHEMA), self._compacted("moves", MOVES_SCHEMA)
+        kept_games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=replaced)))
+        kept_moves = moves.filter(pc.invert(pc.is_in(moves.column("game_id"), value_set=replaced)))
+        return {
+            "games": _concat(GAMES_SCHEMA, [kept_games, new_games]),
+            "moves": _concat(MOVES_SCHEMA, [kept_moves, new_moves]),
+            "parts": parts,
+        }
+
+
+def _inputs(inputs: Inputs, counts: dict[str, int]) -> dict[str, Any]:
+    """The manifest's ``inputs``: what became of every file and game under the run's paths, with the games
+    ``analysed`` (now or before) and ``failed`` among the valid ones."""
+    found = inputs.to_json()
+    head = {"files": found.pop("files"), "games": found.pop("games")}
+    return {**head, "analysed": counts["ok"], "failed": counts["failed"], **found}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """A file's inode and modification time (a part written again has others), None when it is gone."""
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_ino, status.st_mtime_ns
+
+
+def _concat(schema: pa.Schema, tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables([schema.empty_table(), *tables])

@@ -37,6 +37,7 @@ from taldau.schemas.book import (
 )
 from taldau.schemas.files import write_atomic
 
+from ..accounting import Inputs
 from .aggregate import aggregate
 from .inputs import (
     BookSettings,
@@ -59,6 +60,20 @@ class BookMismatch(ValueError):
     """A book folder holds a book of other settings than asked for (another game or depth)."""
 
 
+def _mismatch(folder: Path, stored: dict[str, Any], asked: dict[str, Any]) -> str:
+    """The refusal of a build into ``folder`` whose book has other settings, for people (one line)."""
+    if (stored.get("game"), stored.get("max_ply")) == (asked["game"], asked["max_ply"]):
+        return (
+            f"{folder} holds a book of schema {stored.get('schema')}, and this version writes schema "
+            f"{asked['schema']}: build the book again in another --out folder"
+        )
+    return (
+        f"{folder} holds a book of {stored.get('game')} games {stored.get('max_ply')} moves deep, not of "
+        f"{asked['game']} games {asked['max_ply']} moves deep: give --game {stored.get('game')} --max-ply "
+        f"{stored.get('max_ply')} to grow it, or another --out folder"
+    )
+
+
 @dataclass
 class BuildReport:
     """What one build or merge did: the inputs it read now, those it found already read (``resumed``), those
@@ -70,6 +85,31 @@ class BuildReport:
     replaced: list[str] = field(default_factory=list)
     unread: list[InputReport] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
+    resumed_reports: list[InputReport] = field(default_factory=list)
+    copies: list[tuple[InputReport, str]] = field(default_factory=list)
+
+    def inputs(self) -> Inputs:
+        """This build's record files and their games, counted as ``validate`` and ``analyze`` count them
+        (``taldau.analysis.accounting``): a file of the same content as an earlier one of the build
+        (``copies``, with the earlier one's name) has only duplicates, a game of a file found in another
+        file before counts as a duplicate there."""
+        stored = {entry["digest"]: entry for entry in self.manifest.get("inputs", [])}
+        tally = Inputs(files=len(self.unread), not_read=len(self.unread))
+        originals = [InputReport.from_json(stored.get(r.digest, r.to_json())) for r in self.read]
+        originals += [InputReport.from_json(stored.get(r.digest, r.to_json())) for r in self.resumed_reports]
+        counted = [(report, False) for report in originals] + [(report, True) for report, _ in self.copies]
+        for report, copy in counted:
+            if report.kind != "records":
+                continue
+            valid = report.games - report.partial
+            tally.files += 1
+            tally.not_records += report.not_record
+            tally.other_game += report.other_game
+            tally.invalid += report.partial
+            tally.duplicates += report.duplicates + (valid if copy else 0)
+            tally.valid += 0 if copy else valid
+        tally.games = tally.valid + tally.invalid
+        return tally
 
 
 class Book:
@@ -105,9 +145,7 @@ class Book:
         if self.manifest_path.exists():
             stored = self.manifest()["settings"]
             if stored != settings.describe():
-                raise BookMismatch(
-                    f"{self.folder} holds a book of other settings ({stored}), not {settings.describe()}"
-                )
+                raise BookMismatch(_mismatch(self.folder, stored, settings.describe()))
         for name in PARTS:
             (self.folder / name).mkdir(parents=True, exist_ok=True)
         if not self.manifest_path.exists():
@@ -128,6 +166,11 @@ class Book:
     def reports(self) -> list[InputReport]:
         """The reports of every input of the book, by part name."""
         return [report for table in PARTS for _, report in self._reports(table)]
+
+    def report(self, table: str, digest: str) -> InputReport:
+        """The report of the input whose part is ``digest``."""
+        metadata = pq.read_schema(self.part(table, digest)).metadata or {}
+        return InputReport.from_json(json.loads(metadata[REPORT_KEY]))
 
     def _reports(self, table: str) -> list[tuple[Path, InputReport]]:
         found = []
@@ -152,14 +195,40 @@ class Book:
         ]
         return pa.concat_tables([schema.empty_table().replace_schema_metadata(None), *tables])
 
+    def unique_plies(self) -> tuple[pa.Table, dict[Path, int]]:
+        """The ``plies`` rows of every part, but those of a game found in an earlier part (in the order of
+        the parts' names): a game in two files counts once. Returns them and, per part, the number of its
+        games found before."""
+        schema = PARTS["plies"]
+        seen: set[str] = set()
+        found_before: dict[Path, int] = {}
+        tables = [schema.empty_table().replace_schema_metadata(None)]
+        for path in self.parts("plies"):
+            rows = pq.read_table(path, schema=schema).replace_schema_metadata(None)
+            ids = set(pc.unique(rows["game_id"]).to_pylist())
+            before = ids & seen
+            if before:
+                found_before[path] = len(before)
+                keep = pc.invert(pc.is_in(rows["game_id"], value_set=pa.array(sorted(before), pa.string())))
+                rows = rows.filter(keep)
+            seen |= ids
+            tables.append(rows)
+        return pa.concat_tables(tables), found_before
+
     def finish(self, min_games: int) -> dict[str, Any]:
         """Aggregate every part into the ``positions`` and ``moves`` tables and the lookup file, then the
         manifest; returns the manifest."""
-        positions, moves = aggregate(self.rows("plies"), self.rows("evals"), min_games)
+        plies, found_before = self.unique_plies()
+        positions, moves = aggregate(plies, self.rows("evals"), min_games)
         write_atomic(positions, self.folder / "positions.parquet")
         write_atomic(moves, self.folder / "moves.parquet")
         publish(self.folder / "lookup.npy", lambda temporary: write_lookup(moves, temporary))
-        reports = self.reports()
+        reports = []
+        for table in PARTS:
+            for path, report in self._reports(table):
+                report.games -= found_before.get(path, 0)
+                report.duplicates += found_before.get(path, 0)
+                reports.append(report)
         records = [report for report in reports if report.kind == "records"]
         manifest = {
             "settings": self.settings().describe(),
@@ -168,7 +237,7 @@ class Book:
             "counts": {
                 "games": sum(report.games for report in records),
                 "partial": sum(report.partial for report in records),
-                "plies": sum(report.rows for report in records),
+                "plies": plies.num_rows,
                 "analysed_games": sum(report.games for report in reports if report.kind == "analysis"),
                 "evaluations": sum(report.rows for report in reports if report.kind == "analysis"),
                 "positions": positions.num_rows,
@@ -201,30 +270,43 @@ def build_book(
     min_games: int = 1,
     limits: ReadLimits | None = None,
     progress: Callable[[InputReport], None] = lambda report: None,
+    found: Callable[[int], None] = lambda inputs: None,
 ) -> BuildReport:
     """Build (or grow, or resume) the book in ``out`` from the record files under ``paths`` and the
     analysis folders ``analyses`` (an analysis folder among ``paths`` counts as one of ``analyses``: it
     brings the engine's judgements, the games come from their records). Inputs already in the book are
     not read again; an input read before under the same name with other content (a file that changed,
-    an analysis folder that grew) replaces its earlier part; ``progress`` hears of every input read."""
+    an analysis folder that grew) replaces its earlier part; ``found`` hears how many inputs there are
+    before any is read, ``progress`` of every input read."""
     book = Book(out)
     book.prepare(settings)
     given = list(paths)
     records = [path for path in given if not is_analysis(path)]
     folders = [*analyses, *(path for path in given if is_analysis(path))]
     report = BuildReport()
+    met: dict[str, str] = {}  # the digests of this build's inputs, with the first input of each
     items: list[Input | InputReport] = list(record_inputs(records, settings, limits or ReadLimits()))
     items += [analysis_input(folder, settings) for folder in folders]
+    found(len(items))
     for item in items:
         if isinstance(item, InputReport):
             report.unread.append(item)
             progress(item)
             continue
         table = "plies" if item.file is not None else "evals"
+        reader = read_records if item.file is not None else read_analysis
         if book.part(table, item.digest).exists():
-            report.resumed.append(item.name)
+            if item.digest in met:  # the same content as an input before it: read for its report only
+                _, copy = reader(item, settings)
+                report.copies.append((copy, met[item.digest]))
+                progress(copy)
+            else:
+                report.resumed.append(item.name)
+                report.resumed_reports.append(book.report(table, item.digest))
+            met.setdefault(item.digest, item.name)
             continue
-        rows, read = (read_records if item.file is not None else read_analysis)(item, settings)
+        met[item.digest] = item.name
+        rows, read = reader(item, settings)
         if book.drop_earlier(table, item.name):
             report.replaced.append(item.name)
         book.add(table, rows, read)

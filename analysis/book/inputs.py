@@ -29,6 +29,7 @@ from taldau.games.records import ReadLimits, RecordFile, UnreadableFile
 from taldau.games.registry import detect_game, game_kind
 from taldau.schemas.book import BOOK_EVALS_SCHEMA, BOOK_PLIES_SCHEMA, BOOK_SCHEMA_VERSION
 
+from ..accounting import NotUsed, Place, Unused, place_id
 from ..validation import GameCheck, describe
 
 HASH_CHUNK = 1 << 20
@@ -60,7 +61,10 @@ class InputReport:
     """What one input gave: its name, its ``digest`` (what names its part), the games counted, those of them
     with errors (``partial``: counted up to the first move the rules refuse, whole when the errors are only
     wrong claims about legal moves), the opening moves taken (``rows``) and what was reported (a bad game
-    by file, game and line; a file of another game; an unreadable file)."""
+    by file, game and line; a file of another game; an unreadable file). What was not counted, as
+    ``taldau.analysis.accounting`` names it: ``not_record`` (1 for a file with no game record),
+    ``other_game`` (the games of a file of the other game), ``duplicates`` (games found again in the same
+    file; those found in another input are counted when the book is aggregated)."""
 
     source: str
     digest: str
@@ -69,6 +73,9 @@ class InputReport:
     partial: int = 0
     rows: int = 0
     skipped: list[str] = field(default_factory=list)
+    not_record: int = 0
+    other_game: int = 0
+    duplicates: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,15 +169,30 @@ def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputRe
         found = detect_game(item.file)
         if found.name != settings.game:
             report.skipped.append(f"{item.name}: {found.name} games; this book is of {settings.game}")
+            report.other_game = sum(found.facts(game).index > 0 for game in found.read_file(item.file))
             return BOOK_PLIES_SCHEMA.empty_table(), report
+        first: dict[str, Place] = {}  # where each valid game of the file was found first
         for game in kind.read_file(item.file):
             facts = kind.facts(game)
+            if facts.index == 0:  # no game record in the file
+                report.not_record += 1
+                detail = facts.errors[0].message if facts.errors else "no game found"
+                report.skipped.append(NotUsed(item.name, 0, Unused.NOT_RECORD, detail).describe())
+                continue
             if facts.errors:
                 report.skipped.append(describe(GameCheck(kind.name, facts)))
                 report.partial += 1
+                identity = place_id(kind.name, facts)
+            else:
+                identity = kind.identity(game)
+                place = first.setdefault(identity, Place(facts.source, facts.index))
+                if place != Place(facts.source, facts.index):
+                    report.duplicates += 1
+                    duplicate = NotUsed(facts.source, facts.index, Unused.DUPLICATE, first=place)
+                    report.skipped.append(duplicate.describe())
+                    continue
             opening = kind.opening(game, plies)
             report.games += 1
-            identity = kind.identity(game)
             points = opening.points
             for ply, move in enumerate(opening.plies):
                 side = move.mover

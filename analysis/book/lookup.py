@@ -95,7 +95,14 @@ class LookupMove:
     best: bool
 
     @property
+    def results(self) -> int:
+        """The games with a known result, which ``score`` and the W/D/L rest on (``games`` counts the
+        others too)."""
+        return self.wins + self.draws + self.losses
+
+    @property
     def score(self) -> float | None:
+        """The share of the points of its ``results`` games that went to the mover; None without one."""
         played = self.points_won + self.points_lost
         return self.points_won / played if played > 0 else None
 

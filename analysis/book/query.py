@@ -19,21 +19,27 @@ START = "start"
 @dataclass(frozen=True)
 class Entry:
     """A position of the book with one roll (backgammon; "" for Togyz): its text, the games that reached
-    it, the engine's mean value of it and best move (None without analyses), and its moves, most played
-    first."""
+    it and how many of them have a known result (``results``), the engine's mean value of it and best move
+    (None without analyses), and its moves, most played first."""
 
     key: int
     dice: str
     position: str
     games: int
+    results: int
     eval: float | None
     best_move: str | None
     moves: tuple[LookupMove, ...]
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["moves"] = [{**asdict(move), "score": move.score} for move in self.moves]
+        data["moves"] = [move_json(move) for move in self.moves]
         return data
+
+
+def move_json(move: LookupMove) -> dict[str, Any]:
+    """A book move as JSON: its record's fields, the games with a result its score rests on and the score."""
+    return {**asdict(move), "results": move.results, "score": move.score}
 
 
 def position_key(book: Book, position: str) -> int:
@@ -64,8 +70,11 @@ def entries(book: Book, key: int, dice: str | None = None) -> list[Entry]:
         if dice is not None and row["dice"] != dice:
             continue
         own = tuple(move for move in moves if move.dice == row["dice"])
+        results = row["wins"] + row["draws"] + row["losses"]
         found.append(
-            Entry(key, row["dice"], row["position"], row["games"], row["eval"], row["best_move"], own)
+            Entry(
+                key, row["dice"], row["position"], row["games"], results, row["eval"], row["best_move"], own
+            )
         )
     return found
 

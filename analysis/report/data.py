@@ -12,17 +12,25 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from taldau.analysis.review import MARKS
+from taldau.games.kind import MarkScale, move_numbers
+from taldau.games.registry import analyser
 
 MARK_NAMES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
 MARK_PLURALS = {"?!": "inaccuracies", "?": "mistakes", "??": "blunders"}
 DIAGRAM_MARKS = ("?", "??")  # the marks whose positions a game page draws
 SIDES = ("white", "black")  # the tables' prefixes of the first and the second player's columns
+# Where records write the date of a game (PGN and Togyz archives ``Date``; Jellyfish files of gnubg,
+# BackgammonGalaxy and Backgammon Studio ``EventDate``, as the SGF reader names ``DT`` too; lichess's PGN
+# ``UTCDate``), and its event (``Event``; BackgammonGalaxy writes none: its ``Site``).
+DATE_HEADERS = ("Date", "EventDate", "UTCDate")
+EVENT_HEADERS = ("Event", "Site")
 
 
 class ReportError(ValueError):
@@ -106,6 +114,9 @@ class Game:
     cube: int | None
     names: tuple[str | None, str | None] = (None, None)
     moves: list[Move] = field(default_factory=list)
+    task: str | None = None
+    winner: int | None = None
+    points: int | None = None
 
     @property
     def players(self) -> tuple[str, str]:
@@ -122,11 +133,39 @@ class Game:
         """The game's page, relative to the report's folder."""
         return f"games/{self.game_id}.html"
 
+    @property
+    def event(self) -> str:
+        """The event the record names (its site when it names none), or ""."""
+        return next((self.headers[name] for name in EVENT_HEADERS if self.headers.get(name)), "")
+
+    @property
+    def date(self) -> str:
+        """The date the record gives, under whichever header its format uses, or ""."""
+        return next((self.headers[name] for name in DATE_HEADERS if self.headers.get(name)), "")
+
+    @property
+    def in_match(self) -> bool:
+        """Whether the game is part of a match (backgammon; its rows have the match columns)."""
+        return self.match_length is not None
+
+    @cached_property
+    def numbers(self) -> dict[int, int]:
+        """Each decision's number as a report shows it: in a match the match file's own move number (the
+        number of its Jellyfish line, as ``taldau annotate`` prints it), else the ply from 1."""
+        if not self.in_match:
+            return {move.ply: move.ply + 1 for move in self.moves}
+        found = move_numbers((move.side, move.kind) for move in self.moves)
+        return {move.ply: number for move, number in zip(self.moves, found, strict=True)}
+
+    def move_label(self, move: Move) -> str:
+        """``Move 7`` (a match's move number) or ``Ply 8``."""
+        return f"{'Move' if self.in_match else 'Ply'} {self.numbers[move.ply]}"
+
     def matches(self, query: str) -> bool:
         """Whether ``query`` (any case) is part of a player's name, the event, site, date or round, the
         record file's name or the game's id."""
-        words = [*self.players, self.source, self.game_id]
-        words += [self.headers.get(name, "") for name in ("Event", "Site", "Date", "Round")]
+        words = [*self.players, self.source, self.game_id, self.date]
+        words += [self.headers.get(name, "") for name in ("Event", "Site", "Round")]
         needle = query.casefold()
         return any(needle in word.casefold() for word in words)
 
@@ -163,6 +202,80 @@ class Player:
 
 
 @dataclass(frozen=True)
+class MatchSide:
+    """One player's figures over the analysed games of a match, summed from its ``games`` rows as the
+    ``games`` table's notes say (error / counted is the error rate; PR and rating band from it through
+    the analyser's scale: None where the scale has none)."""
+
+    name: str
+    counted: int
+    error: float
+    pr: float | None
+    rating: str | None
+
+    @property
+    def mean_loss(self) -> float | None:
+        return self.error / self.counted if self.counted else None
+
+
+@dataclass(frozen=True)
+class Match:
+    """The games of one match (backgammon), in order, its score line and each player's figures over its
+    analysed games (None when none was analysed)."""
+
+    games: list[Game]
+    sides: tuple[MatchSide, MatchSide] | None
+
+    @property
+    def players(self) -> tuple[str, str]:
+        return self.games[0].players
+
+    @property
+    def score(self) -> tuple[int, int] | None:
+        """The score after the last game of the match (the score before it and the points it won)."""
+        last = self.games[-1]
+        if last.match_score is None:
+            return None
+        score = list(last.match_score)
+        if last.winner is not None and last.points:
+            score[last.winner] += last.points
+        return score[0], score[1]
+
+    @property
+    def title(self) -> str:
+        """``7-point match, Alice 7 - Bob 4`` (``money session, ...`` for money play)."""
+        length = self.games[0].match_length
+        kind = f"{length}-point match" if length else "money session"
+        if self.score is None:
+            return f"{kind}, {self.players[0]} - {self.players[1]}"
+        return f"{kind}, {self.players[0]} {self.score[0]} - {self.players[1]} {self.score[1]}"
+
+
+def _match_sides(games: list[Game], scale: MarkScale | None) -> tuple[MatchSide, MatchSide] | None:
+    analysed = [game for game in games if game.sides is not None]
+    if not analysed:
+        return None
+    found = []
+    for side, name in enumerate(games[0].players):
+        counted = sum(game.sides[side].counted for game in analysed if game.sides)
+        error = sum(game.sides[side].error for game in analysed if game.sides)
+        rate = error / counted if counted else None
+        pr = None if scale is None or rate is None else scale.performance(rate)
+        rating = None if scale is None or rate is None else scale.rating(rate)
+        found.append(MatchSide(name, counted, error, pr, rating))
+    return found[0], found[1]
+
+
+@dataclass(frozen=True)
+class Section:
+    """Rows of the index's games table: the games of one match under its heading, or games that are not
+    part of a match (``match`` None); ``games`` with their numbers in the table."""
+
+    match: Match | None
+    games: list[tuple[int, Game]]
+
+
+@dataclass(frozen=True)
 class Archive:
     """What a report shows: the analysis' settings (the manifest's), the games (those the query kept)
     with their moves, in the tables' order (by record file and index)."""
@@ -174,6 +287,39 @@ class Archive:
     @property
     def analysed(self) -> list[Game]:
         return [game for game in self.games if game.status == "ok"]
+
+    @property
+    def has_pr(self) -> bool:
+        """Whether the analysis rates its players (PR and rating band: backgammon)."""
+        return any(side.pr is not None for game in self.analysed for side in game.sides or ())
+
+    def sections(self) -> list[Section]:
+        """The games in the tables' order, those of a match grouped under it (a match: the games of one
+        record file and task, in order; its invalid games join it by their file), the others as they
+        come."""
+        groups: list[tuple[bool, list[tuple[int, Game]]]] = []  # (a match's, its numbered games)
+        by_match: dict[tuple[str, str], list[tuple[int, Game]]] = {}
+        tasks = {game.source: game.task for game in self.games if game.in_match and game.task}
+        for number, game in enumerate(self.games, start=1):
+            if not game.in_match:
+                if not groups or groups[-1][0]:
+                    groups.append((False, []))
+                groups[-1][1].append((number, game))
+                continue
+            key = (game.source, game.task or tasks.get(game.source) or "")
+            if key not in by_match:
+                by_match[key] = []
+                groups.append((True, by_match[key]))
+            by_match[key].append((number, game))
+        sections = []
+        for in_match, numbered in groups:
+            if not in_match:
+                sections.append(Section(None, numbered))
+                continue
+            numbered.sort(key=lambda pair: pair[1].index)
+            games = [game for _, game in numbered]
+            sections.append(Section(Match(games, _match_sides(games, _scale(games[0].game))), numbered))
+        return sections
 
     def mark_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(MARKS, 0)
@@ -198,6 +344,14 @@ class Archive:
         blunders = [(game, move) for game in self.analysed for move in game.moves if move.mark == "??"]
         blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
         return blunders[:count]
+
+
+def _scale(game: str) -> MarkScale | None:
+    """The mark scale of a game's analyser (None for a game without one)."""
+    try:
+        return analyser(game).scale
+    except (ValueError, KeyError):
+        return None
 
 
 def _table(folder: Path, name: str, columns: list[str] | None = None) -> pa.Table:
@@ -258,6 +412,9 @@ def _game(row: dict[str, Any]) -> Game:
         ),
         cube=row.get("cube"),
         names=(row.get(SIDES[0]), row.get(SIDES[1])),  # the games table's White / Black, or the players
+        task=row.get("task"),
+        winner=row.get("winner"),
+        points=row.get("points"),
     )
     if row["status"] != "ok":
         return game

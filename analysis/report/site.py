@@ -147,6 +147,7 @@ def write_report(
     index_text = environment.get_template("index.html").render(
         archive=archive,
         games=archive.games,
+        sections=archive.sections(),
         analysed=analysed,
         plies=sum(len(game.moves) for game in analysed),
         marks=archive.mark_counts(),

@@ -23,7 +23,6 @@ from taldau.games.kind import (
     Annotation,
     CubeEquities,
     Decision,
-    DecisionKind,
     GameAnalysis,
     GameFacts,
     MarkScale,
@@ -36,6 +35,7 @@ from taldau.games.kind import (
 from taldau.games.records import RecordFile
 
 from . import recognises as is_backgammon
+from .analysis_text import analysis_text
 from .cubeful import cubeless_emg
 from .engine import load_evaluator
 from .eval import Evaluator
@@ -50,6 +50,9 @@ from .writer import format_action, write_jellyfish
 
 DEFAULT_PLIES = 2  # gnubg's default analysis
 BOOK_PLIES = 10  # an opening book's default depth, in checker plays (five of each player)
+# The 8-bit code pages of backgammon files that are not UTF-8, most used first: the sites' and programs'
+# Western European Windows-1252 (Latin-1's superset), then Windows-1251.
+ENCODINGS = ("cp1252", "cp1251")
 # Seconds per decision at each ply with the shipped nets on one core of this machine kind (a 2-ply
 # decision: the checker play with the move filter, the cube decision and the luck of the roll), as
 # measured with `taldau bench --game backgammon`; a task may take MARGIN times as long.
@@ -113,62 +116,14 @@ class BackgammonAnalyser:
         return game_analyses(games, review_match(games, self.evaluator, self.limit(options)))
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
-        """The match's valid games as an analysis text in the manner of gnubg's text export: per game the
-        score, then every decision: a checker play with its mark, the best play and the equity lost, the
-        luck of the roll; a cube or take decision with its three cubeful equities and the proper action;
-        then the players' figures. ``form`` ``full`` lists every decision, ``short`` only the marked ones
-        and the cube actions taken."""
+        """The match's valid games as an analysis text in the manner of gnubg's text export
+        (``analysis_text``): the players by name, per game the score, every decision under the match
+        file's move number (a checker play with its mark, the best play and the equity lost, the luck of
+        the roll; a cube or take decision with its three cubeful equities and the proper action), the
+        result and gnubg's statistics table, then the match's. ``form`` ``full`` lists every decision,
+        ``short`` only the marked ones and the cube actions taken."""
         games = [game for game in read_games(text.encode(), source) if not game.errors]
-        lines: list[str] = []
-        for game, note in zip(games, notes, strict=True):
-            match = game.match
-            players = match.players
-            length = f"match to {match.length} points" if match.length else "money session"
-            score = ", ".join(
-                f"{name} {points}" for name, points in zip(players, game.start.score, strict=True)
-            )
-            lines += [f"Game {game.index}: {score} ({length})", ""]
-            for decision in note.decisions:
-                mark = note.marks.get(decision.ply)
-                quiet = decision.kind is DecisionKind.MOVE or decision.played == CubeChoice.NO_DOUBLE
-                if form == "short" and mark is None and quiet:
-                    continue
-                lines += _decision_lines(decision, players[decision.side], mark)
-            for key in sorted(note.headers):
-                if key != "Annotator":
-                    lines.append(f"  {key}: {note.headers[key]}")
-            lines.append("")
-        return "\n".join(lines)
-
-
-def _decision_lines(decision: Decision, player: str, mark: str | None) -> list[str]:
-    """One decision of the analysis text (see ``BackgammonAnalyser.annotate``), equities from the deciding
-    player's side."""
-    glyph = f" {mark}" if mark else ""
-    where = f"{decision.ply:>4}. {decision.position}:{decision.match_id}"
-    if decision.kind is DecisionKind.MOVE:
-        assert decision.dice is not None
-        own = _first_player(decision.score_played, decision.side)
-        luck = "" if decision.luck is None else f"  luck {decision.luck:+.3f}"
-        mark_of_luck = f" {decision.luck_mark}" if decision.luck_mark else ""
-        played = decision.played or "cannot move"
-        lines = [f"{where}  {player} rolls {decision.dice[0]}{decision.dice[1]}{luck}{mark_of_luck}"]
-        lines.append(f"      * {player} moves {played}{glyph}  Eq.: {own:+.3f}")
-        if decision.forced:
-            lines[-1] += "  (forced)"
-        elif decision.loss > 0:
-            best = _first_player(decision.score_best, decision.side)
-            lines.append(f"        best {decision.best}  Eq.: {best:+.3f} ({-decision.loss:+.3f})")
-        return lines
-    assert decision.cube is not None
-    cube = decision.cube
-    what = "cube decision" if decision.kind is DecisionKind.CUBE else "take decision"
-    error = f" ({-decision.loss:+.3f})" if decision.loss > 0 else ""
-    return [
-        f"{where}  {player}: {what}, {decision.played}{glyph}{error}",
-        f"        No double {cube.no_double:+.3f}  Double, take {cube.double_take:+.3f}  "
-        f"Double, pass {cube.double_pass:+.3f}  Proper cube action: {cube.verdict}",
-    ]
+        return analysis_text(games, notes, form)
 
 
 def game_analyses(games: Sequence[Game], review: MatchReview) -> list[GameAnalysis]:
@@ -253,6 +208,9 @@ class BackgammonKind:
 
     name: ClassVar[str] = "backgammon"
     book_plies: ClassVar[int] = BOOK_PLIES
+    plies_words: ClassVar[tuple[str, str]] = ("roll", "rolls")  # dances included
+    encodings: ClassVar[tuple[str, ...]] = ENCODINGS
+    """The code pages its players' files use where they are not UTF-8 (see ``RecordFile.encodings``)."""
 
     @cached_property
     def analyser(self) -> BackgammonAnalyser:
@@ -263,7 +221,7 @@ class BackgammonKind:
         return is_backgammon(file)
 
     def read_file(self, file: RecordFile) -> Iterator[Game]:
-        return replay_file(file)
+        return replay_file(file.preferring(self.encodings))
 
     def read_games(self, data: bytes, source: str) -> Iterator[Game]:
         return read_games(data, source)
@@ -294,10 +252,8 @@ class BackgammonKind:
                 "points": points,
                 "value": None if game.value is None else game.value.name.lower(),
                 "cube": game.cube,
-                "warnings": [
-                    {"line": w.line, "column": w.column, "message": w.message} for w in game.warnings
-                ],
             },
+            warnings=tuple(game.warnings),
         )
 
     def identity(self, game: Game) -> str:

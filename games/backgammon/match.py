@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import numpy as np
 from taldau.games.kind import OpeningBook
+from taldau.games.processes import worker_pool
 
 from .engine import Limit, analyse, load_evaluator
 from .eval import Evaluator
@@ -46,6 +46,9 @@ MAX_PLIES = 2000  # far above any real game (a few hundred rolls at most); a gam
 PAIRS_PER_TASK = 25  # duplicate pairs a worker process plays per task (each task carries the players)
 Z95 = 1.96
 REFUTED = 0.06  # EMG: a book play this much worse than the engine's best (gnubg's "bad") is not played
+# The players and judge of a match nobody names: engines every install has (gnubg needs gnubg-nn), A the
+# nets looking two plies ahead, B the same nets alone: what the plies are worth.
+DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE = "own:2", "own:0", "own"
 
 
 def book_play(
@@ -311,7 +314,7 @@ def run_match(
     play = partial(play_pairs, a, b, seed, judge)
     results: list[GameResult] = []
     if jobs > 1 and len(batches) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(min(jobs, len(batches))) as pool:
             for batch in pool.map(play, batches):
                 results.extend(batch)
                 for result in batch if progress is not None else ():

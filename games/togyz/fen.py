@@ -69,7 +69,10 @@ def parse_fen(fen: str) -> np.ndarray:
     """The state array of a Togyz FEN, checked for 162 stones and the tuzdyk rules; raises FenError."""
     fields = fen.split()
     if len(fields) != 5:
-        raise FenError(f"a Togyz FEN has 5 fields (board, kazans, side, move number), this has {len(fields)}")
+        raise FenError(
+            "a Togyz FEN has 5 fields (board, White's kazan, Black's kazan, side to move, move number), "
+            f"this has {len(fields)}"
+        )
     board, white_kazan, black_kazan, side, move_number = fields
     rows = board.split("/")
     if len(rows) != 2:

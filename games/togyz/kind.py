@@ -31,6 +31,7 @@ from taldau.games.winchance import WinCurve
 from .chances import load_win_curve
 from .engine import Engine, EngineSettings, Limit, engine_version
 from .position import Position
+from .records import ENCODINGS
 from .replay import Game, read_games, replay_file
 from .review import REVIEW_DEPTH, VERIFICATION, Verification, review_game, review_limit
 from .svg import render_svg
@@ -117,6 +118,9 @@ class TogyzKind:
 
     name: ClassVar[str] = "togyz"
     book_plies: ClassVar[int] = BOOK_PLIES
+    plies_words: ClassVar[tuple[str, str]] = ("move", "moves")
+    encodings: ClassVar[tuple[str, ...]] = ENCODINGS
+    """The code pages its players' archives use where they are not UTF-8 (see ``RecordFile.encodings``)."""
 
     @cached_property
     def analyser(self) -> TogyzAnalyser:
@@ -127,7 +131,7 @@ class TogyzKind:
         return True
 
     def read_file(self, file: RecordFile) -> Iterator[Game]:
-        return replay_file(file)
+        return replay_file(file.preferring(self.encodings))
 
     def read_games(self, data: bytes, source: str) -> Iterator[Game]:
         return read_games(data, source)
@@ -145,7 +149,8 @@ class TogyzKind:
             errors=tuple(game.errors),
             headers=dict(record.headers),
             players=players,
-            details={"kazans": list(game.kazans)},
+            details={"players": list(players), "kazans": list(game.kazans)},
+            warnings=tuple(game.warnings),
         )
 
     def identity(self, game: Game) -> str:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from taldau.games.kind import OpeningBook
+from taldau.games.processes import worker_pool
 
 from .engine import Engine, EngineSettings, Limit
 from .position import Position, Side
@@ -137,8 +137,8 @@ def run_match(
 ) -> tuple[MatchResult, list[GameResult]]:
     """Play every opening twice (colours swapped) and total settings A's score; A plays from ``book``."""
     work = [(tuple(line), settings_a, settings_b, limit, book) for line in lines]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+    if jobs > 1 and len(work) > 1:
+        with worker_pool(min(jobs, len(work))) as pool:
             pairs = list(pool.map(_play_pair, work))
     else:
         pairs = [_play_pair(job) for job in work]

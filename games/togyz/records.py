@@ -14,7 +14,9 @@ Formats (see the project's togyz.md), detected automatically per file:
   with glyphs.
 
 Readers only split text into ``GameRecord``s and parse tokens; ``replay`` checks the moves against the
-rules. A problem is attached to its game as a ``RecordError`` and reading goes on with the next game.
+rules. The result is the one after the moves, else (as PGN readers take it) the ``[Result "..."]`` tag's: many
+exports write it only there; a tag that disagrees with the result after the moves is a warning, the moves'
+result is kept. A problem is attached to its game as a ``RecordError`` and reading goes on with the next game.
 A file is read line by line and each game is yielded as soon as it is read, so memory holds one line and one
 game, whatever the file's size; ``ReadLimits`` bounds both (see ``games.records``).
 """
@@ -39,7 +41,18 @@ from taldau.games.records import (
 from .notation import TUZDYK_MARKS, MoveText, NotationError, add_suffix, parse_move
 
 FORMATS = ("playok", "export", "book", "compact", "scoresheet")
-RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2", "*": None}
+# The results as written (after the moves or in the ``Result`` tag) and as read; ``*`` is no result.
+RESULTS = {
+    "1-0": "1-0",
+    "0-1": "0-1",
+    "1/2-1/2": "1/2-1/2",
+    "½-½": "1/2-1/2",
+    "0.5-0.5": "1/2-1/2",
+    "*": None,
+}
+# The 8-bit code pages of Togyz archives that are not UTF-8, most used first: Kazakh and Russian ones
+# (Windows-1251), then Western European ones (Windows-1252, Latin-1's superset).
+ENCODINGS = ("cp1251", "cp1252")
 
 
 @dataclass(frozen=True)
@@ -67,8 +80,10 @@ class GameRecord:
     ``index`` counts games from 1 within ``source``; index 0 stands for the source itself when it holds no
     readable game at all (empty, binary). ``items`` holds moves, move numbers and unreadable spots in
     written order.
-    ``final_score`` is the (White, Black) score prefix of compact strings. ``errors`` holds what went
-    wrong while reading; the replay adds its own.
+    ``result`` is the result after the moves, else the ``Result`` tag's (``result_from_tag``), ``result_at``
+    where it is written. ``final_score`` is the (White, Black) score prefix of compact strings. ``errors``
+    holds what went wrong while reading, ``warnings`` what is merely odd (a ``Result`` tag that disagrees
+    with the movetext); the replay adds its own.
     """
 
     source: str
@@ -79,9 +94,11 @@ class GameRecord:
     items: list[MoveText | MoveNumber | Unreadable] = field(default_factory=list)
     result: str | None = None
     result_at: tuple[int, int] | None = None
+    result_from_tag: bool = False
     comments: list[str] = field(default_factory=list)
     final_score: tuple[int, int] | None = None
     errors: list[RecordError] = field(default_factory=list)
+    warnings: list[RecordError] = field(default_factory=list)
 
     @property
     def moves(self) -> list[MoveText]:
@@ -92,10 +109,33 @@ class GameRecord:
         """Attach a reading error."""
         append_error(self.errors, line, column, message)
 
+    def add_warning(self, line: int, column: int, message: str) -> None:
+        """Attach a reading warning."""
+        append_error(self.warnings, line, column, message)
+
+    def take_result_tag(self, at: tuple[int, int]) -> None:
+        """Settle the result with the ``Result`` tag written at ``at``: the tag's when the movetext has none
+        (or ``*``), a warning when both are known and disagree, or when the tag is no result."""
+        tag = self.headers.get("Result", "").strip()
+        if not tag:
+            return
+        if tag not in RESULTS:
+            self.add_warning(*at, f"Result tag {excerpt(tag)} is not 1-0, 0-1, 1/2-1/2 or *: ignored")
+            return
+        tagged = RESULTS[tag]
+        if tagged is None:
+            return
+        if self.result is None:
+            self.result, self.result_at, self.result_from_tag = tagged, at, True
+        elif self.result != tagged:
+            where = f" (line {self.result_at[0]})" if self.result_at else ""
+            message = f"Result tag {tag} disagrees with the result {self.result} after the moves{where}"
+            self.add_warning(*at, f"{message}: the moves' result is kept")
+
 
 def read_records(data: bytes, source: str, limits: ReadLimits | None = None) -> Iterator[GameRecord]:
     """Every game record in one file's bytes (see ``read_file``), within ``limits`` (the defaults if None)."""
-    yield from read_file(RecordFile.of_bytes(data, source, limits or ReadLimits()))
+    yield from read_file(RecordFile.of_bytes(data, source, limits or ReadLimits(), ENCODINGS))
 
 
 def read_file(file: RecordFile) -> Iterator[GameRecord]:
@@ -275,6 +315,7 @@ class _MovetextReader:
         self.plies = 0  # moves kept in the current record
         self.cut = False  # the current record reached a limit: the rest of it is not kept
         self.comment: _Comment | None = None
+        self.result_tag_at: tuple[int, int] | None = None  # where the current record's Result tag is
         self.finished: list[GameRecord] = []
 
     def read(self, lines: Iterable[Line]) -> Iterator[GameRecord]:
@@ -286,16 +327,24 @@ class _MovetextReader:
         if self.comment is not None:
             self.close_comment(closed=False)
         if self.record is not None:
+            self.finish(self.record)
             yield self.record
+
+    def finish(self, record: GameRecord) -> None:
+        """Settle a record read to its end: its result with its ``Result`` tag."""
+        if self.result_tag_at is not None:
+            record.take_result_tag(self.result_tag_at)
 
     def new_record(self, line: int) -> GameRecord:
         """Finish the current record (if any) and start the next."""
         if self.record is not None:
+            self.finish(self.record)
             self.finished.append(self.record)
         self.index += 1
         self.in_movetext = False
         self.plies = 0
         self.cut = False
+        self.result_tag_at = None
         self.record = GameRecord(self.source, self.index, self.form, line)
         return self.record
 
@@ -384,16 +433,21 @@ class _MovetextReader:
             column += len(value) - len(value.lstrip())
             value = value.strip()
         if kind == "header":
-            if self.record is None or self.in_movetext:
+            header = _HEADER.fullmatch(value)
+            name = None if header is None else header.group("name")
+            # A header after movetext starts the next game, and so does a tag the game has already: a game
+            # with no moves (a forfeit) whose result is only in its tag ends where the next one's tags start.
+            if self.record is None or self.in_movetext or name in self.record.headers:
                 self.new_record(line)
             record = self.record
             assert record is not None
-            header = _HEADER.fullmatch(value)
-            if header is None:
+            if header is None or name is None:
                 reason = "header is not closed" if not value.endswith("]") else 'header is not [Name "value"]'
                 record.add_error(line, column, f"{reason}: {value[:60]!r}")
             elif not self.cut and len(record.headers) < self.limits.max_plies:
-                record.headers[header.group("name")] = header.group("value").replace('\\"', '"')
+                record.headers[name] = header.group("value").replace('\\"', '"')
+                if name == "Result":
+                    self.result_tag_at = (line, column)
             return
 
         if kind == "comment":

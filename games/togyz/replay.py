@@ -6,6 +6,9 @@ follow the game; the result agrees with a game that ended by the rules; a compac
 agrees with the final kazans; PlayOK's ``{zero}`` mark agrees with an atsyrau ending. An illegal move
 or an unreadable token stops the replay (the position after it is unknown); a wrong claim about a legal
 move is reported and the replay goes on, so one record shows all its disagreements.
+
+A result taken from the ``Result`` tag alone (no result after the moves) that the rules contradict is a
+warning, not an error: the rules' result is kept, as backgammon keeps a board's over a written result.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from taldau.games.records import ReadLimits, RecordError, RecordFile, append_err
 from .fen import FenError
 from .notation import CAPTURE, QUIET, MoveText
 from .position import Outcome, Position, Side, Sowing, Termination
-from .records import GameRecord, MoveNumber, Unreadable, read_file
+from .records import ENCODINGS, GameRecord, MoveNumber, Unreadable, read_file
 
 
 @dataclass
@@ -27,7 +30,8 @@ class Game:
 
     ``positions`` has one more entry than ``sowings``: the position after the last replayed move. The
     replay stops at the first illegal move, so ``plies`` may be fewer than the record's moves when
-    ``errors`` is not empty.
+    ``errors`` is not empty. ``warnings`` are what is odd in the record but leaves the game valid (the
+    record's own, and a ``Result`` tag the rules contradict).
     """
 
     record: GameRecord
@@ -35,6 +39,7 @@ class Game:
     sowings: list[Sowing]
     outcome: Outcome | None
     errors: list[RecordError] = field(default_factory=list)
+    warnings: list[RecordError] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -110,11 +115,12 @@ def _claim_errors(move: MoveText, before: Position, sowing: Sowing) -> list[str]
 def replay(record: GameRecord) -> Game:
     """Replay ``record`` from its start position and check it; never raises for a bad record."""
     errors = list(record.errors)
+    warnings = list(record.warnings)
     try:
         position = initial_position(record)
     except FenError as error:
         errors.append(RecordError(record.line, 1, f"FEN header: {error}"))
-        return Game(record, [Position.start()], [], None, errors)
+        return Game(record, [Position.start()], [], None, errors, warnings)
     positions = [position]
     sowings: list[Sowing] = []
     stopped = False
@@ -161,7 +167,11 @@ def replay(record: GameRecord) -> Game:
     outcome = None if stopped else position.outcome()
     if outcome is not None and record.result is not None and record.result != outcome.result:
         line, column = record.result_at or (record.line, 1)
-        report(line, column, f"result {record.result} recorded, but the game ended {_describe(outcome)}")
+        if record.result_from_tag:
+            message = f"Result tag {record.result}, but the game ended {_describe(outcome)}: that is kept"
+            append_error(warnings, line, column, message)
+        else:
+            report(line, column, f"result {record.result} recorded, but the game ended {_describe(outcome)}")
     if (
         not stopped
         and "zero" in record.comments
@@ -178,7 +188,7 @@ def replay(record: GameRecord) -> Game:
         if record.final_score != final:
             score = f"{record.final_score[0]}-{record.final_score[1]}"
             report(record.line, 1, f"final score {score} recorded, but the moves end {final[0]}-{final[1]}")
-    return Game(record, positions, sowings, outcome, errors)
+    return Game(record, positions, sowings, outcome, errors, warnings)
 
 
 def _label(position: Position, move: MoveText) -> str:
@@ -195,7 +205,7 @@ def _describe(outcome: Outcome) -> str:
 
 def read_games(data: bytes, source: str, limits: ReadLimits | None = None) -> Iterator[Game]:
     """Read and replay every game of one record file's bytes (see ``records.read_records``)."""
-    yield from replay_file(RecordFile.of_bytes(data, source, limits or ReadLimits()))
+    yield from replay_file(RecordFile.of_bytes(data, source, limits or ReadLimits(), ENCODINGS))
 
 
 def replay_file(file: RecordFile) -> Iterator[Game]:

@@ -1,0 +1,253 @@
+"""``taldau annotate`` as a library: the games of some records written back with their review (Togyz
+scoresheets with marks and the players' figures, backgammon matches as an analysis text), judged afresh by
+the game's engine or read from the rows of an earlier ``taldau analyze`` (its output folder), so that the
+CLI only parses and prints.
+
+From a stored analysis nothing is searched again: the ``moves`` rows hold every judgement (the position,
+the move played, the best one, the loss, the mark, the cube equities and the luck), from which the
+decisions are rebuilt in the common shape and marked as they were stored. What the rows do not hold is the
+record itself (a Togyz scoresheet is written from the replayed game and its headers; a backgammon analysis
+text needs the match's players, score, results and resignations), so the records are read again from the
+``games`` rows' ``source`` (the path ``analyze`` was given, or ``archive.zip:member``), planned into tasks
+as ``analyze`` planned them, and each task's games found by their content-derived id: a record file that is
+gone or changed is said, with the file and game, and the other games are written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from taldau.games.kind import AnalysisOptions, CubeEquities, Decision, DecisionKind, LuckMark
+from taldau.games.records import ReadLimits
+from taldau.schemas import GameRow
+
+from .accounting import NotUsed, Unused
+from .batch import BatchSettings, GameTask, plan
+from .review import GameReview, MarkedDecision, annotation, player_stats, review_task
+
+TABLES = ("games", "moves")
+
+
+class AnalysisFolderError(ValueError):
+    """A stored analysis that cannot be used: the message names the folder (or the record file and game)
+    and what is wrong."""
+
+
+@dataclass(frozen=True)
+class NotAnnotated:
+    """An input under the paths that is not written (a file that is no record, an invalid game, a game of
+    the other kind, a duplicate, a game missing from the stored analysis), said in one line for people."""
+
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def is_analysis_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a ``taldau analyze`` output folder (``manifest.json``, ``games/``, ``moves/``)."""
+    folder = Path(path)
+    return (folder / "manifest.json").is_file() and all((folder / name).is_dir() for name in TABLES)
+
+
+def _decision(row: dict[str, Any]) -> MarkedDecision:
+    """A ``moves`` row as the decision it stores, with its stored mark. The rows keep no ``drop`` (the
+    mark stands stored): it is the winning chances the decision gave away, from its maker's side."""
+    sign = 1 if row["side"] == 0 else -1
+    cube = None
+    if row.get("verdict") is not None:
+        cube = CubeEquities(row["no_double"], row["double_take"], row["double_pass"], row["verdict"])
+    dice = row.get("dice")
+    decision = Decision(
+        ply=row["ply"],
+        side=row["side"],
+        kind=DecisionKind(row["kind"]),
+        dice=None if dice is None else (int(dice[0]), int(dice[1])),
+        position=row["fen"],
+        key=row["key"],
+        played=row["move"],
+        best=row["best_move"],
+        pv=row["pv"],
+        score_best=row["score_best"],
+        score_played=row["score_played"],
+        loss=row["loss"],
+        drop=sign * (row["win_chance_before"] - row["win_chance_after"]),
+        chance_before=row["win_chance_before"],
+        chance_after=row["win_chance_after"],
+        plies_to_result_best=row["plies_to_result_best"],
+        plies_to_result_played=row["plies_to_result_played"],
+        forced=row["forced"],
+        counted=row["counted"],
+        depth=row["depth"],
+        seldepth=row["seldepth"],
+        nodes=row["nodes"],
+        seconds=row["seconds"],
+        match_id=row.get("match_id"),
+        cubeless_best=row.get("cubeless_best"),
+        cubeless_played=row.get("cubeless_played"),
+        cube=cube,
+        luck=row.get("luck"),
+        luck_mark=None if row.get("luck_mark") is None else LuckMark(row["luck_mark"]),
+        loss_mwc=row.get("loss_mwc"),
+    )
+    return MarkedDecision(decision, row["mark"])
+
+
+def _read(folder: Path, name: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for path in sorted((folder / name).glob("*.parquet")):
+        rows += pq.read_table(path).to_pylist()
+    return rows
+
+
+@dataclass
+class StoredAnalysis:
+    """The judgements of a ``taldau analyze`` output folder: its settings (the manifest's), its analysed
+    games' rows by game id and their decisions in order."""
+
+    folder: Path
+    settings: dict[str, Any]
+    games: dict[str, dict[str, Any]]
+    decisions: dict[str, list[MarkedDecision]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, folder: str | Path) -> StoredAnalysis:
+        """The analysis in ``folder``; AnalysisFolderError when it is not one or holds no analysed game."""
+        folder = Path(folder)
+        if not is_analysis_folder(folder):
+            raise AnalysisFolderError(
+                f"{folder}: not a `taldau analyze` output folder (manifest.json, games/, moves/)"
+            )
+        settings = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("settings", {})
+        games = {row["game_id"]: row for row in _read(folder, "games") if row["status"] == "ok"}
+        if not games or "game" not in settings:
+            raise AnalysisFolderError(f"{folder}: no analysed game in this analysis")
+        decisions: dict[str, list[MarkedDecision]] = defaultdict(list)
+        for row in _read(folder, "moves"):
+            if row["game_id"] in games:
+                decisions[row["game_id"]].append(_decision(row))
+        for rows in decisions.values():
+            rows.sort(key=lambda marked: marked.decision.ply)
+        return cls(folder, settings, games, dict(decisions))
+
+    @property
+    def game(self) -> str:
+        return str(self.settings["game"])
+
+    @property
+    def annotator(self) -> str:
+        """The annotator header of what it writes: taldau at the analysis' limit."""
+        return f"taldau, {self.settings.get('limit', '')}"
+
+    def record_files(self) -> list[str]:
+        """The record files (or archives) to read again for the analysed games' text, in the order of the
+        games; AnalysisFolderError naming the first game whose record is gone."""
+        files: list[str] = []
+        for row in sorted(self.games.values(), key=lambda row: (row["source"], row["index"])):
+            found = _record_file(row["source"])
+            if found is None:
+                raise AnalysisFolderError(
+                    f"{self.folder}: {row['source']}, game {row['index']}: the record file is gone (annotate "
+                    "reads the records again for their text: run it where `taldau analyze` ran, or give "
+                    "the records)"
+                )
+            if found not in files:
+                files.append(found)
+        return files
+
+    def reviews(self, task: GameTask, scale: Any) -> list[GameReview] | None:
+        """The stored reviews of ``task``'s games, in order; None when one of them is not in the analysis
+        (or was analysed from another text of the record)."""
+        reviews = []
+        for game in task.games:
+            marked = self.decisions.get(game.game_id)
+            if game.game_id not in self.games or (marked is None and game.plies):
+                return None
+            rows = tuple(marked or ())
+            reviews.append(GameReview(rows, player_stats(rows, scale)))
+        return reviews
+
+
+def _record_file(source: str) -> str | None:
+    """The file to read for a ``games`` row's ``source``: itself, or the archive of ``archive:member``;
+    None when neither exists."""
+    if Path(source).is_file():
+        return source
+    head = source
+    while ":" in head:
+        head = head.rsplit(":", 1)[0]
+        if Path(head).is_file():
+            return head
+    return None
+
+
+def annotate(
+    paths: Iterable[str | Path],
+    game: str,
+    options: AnalysisOptions,
+    form: str,
+    limits: ReadLimits | None = None,
+) -> Iterator[str | NotAnnotated]:
+    """Every valid game of ``game`` under ``paths`` reviewed at ``options`` and written back with its
+    review in ``form``, a task (a Togyz game, a backgammon match) at a time; a ``NotAnnotated`` note for
+    each input that is not written. ValueError at once when the options do not suit the game's engine."""
+    settings = BatchSettings(game=game)
+    annotator = f"taldau, {settings.analyser.limit(options)}"
+    return _annotated(paths, settings, options, form, annotator, limits or ReadLimits())
+
+
+def _annotated(
+    paths: Iterable[str | Path],
+    settings: BatchSettings,
+    options: AnalysisOptions,
+    form: str,
+    annotator: str,
+    limits: ReadLimits,
+) -> Iterator[str | NotAnnotated]:
+    tools = settings.analyser
+    for item in plan(paths, settings, limits):
+        if isinstance(item, GameTask):
+            reviews = review_task(tools, item.record, item.source, options)
+            notes = [annotation(review, annotator) for review in reviews]
+            yield tools.annotate(item.record, item.source, notes, form)
+        else:
+            yield _not_annotated(item)
+
+
+def annotate_stored(
+    stored: StoredAnalysis, form: str, limits: ReadLimits | None = None
+) -> Iterator[str | NotAnnotated]:
+    """The analysed games of ``stored`` written back as ``annotate`` writes them, from the stored
+    judgements (no search), their records read again from their sources (see ``record_files``)."""
+    settings = BatchSettings(game=stored.game)
+    tools = settings.analyser
+    for item in plan(stored.record_files(), settings, limits or ReadLimits()):
+        if isinstance(item, NotUsed) and item.reason is Unused.OTHER_GAME:
+            continue  # a game of another kind: not part of this analysis
+        if not isinstance(item, GameTask):
+            yield _not_annotated(item)  # an invalid game's row: it was not analysed either
+            continue
+        if not any(game.game_id in stored.games for game in item.games):
+            continue  # another game of the same files that this analysis did not hold
+        reviews = stored.reviews(item, tools.scale)
+        if reviews is None:
+            yield NotAnnotated(
+                f"{item.source}, game {item.index}: skipped: the record no longer matches the analysis in "
+                f"{stored.folder}"
+            )
+            continue
+        notes = [annotation(review, stored.annotator) for review in reviews]
+        yield tools.annotate(item.record, item.source, notes, form)
+
+
+def _not_annotated(item: NotUsed | GameRow) -> NotAnnotated:
+    """The note of a planned item that is not a task: an input not used, or an invalid game's row."""
+    if isinstance(item, NotUsed):
+        return NotAnnotated(item.describe())
+    return NotAnnotated(f"{item.source}, game {item.index}: skipped: {item.error}")

@@ -1,0 +1,82 @@
+"""Progress on stderr for the long commands (``analyze``, ``book build``, ``train``): a rich bar when stderr
+is a terminal, otherwise a plain line now and then (the first, one every few seconds, the last), so that a
+log of a run in the background says how far it got without a line per item."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+PLAIN_EVERY = 5.0  # seconds between two plain progress lines
+
+
+class ProgressLine:
+    """The progress of one command in ``unit`` (games, files) under ``label`` (analysing, reading):
+    ``update`` it with what is done, ``note`` a line that must be read (a skipped game, say)."""
+
+    def __init__(
+        self, label: str, unit: str, total: int | None = None, every: float = PLAIN_EVERY, bar: Any = None
+    ) -> None:
+        self.label = label
+        self.unit = unit
+        self.total = total
+        self.every = every
+        self._bar = bar  # a started rich Progress on a terminal, else None
+        self._task = None if bar is None else bar.add_task(label, total=total, detail="", unit=unit)
+        self._last: float | None = None  # when the last plain line was written
+        self._done: int | None = None  # what it said was done
+
+    def update(self, done: int, total: int | None = None, detail: str = "", unit: str | None = None) -> None:
+        """``done`` of ``total`` (or of the total given before) items, with a ``detail`` such as a rate;
+        ``unit`` names the items from now on (a run of several steps)."""
+        if total is not None:
+            self.total = total
+        if unit is not None:
+            self.unit = unit
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=self.total, detail=detail, unit=self.unit)
+            return
+        now = time.perf_counter()
+        finished = self.total is not None and done >= self.total
+        if done != self._done and (self._last is None or finished or now - self._last >= self.every):
+            self._last, self._done = now, done
+            of = "" if self.total is None else f"/{self.total:,}"
+            more = f", {detail}" if detail else ""
+            click.echo(f"{self.label}: {done:,}{of} {self.unit}{more}", err=True)
+
+    def note(self, line: str) -> None:
+        """One line of its own on stderr (above the bar on a terminal)."""
+        if self._bar is not None:
+            self._bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            click.echo(line, err=True)
+
+
+@contextmanager
+def progress_line(
+    label: str, unit: str, total: int | None = None, every: float = PLAIN_EVERY
+) -> Iterator[ProgressLine]:
+    """A ``ProgressLine`` shown while the block runs; the bar stops at its end, also when it raises."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield ProgressLine(label, unit, total, every)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[unit]}"),
+        TextColumn("{task.fields[detail]}"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+    with bar:
+        yield ProgressLine(label, unit, total, every, bar)

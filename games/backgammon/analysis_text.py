@@ -1,0 +1,270 @@
+"""A reviewed match as an analysis text in the manner of GNU Backgammon's text export (``export match
+text``), for ``taldau annotate``: the match and its players by name, then per game the score, every
+decision under the match file's own move number (``12)``, the numbers of its Jellyfish lines, the same as
+the report's), the game's result and the players' statistics side by side in gnubg's words (chequerplay,
+luck, cube, overall: errors in EMG and mEMG, with match winning chances in match play, gnubg's rating
+bands, XG's PR); after the last game the same table for the whole match.
+
+The decisions come in the common shape (``taldau.games.kind.Decision``) with their marks, from a fresh
+review or from the rows of a stored analysis, so that both print the same text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from taldau.games.kind import EMG_SCALE, Annotation, Decision, DecisionKind, LuckMark, move_numbers
+
+from .replay import Game
+from .review import CubeChoice
+
+MATCH_HEADERS = ("Event", "Round", "Site", "EventDate")  # what the heading names of the match, if known
+LABEL_WIDTH = 41  # gnubg's statistics: the label's column, then one column per player
+COLUMN_WIDTH = 24
+
+
+@dataclass
+class Figures:
+    """One player's statistics over some decisions (a game's, the match's), as gnubg's statistics count
+    them: checker plays (``moves``, those not forced ``unforced``, marks by glyph, error in EMG and
+    match winning chances), rolls by luck mark and the luck in EMG, cube and take decisions (all,
+    ``close`` or actual ones: those counted, doubles, takes, passes, error). ``mwc`` is False in money
+    play, where no decision has a loss in match winning chances."""
+
+    moves: int = 0
+    unforced: int = 0
+    move_marks: tuple[int, int, int] = (0, 0, 0)
+    checker_error: float = 0.0
+    checker_mwc: float = 0.0
+    luck_marks: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+    luck: float = 0.0
+    cube_decisions: int = 0
+    close: int = 0
+    doubles: int = 0
+    takes: int = 0
+    passes: int = 0
+    cube_error: float = 0.0
+    cube_mwc: float = 0.0
+    mwc: bool = False
+
+    @property
+    def error(self) -> float:
+        return self.checker_error + self.cube_error
+
+    @property
+    def error_mwc(self) -> float:
+        return self.checker_mwc + self.cube_mwc
+
+    @property
+    def counted(self) -> int:
+        return self.unforced + self.close
+
+
+LUCK_ORDER = (LuckMark.VERY_LUCKY, LuckMark.LUCKY, None, LuckMark.UNLUCKY, LuckMark.VERY_UNLUCKY)
+MARK_ORDER = ("?!", "?", "??")
+
+
+def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, Figures]:
+    """Both players' statistics (index = side) over marked decisions."""
+    sides = (Figures(), Figures())
+    for decision, mark in decisions:
+        player = sides[decision.side]
+        player.mwc = player.mwc or decision.loss_mwc is not None
+        mwc = decision.loss_mwc or 0.0
+        if decision.kind is DecisionKind.MOVE:
+            player.moves += 1
+            if decision.luck is not None:
+                player.luck += decision.luck
+                place = LUCK_ORDER.index(decision.luck_mark)
+                player.luck_marks = tuple(  # type: ignore[assignment]
+                    count + (index == place) for index, count in enumerate(player.luck_marks)
+                )
+            if mark in MARK_ORDER:
+                place = MARK_ORDER.index(mark)
+                player.move_marks = tuple(  # type: ignore[assignment]
+                    count + (index == place) for index, count in enumerate(player.move_marks)
+                )
+            if decision.counted:
+                player.unforced += 1
+                player.checker_error += decision.loss
+                player.checker_mwc += mwc
+            continue
+        player.cube_decisions += 1
+        player.doubles += decision.played == CubeChoice.DOUBLE
+        player.takes += decision.played in (CubeChoice.TAKE, CubeChoice.BEAVER)
+        player.passes += decision.played == CubeChoice.PASS
+        if decision.counted:
+            player.close += 1
+            player.cube_error += decision.loss
+            player.cube_mwc += mwc
+    return sides
+
+
+def _row(label: str, values: Sequence[str]) -> str:
+    return (f"{label:<{LABEL_WIDTH}}" + "".join(f"{value:<{COLUMN_WIDTH}}" for value in values)).rstrip()
+
+
+def _error_total(emg: float, mwc: float, in_match: bool) -> str:
+    """gnubg's ``-0.095 ( -2.383%)``: an error as the equity it lost (negative), MWC in match play."""
+    return f"{-emg:+.3f} ({-100 * mwc:+7.3f}%)" if in_match else f"{-emg:+.3f}"
+
+
+def _error_rate(emg: float, mwc: float, count: int, in_match: bool) -> str:
+    """gnubg's ``-19.0   ( -0.477%)``: an error per decision in mEMG (MWC in match play), n/a for none."""
+    if not count:
+        return "n/a"
+    rate = f"{-1000 * emg / count:+.1f}"
+    return f"{rate:<7} ({-100 * mwc / count:+7.3f}%)" if in_match else rate
+
+
+def _rating(error: float, count: int) -> str:
+    """gnubg's band of an error rate (``n/a`` without decisions)."""
+    return (EMG_SCALE.rating(error / count) or "n/a") if count else "n/a"
+
+
+def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> list[str]:
+    """gnubg's statistics table: its four parts, a column per player."""
+    in_match = any(side.mwc for side in sides)
+    unit = "EMG (MWC)" if in_match else "EMG"
+    rate_unit = "mEMG (MWC)" if in_match else "mEMG"
+
+    def row(label: str, value: object) -> str:
+        return _row(label, [value(side) if callable(value) else str(value) for side in sides])
+
+    lines = [title, "", _row("Player", names), "", "Chequerplay statistics", ""]
+    lines += [
+        row("Total moves", lambda side: f"{side.moves:4d}"),
+        row("Unforced moves", lambda side: f"{side.unforced:4d}"),
+        row("Unmarked moves", lambda side: f"{side.unforced - sum(side.move_marks):4d}"),
+    ]
+    for label, index in (("doubtful", 0), ("bad", 1), ("very bad", 2)):
+        lines.append(row(f"Moves marked {label}", lambda side, i=index: f"{side.move_marks[i]:4d}"))
+    lines += [
+        row(f"Error total {unit}", lambda side: _error_total(side.checker_error, side.checker_mwc, in_match)),
+        row(
+            f"Error rate {rate_unit}",
+            lambda side: _error_rate(side.checker_error, side.checker_mwc, side.unforced, in_match),
+        ),
+        row("Chequerplay rating", lambda side: _rating(side.checker_error, side.unforced)),
+        "",
+        "Luck statistics",
+        "",
+    ]
+    for label, index in (
+        ("Rolls marked very lucky", 0),
+        ("Rolls marked lucky", 1),
+        ("Rolls unmarked", 2),
+        ("Rolls marked unlucky", 3),
+        ("Rolls marked very unlucky", 4),
+    ):
+        lines.append(row(label, lambda side, i=index: f"{side.luck_marks[i]:4d}"))
+    lines += [
+        row("Luck total EMG", lambda side: f"{side.luck:+.3f}"),
+        row("Luck rate mEMG", lambda side: f"{1000 * side.luck / side.moves:+.1f}" if side.moves else "n/a"),
+        "",
+        "Cube statistics",
+        "",
+        row("Total cube decisions", lambda side: f"{side.cube_decisions:4d}"),
+        row("Close or actual cube decisions", lambda side: f"{side.close:4d}"),
+        row("Doubles", lambda side: f"{side.doubles:4d}"),
+        row("Takes", lambda side: f"{side.takes:4d}"),
+        row("Passes", lambda side: f"{side.passes:4d}"),
+        row(f"Error total {unit}", lambda side: _error_total(side.cube_error, side.cube_mwc, in_match)),
+        row(
+            f"Error rate {rate_unit}",
+            lambda side: _error_rate(side.cube_error, side.cube_mwc, side.close, in_match),
+        ),
+        row("Cube decision rating", lambda side: _rating(side.cube_error, side.close)),
+        "",
+        "Overall statistics",
+        "",
+        row(f"Error total {unit}", lambda side: _error_total(side.error, side.error_mwc, in_match)),
+        row(
+            f"Error rate {rate_unit}",
+            lambda side: _error_rate(side.error, side.error_mwc, side.counted, in_match),
+        ),
+        row("Overall rating", lambda side: _rating(side.error, side.counted)),
+        row(
+            "Performance rating (PR, XG)",
+            lambda side: f"{EMG_SCALE.performance(side.error / side.counted):.1f}" if side.counted else "n/a",
+        ),
+        "",
+    ]
+    return lines
+
+
+def _first_player(value: float, player: int) -> float:
+    """A value from the match's first player's side seen from ``player``'s."""
+    return value if player == 0 else -value
+
+
+def decision_lines(decision: Decision, number: int, player: str, mark: str | None) -> list[str]:
+    """One decision under its move number: a checker play with the roll's luck, the play and its mark,
+    the best play and the equity lost; a cube or take decision with its three cubeful equities and the
+    proper action. Equities from the deciding player's side."""
+    glyph = f" {mark}" if mark else ""
+    where = f"{number:>3}) "
+    position = f"  {decision.position}:{decision.match_id}"
+    if decision.kind is DecisionKind.MOVE:
+        assert decision.dice is not None
+        own = _first_player(decision.score_played, decision.side)
+        luck = "" if decision.luck is None else f"  luck {decision.luck:+.3f}"
+        mark_of_luck = f" {decision.luck_mark}" if decision.luck_mark else ""
+        played = decision.played or "cannot move"
+        lines = [f"{where}{player} rolls {decision.dice[0]}{decision.dice[1]}{luck}{mark_of_luck}{position}"]
+        lines.append(f"      * {player} moves {played}{glyph}  Eq.: {own:+.3f}")
+        if decision.forced:
+            lines[-1] += "  (forced)"
+        elif decision.loss > 0:
+            best = _first_player(decision.score_best, decision.side)
+            lines.append(f"        best {decision.best}  Eq.: {best:+.3f} ({-decision.loss:+.3f})")
+        return lines
+    assert decision.cube is not None
+    cube = decision.cube
+    what = "cube decision" if decision.kind is DecisionKind.CUBE else "take decision"
+    error = f" ({-decision.loss:+.3f})" if decision.loss > 0 else ""
+    return [
+        f"{where}{player}: {what}, {decision.played}{glyph}{error}{position}",
+        f"        No double {cube.no_double:+.3f}  Double, take {cube.double_take:+.3f}  "
+        f"Double, pass {cube.double_pass:+.3f}  Proper cube action: {cube.verdict}",
+    ]
+
+
+def _length(length: int) -> str:
+    return f"{length}-point match" if length else "money session"
+
+
+def analysis_text(games: Sequence[Game], notes: Sequence[Annotation], form: str) -> str:
+    """The valid ``games`` of one match with their ``notes`` (one per game, in order) as the analysis
+    text: ``form`` ``full`` lists every decision, ``short`` only the marked ones and the cube actions
+    taken; the statistics are always over every decision."""
+    if not games:
+        return ""
+    match = games[0].match
+    players = match.players
+    lines = [f"{players[0]} - {players[1]}, {_length(match.length)}"]
+    lines += [f"{key}: {match.headers[key]}" for key in MATCH_HEADERS if match.headers.get(key)]
+    annotators = {note.headers["Annotator"] for note in notes if "Annotator" in note.headers}
+    lines += [f"Analysis: {annotator}" for annotator in sorted(annotators)]
+    lines.append("")
+    everything: list[tuple[Decision, str | None]] = []
+    for game, note in zip(games, notes, strict=True):
+        score = ", ".join(f"{name} {points}" for name, points in zip(players, game.start.score, strict=True))
+        length = f"match to {match.length} points" if match.length else "money session"
+        lines += [f"Game {game.index}: {score} ({length})", ""]
+        marked = [(decision, note.marks.get(decision.ply)) for decision in note.decisions]
+        numbers = move_numbers((decision.side, decision.kind) for decision in note.decisions)
+        for (decision, mark), number in zip(marked, numbers, strict=True):
+            quiet = decision.kind is DecisionKind.MOVE or decision.played == CubeChoice.NO_DOUBLE
+            if form == "short" and mark is None and quiet:
+                continue
+            lines += decision_lines(decision, number, players[decision.side], mark)
+        if game.winner is not None:
+            plural = "" if game.points == 1 else "s"
+            lines.append(f"{players[game.winner]} wins {game.points} point{plural}")
+        lines.append("")
+        lines += statistics(f"Game statistics for game {game.index}", players, figures(marked))
+        everything += marked
+    lines += statistics("Match statistics", players, figures(everything))
+    return "\n".join(lines)

