@@ -101,7 +101,17 @@ def drawing(*args: str) -> list[str]:
 
 def test_validate_json_of_a_match_file() -> None:
     report = run_json("validate", "--json", str(MATCH))
-    assert report["summary"] == {"games": 4, "valid": 4, "invalid": 0, "plies": 179}
+    assert report["summary"] == {
+        "games": 4,
+        "valid": 4,
+        "invalid": 0,
+        "plies": 179,
+        "files": 1,
+        "not_records": 0,
+        "not_read": 0,
+        "duplicates": 0,
+        "other_game": 0,
+    }
     assert game_results(report) == GALAXY_RESULTS
     first = report["games"][0]
     assert {key: first[key] for key in ("source", "index", "game", "format", "players", "match_length")} == {
@@ -140,7 +150,7 @@ def test_validate_reports_an_illegal_move(tmp_path: Path) -> None:
     error = "line 92, column 34: move 3: 24/18: no checker of player 2 on 24"
     assert output.splitlines() == [
         f"{bad}, game 4 (lasse vs simon_haag): {error}",
-        "4 games, 3 valid, 1 invalid, 141 rolls",
+        "1 file, 4 games: 3 valid, 1 invalid, 141 rolls",
     ]
     code, output = run("validate", "--json", str(bad))
     assert code == 1
@@ -156,12 +166,22 @@ def test_validate_a_directory_of_togyz_and_backgammon(tmp_path: Path) -> None:
     shutil.copy(EXAMPLES / "togyz" / "compact.txt", tmp_path / "togyz.txt")
     shutil.copy(MATCH, tmp_path / "backgammon.mat")
     report = run_json("validate", "--json", str(tmp_path))
-    assert report["summary"] == {"games": 7, "valid": 7, "invalid": 0, "plies": 402}
+    assert report["summary"] == {
+        "games": 7,
+        "valid": 7,
+        "invalid": 0,
+        "plies": 402,
+        "files": 2,
+        "not_records": 0,
+        "not_read": 0,
+        "duplicates": 0,
+        "other_game": 0,
+    }
     kinds = {(Path(g["source"]).name, g["game"], g["format"]) for g in report["games"]}
     assert kinds == {("togyz.txt", "togyz", "compact"), ("backgammon.mat", "backgammon", "jellyfish")}
     assert game_results(report) == GALAXY_RESULTS
     code, output = run("validate", str(tmp_path))
-    assert code == 0 and output == "7 games, 7 valid, 0 invalid, 179 backgammon rolls, 223 togyz moves\n"
+    assert code == 0 and output == "2 files, 7 games: 7 valid, 0 invalid, 179 backgammon rolls, 223 togyz moves\n"
 
 
 # --- show
