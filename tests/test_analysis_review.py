@@ -75,6 +75,7 @@ def engine() -> Engine:
     return Engine()
 
 
+@pytest.mark.slow
 def test_a_planted_blunder_is_marked(engine: Engine) -> None:
     # White wins at once with 91(82) but plays 89; Black answers with its best move.
     start = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)

@@ -308,6 +308,7 @@ def _attacker_views(boards: np.ndarray) -> list[np.ndarray]:
     return views
 
 
+@pytest.mark.slow
 def test_hitting_rolls_against_brute_force_over_the_rules(selfplay_boards: np.ndarray) -> None:
     """On self-play positions (each side as attacker, none on the bar), the feature agrees with the rules
     core wherever the rules' must-play-both-dice rule takes no hit away (the one-checker count equals the
@@ -634,6 +635,7 @@ def test_pruning_keeps_the_full_nets_choice_almost_always(
     assert difference < 0.01
 
 
+@pytest.mark.slow
 def test_threads_give_the_same_numbers(shipped: OwnEvaluator, selfplay_boards: np.ndarray) -> None:
     """Spreading boards over threads (as labelling does) changes nothing but the time."""
     boards = selfplay_boards[::60]
@@ -869,6 +871,7 @@ def test_pruning_forward_reads_the_board_as_the_encoding_does(selfplay_boards: n
         np.testing.assert_array_equal(direct, listed)
 
 
+@pytest.mark.slow
 def test_pruning_forward_from_the_starting_position_equals_the_full_sums(selfplay_boards: np.ndarray) -> None:
     """``forward_points_after`` (a play valued from the hidden sums of the position it starts from, as the
     plies prune) gives ``forward_points``'s numbers up to float32 rounding, on every play of every roll

@@ -303,6 +303,7 @@ def compare_turns(states: Iterator[pyspiel.State]) -> Coverage:
     return coverage
 
 
+@pytest.mark.slow
 def test_plays_match_openspiel_on_random_turns() -> None:
     coverage = compare_turns(state for _, state in random_turns(SEED, TURNS))
     assert coverage.turns == TURNS
@@ -313,6 +314,7 @@ def test_plays_match_openspiel_on_random_turns() -> None:
     assert coverage.one_die >= 100, coverage
 
 
+@pytest.mark.slow
 def test_rolls_not_played_in_full_match_openspiel() -> None:
     buffers = Buffers()
     turns = random_turns(SEED, TURNS)

@@ -63,6 +63,7 @@ def game_summary(game: GameRecord) -> tuple[object, ...]:
 # --- the real archive -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_bglab_file_reads_without_errors(bglab: Path) -> None:
     files = sorted(bglab.rglob("*.txt"))
     assert len(files) == 1172
@@ -82,6 +83,7 @@ def test_every_bglab_file_reads_without_errors(bglab: Path) -> None:
             assert game.score is not None and game.winner is not None, (path, game.index)
 
 
+@pytest.mark.slow
 def test_bglab_scores_follow_the_recorded_results(bglab: Path) -> None:
     """Every game's winner and points (read from a column) give the next game's announced score."""
     checked = 0
@@ -292,6 +294,7 @@ def test_bad_segments(text: str) -> None:
 # --- writing --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_round_trip_over_bglab(bglab: Path) -> None:
     for path in sorted(bglab.rglob("*.txt")):
         match = read_file(path)
@@ -426,6 +429,7 @@ def test_gnubg_resignation_after_rolling() -> None:
         assert (game.index, game.winner, game.actions[-1].player, game.actions[-1].dice) == (7, 1, 0, (6, 5))
 
 
+@pytest.mark.slow
 def test_bglab_results_agree_with_gnubg(bglab: Path) -> None:
     """gnubg's own reading of every bglab match (bglab-results.json) names the same winner for every game;
     the points agree but where the game won the match (Galaxy and Studio cap them)."""

@@ -187,6 +187,7 @@ def gnubg_bglab() -> dict[str, Any]:
 
 
 @pytest.mark.archive
+@pytest.mark.slow
 def test_bglab_totals(bglab_games: dict[str, list[Game]]) -> None:
     """The counts of files, games, plies and endings, so that a silent change shows."""
     games = [game for match in bglab_games.values() for game in match]
@@ -406,6 +407,7 @@ def assert_round_trip(games: list[Game]) -> None:
 
 
 @pytest.mark.archive
+@pytest.mark.slow
 def test_round_trip_of_real_matches(bglab_games: dict[str, list[Game]]) -> None:
     """Every 20th bglab match, every Backgammon Studio one (its wider layout, ``bar/20``, ``24/22(2)``,
     ``????``) and the ones with a wrong written result."""

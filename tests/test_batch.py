@@ -101,6 +101,7 @@ def test_rerun_resumes_and_other_settings_are_refused(tmp_path: Path, archive: P
     assert code == 2 and "holds results of other settings" in stderr
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_completes_when_rerun(tmp_path: Path, togyz_examples: Path) -> None:
     taldau = str(Path(sys.executable).with_name("taldau"))
     out = tmp_path / "out"
@@ -123,6 +124,7 @@ def test_an_interrupted_run_completes_when_rerun(tmp_path: Path, togyz_examples:
     assert not list((out / "parts").glob("*/.part-*.tmp"))
 
 
+@pytest.mark.slow
 def test_a_game_that_kills_its_worker_process_fails_alone(tmp_path: Path, togyz_examples: Path) -> None:
     archive = tmp_path / "archive"
     archive.mkdir()
@@ -219,6 +221,7 @@ def test_compaction_removes_only_the_temporary_files_of_writers_that_are_gone(
     assert not dead.exists() and not stale.exists()
 
 
+@pytest.mark.slow
 def test_compaction_and_the_manifest_wait_for_the_folder_lock(tmp_path: Path, archive: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
@@ -276,6 +279,7 @@ def test_ctrl_c_stops_a_local_run_with_exit_130(tmp_path: Path, togyz_examples: 
 
 
 @pytest.mark.archive
+@pytest.mark.slow
 def test_tasks_carry_their_game_s_plies(playok_archive: Path) -> None:
     """What each game's time limits are made of; the longest real game has 371 plies."""
     from taldau.analysis.batch import BatchSettings, GameTask, plan

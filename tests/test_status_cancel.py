@@ -51,6 +51,7 @@ def status(broker: str) -> dict:
     return json.loads(stdout)
 
 
+@pytest.mark.slow
 def test_status_lists_a_run_with_its_queued_games_and_cancel_withdraws_them(
     tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
 ) -> None:
@@ -74,6 +75,7 @@ def test_status_lists_a_run_with_its_queued_games_and_cancel_withdraws_them(
     assert client.exists(FINISHED_KEY.format(spec.id))  # a client following it, or its stray tasks, stop
 
 
+@pytest.mark.slow
 def test_cancel_by_output_folder_leaves_other_runs_queued(
     tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
 ) -> None:
@@ -100,6 +102,7 @@ def test_cancel_by_output_folder_leaves_other_runs_queued(
     assert all(client.get(QUEUED_KEY.format(task_id(kept, game))) == kept.id.encode() for game in games)
 
 
+@pytest.mark.slow
 def test_cancel_of_an_unknown_run_exits_1(broker: PrivateRedis, tmp_path: Path) -> None:
     code, stdout, stderr = taldau("cancel", "0123abcd", "--broker", broker.url)
     assert (code, stdout) == (1, "")

@@ -19,6 +19,7 @@ from taldau.games.togyz import GameRecord, Termination, read_file, read_games, r
 pytestmark = pytest.mark.archive
 
 
+@pytest.mark.slow
 def test_every_real_game_replays_and_agrees_with_its_result(playok_archive: Path) -> None:
     games = list(read_games(playok_archive.read_bytes(), playok_archive.name))
     assert len(games) == 2_398
@@ -35,6 +36,7 @@ def test_every_real_game_replays_and_agrees_with_its_result(playok_archive: Path
     assert max(max(game.kazans) for game in games if game.termination is Termination.KAZAN) == 103
 
 
+@pytest.mark.slow
 def test_the_real_archive_reads_alike_plain_gzipped_zipped_and_tarred(
     playok_archive: Path, tmp_path: Path
 ) -> None:

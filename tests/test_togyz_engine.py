@@ -143,6 +143,7 @@ def test_scores_and_limits() -> None:
         Limit(depth=0)
 
 
+@pytest.mark.slow
 def test_a_time_limit_starts_after_the_kernels_are_compiled(tmp_path) -> None:
     # A fresh process with an empty numba cache must compile every kernel first; that used to come out of
     # --movetime, and the answer was a depth-1 move. Compiled outside the budget, 0.2 s reaches depth 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from taldau.games.togyz import Position, Side, Termination
@@ -49,6 +50,7 @@ def test_random_play_keeps_the_rules_invariants(picks: list[int]) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=8), min_size=200, max_size=400))
+@pytest.mark.slow
 def test_games_played_to_the_end_have_a_consistent_outcome(picks: list[int]) -> None:
     position = Position.start()
     for pick in picks:
