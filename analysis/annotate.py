@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,12 +193,20 @@ def annotate(
     options: AnalysisOptions,
     form: str,
     limits: ReadLimits | None = None,
+    engine: str | None = None,
+    say: Callable[[str], None] = lambda line: None,
 ) -> Iterator[str | NotAnnotated]:
-    """Every valid game of ``game`` under ``paths`` reviewed at ``options`` and written back with its
-    review in ``form``, a task (a Togyz game, a backgammon match) at a time; a ``NotAnnotated`` note for
-    each input that is not written. ValueError at once when the options do not suit the game's engine."""
-    settings = BatchSettings(game=game)
-    annotator = f"taldau, {settings.analyser.limit(options)}"
+    """Every valid game of ``game`` under ``paths`` reviewed at ``options`` by ``engine`` (None: the game's
+    default) and written back with its review in ``form``, a task (a Togyz game, a backgammon match) at a
+    time; a ``NotAnnotated`` note for each input that is not written. ValueError at once when the options
+    or the engine do not suit the game. An engine named is named in the annotator (the one that ran: a
+    stand-in's name where it stood in, and ``say`` hears the line that says so)."""
+    settings = BatchSettings(game=game, engine=engine)
+    limit = settings.analyser.limit(options)
+    if settings.fallback is not None:
+        say(settings.fallback)
+    named = "" if engine is None else f"{settings.analyser.engine_name()} "
+    annotator = f"taldau, {named}{limit}"
     return _annotated(paths, settings, options, form, annotator, limits or ReadLimits())
 
 

@@ -40,21 +40,32 @@ from .validation import Unreadable, archive_games
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """What an analysis depends on: the game, the limit (None: the game's default) and the mark thresholds
-    (None: the game's analyser's own).
+    """What an analysis depends on: the game, the limit (None: the game's default), the mark thresholds
+    (None: the game's analyser's own) and the engine (None: the game's default; backgammon ``own``,
+    ``gnubg``, ``sage``).
 
-    ``key`` names the result set: the same settings and engine give the same key on any machine.
+    ``key`` names the result set: the same settings and engine give the same key on any machine. The key
+    is made of ``describe()``, whose ``engine`` is the version of the engine actually loaded (its name,
+    version and weights), so results of different engines never share a key, a stand-in engine (``own``
+    for a ``sage`` that cannot run) computes its own key, and the default engine's key is the same whether
+    it was named or not.
     """
 
     game: str = "togyz"
     depth: int | None = None
     nodes: int | None = None
     thresholds: Thresholds | None = None
+    engine: str | None = None
 
     @cached_property
     def analyser(self) -> Analyser:
-        """The game's analyser; ValueError when the game has none yet."""
-        return analyser(self.game)
+        """The game's analyser of ``engine``; ValueError when the game has none yet, or no such engine."""
+        return analyser(self.game, self.engine)
+
+    @property
+    def fallback(self) -> str | None:
+        """One line for the user when another engine stands in for the one asked for, else None."""
+        return self.analyser.fallback()
 
     def kind(self) -> GameKind[Any]:
         return game_kind(self.game)
@@ -83,6 +94,12 @@ class BatchSettings:
             "engine": self.analyser.version(),
             "schemas": {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
         }
+
+    def manifest(self) -> dict[str, Any]:
+        """The settings as an output folder's manifest names them: ``describe()`` and the engine's name
+        (``engine_name``: own, gnubg, sage), which the version in ``engine`` already implies and the key
+        leaves out."""
+        return self.describe() | {"engine_name": self.analyser.engine_name()}
 
     @cached_property
     def key(self) -> str:

@@ -36,8 +36,9 @@ from taldau.games.backgammon.engine import (
     DEFAULT_ENGINE,
     ENGINES,
     analyse,
+    choose_evaluator,
     evaluate_position,
-    load_evaluator,
+    rollout_plays,
 )
 from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
@@ -91,6 +92,12 @@ def _limit_options(function):
     return click.option(
         "--depth", type=click.IntRange(0, 100), help="Plies to search (Togyz at least 1; backgammon 0 to 3)."
     )(function)
+
+
+_ENGINE_HELP = (
+    "Backgammon: own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
+    "with one line saying so, where bgsage cannot run) [default: own]. Togyz has one engine."
+)
 
 
 def _togyz_limit_options(function):
@@ -220,11 +227,65 @@ def _ranked_payload(evaluator: Evaluator, position: str, dice: str, plies: int) 
 
 
 def _evaluator(engine: str) -> Evaluator:
-    """The evaluator named on the command line; exit 1 with the reason when it cannot be loaded."""
+    """The evaluator named on the command line, or the one that stands in for it (``own`` for a ``sage``
+    that cannot run here: one line on stderr says so); exit 1 with the reason when it cannot be loaded."""
     try:
-        return load_evaluator(engine)
+        choice = choose_evaluator(engine)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    if choice.fallback is not None:
+        click.echo(choice.fallback, err=True)
+    return choice.evaluator
+
+
+def _rollout(engine: str, trials: int, seed: int, threads: int):
+    """bgsage's rollouts (``eval.sage.SageRollout``) of ``trials`` trials from ``seed``: exit 2 when the
+    engine chosen is not ``sage`` (own and gnubg have no rollouts for users), 1 when bgsage cannot run."""
+    if engine != "sage":
+        click.echo(
+            f"error: the engine {engine} has no rollouts: rollouts are bgsage's, give --engine sage", err=True
+        )
+        sys.exit(EX_USAGE)
+    from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout, SageUnavailable
+
+    try:
+        return SageRollout(RolloutSettings(trials=trials, seed=seed, threads=threads))
+    except SageUnavailable as error:
+        raise click.ClickException(f"{error}: no rollout") from None
+
+
+def _rollout_options(function):
+    """--rollout, --trials, --seed, --threads: for plays and eval."""
+    function = click.option(
+        "--threads",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="With --rollout: C++ threads of the rollout (the numbers do not depend on them).",
+    )(function)
+    function = click.option(
+        "--seed", type=int, default=42, show_default=True, help="With --rollout: the seed of the dice."
+    )(function)
+    function = click.option(
+        "--trials",
+        type=click.IntRange(min=1),
+        default=1296,
+        show_default=True,
+        help="With --rollout: games played out per position.",
+    )(function)
+    return click.option(
+        "--rollout",
+        is_flag=True,
+        help="Roll out (with --engine sage: bgsage's rollouts, games played to the end with variance "
+        "reduction), with the standard error of every number.",
+    )(function)
+
+
+def _errors_text(errors: dict[str, float]) -> str:
+    """``SE W 0.004 WG 0.003 ...``: the standard errors of the five probabilities."""
+    return "SE " + " ".join(
+        f"{label} {errors[name]:.4f}" for label, name in zip(PROBABILITY_LABELS, PROBABILITIES, strict=True)
+    )
 
 
 def _probability_text(probabilities: dict[str, float]) -> str:
@@ -240,17 +301,41 @@ def _probability_text(probabilities: dict[str, float]) -> str:
 @click.argument("dice", required=False)
 @click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
 @click.option("--plies", type=click.IntRange(0, 4), help="Rank the plays by the engine at this many plies.")
-@click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True)
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default=DEFAULT_ENGINE,
+    show_default=True,
+    help="own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
+    "with one line saying so, where it cannot run). Plies are gnubg's for every engine.",
+)
+@_rollout_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def plays(
-    position: str | None, dice: str | None, batch_file: Any, plies: int | None, engine: str, as_json: bool
+    position: str | None,
+    dice: str | None,
+    batch_file: Any,
+    plies: int | None,
+    engine: str,
+    rollout: bool,
+    trials: int,
+    seed: int,
+    threads: int,
+    as_json: bool,
 ) -> None:
     """List the legal backgammon plays of DICE (like 31) in POSITION (a gnubg Position ID, GNUbgID or
     XGID), each with the resulting position's Position ID from the next player's side. With --plies N,
     ranked best first by the engine at N plies (gnubg's: 0 the raw evaluation, 2 its default analysis),
     each with its cubeless equity, the difference to the best and the five probabilities (win, win gammon,
     win backgammon, lose gammon, lose backgammon). With --batch, one JSON line per input line, the engine
-    loaded once; a bad line gets a JSON line with its error and the rest go on."""
+    loaded once; a bad line gets a JSON line with its error and the rest go on. With --rollout (--engine
+    sage), the best plays of the ranking at --plies (0 by default: up to 5 within 0.08) are rolled out and
+    ranked by the rollout, each with its standard errors; exit 2 with an engine that has no rollouts."""
+    if rollout:
+        if batch_file is not None or position is None or dice is None:
+            raise click.UsageError("--rollout takes POSITION and DICE, not --batch")
+        _plays_rollout(position, dice, plies or 0, _rollout(engine, trials, seed, threads), as_json)
+        return
     evaluator = None if plies is None else _evaluator(engine)
 
     def payload_of(position: str, dice: str) -> dict[str, Any]:
@@ -295,23 +380,85 @@ def plays(
         )
 
 
+def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: bool) -> None:
+    """``plays --rollout``: the best plays at ``plies`` rolled out, with their standard errors."""
+    try:
+        setup = read_position(position)
+        evaluator = _ranking_evaluator()
+        analysis = analyse(evaluator, setup.position, parse_dice(dice), BackgammonLimit(plies=plies))
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    rolled = rollout_plays(rollout, analysis)
+    if as_json:
+        payload = {
+            "position": position,
+            "dice": dice,
+            "engine": rollout.name,
+            "plies": plies,
+            "rollout": rollout.settings.to_json(),
+            "plays": [play.to_json() for play in rolled],
+        }
+        click.echo(json.dumps(payload))
+        return
+    click.echo(f"{rollout.name} {rollout.settings}, variance reduction; the best of {plies}-ply")
+    for play in rolled:
+        result = play.result.to_json()
+        click.echo(
+            f"{play.rank + 1:>3}. {play.play.text or '(no move)':<24} {result['equity']:+.4f} "
+            f"±{result['equity_se']:.4f} {play.difference:+.4f}  {_probability_text(result['probabilities'])}"
+        )
+        click.echo(f"{'':<29}{_errors_text(result['standard_errors'])}")
+
+
+def _ranking_evaluator() -> Evaluator:
+    """bgsage's evaluator, which ranks the plays before a rollout."""
+    from taldau.games.backgammon.eval.sage import SageEvaluator
+
+    return SageEvaluator()
+
+
 @main.command("eval")
 @click.argument("position")
 @click.option("--plies", type=click.IntRange(0, 4), default=0, show_default=True, help="Plies to look ahead.")
-@click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True)
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default=DEFAULT_ENGINE,
+    show_default=True,
+    help="own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
+    "with one line saying so, where it cannot run). Plies are gnubg's for every engine.",
+)
+@_rollout_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def eval_command(position: str, plies: int, engine: str, as_json: bool) -> None:
+def eval_command(
+    position: str, plies: int, engine: str, rollout: bool, trials: int, seed: int, threads: int, as_json: bool
+) -> None:
     """Evaluate a backgammon POSITION (a gnubg Position ID, GNUbgID or XGID) before the roll, from the side
     on roll: the five cubeless probabilities (win, win gammon, win backgammon, lose gammon, lose
-    backgammon; gammons count backgammons too) and the cubeless equity, at --plies."""
+    backgammon; gammons count backgammons too) and the cubeless equity, at --plies; with --rollout
+    (--engine sage) by a rollout, each number with its standard error (exit 2 with another engine)."""
     setup = _backgammon_position(position)
-    result = evaluate_position(_evaluator(engine), setup.position, plies)
+    if rollout:
+        roller = _rollout(engine, trials, seed, threads)
+        rolled = roller.before_roll(setup.position.board)
+        if as_json:
+            payload = {"position": position, "engine": roller.name, "rollout": roller.settings.to_json()}
+            click.echo(json.dumps(payload | rolled.to_json()))
+            return
+        exact = ", exact: the game is over" if rolled.exact else ", variance reduction"
+        click.echo(f"{roller.name} {roller.settings}{exact}")
+        click.echo(f"equity {rolled.equity:+.4f} ±{rolled.equity_error:.4f} (one standard error)")
+        click.echo(_probability_text(rolled.to_json()["probabilities"]))
+        click.echo(_errors_text(rolled.to_json()["standard_errors"]))
+        return
+    evaluator = _evaluator(engine)
+    result = evaluate_position(evaluator, setup.position, plies)
     if as_json:
-        click.echo(json.dumps({"position": position, "engine": engine} | result.to_json()))
+        click.echo(json.dumps({"position": position, "engine": evaluator.name} | result.to_json()))
         return
     payload = result.to_json()
     exact = ", exact: the game is over" if result.exact else ""
-    click.echo(f"{engine} {plies}-ply{exact}")
+    click.echo(f"{evaluator.name} {plies}-ply{exact}")
     click.echo(f"equity {result.equity:+.4f}")
     click.echo(_probability_text(payload["probabilities"]))
 
@@ -459,6 +606,7 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     "records of the other game are listed as skipped.",
 )
 @_limit_options
+@click.option("--engine", type=click.Choice(ENGINES), help=_ENGINE_HELP)
 @click.option(
     "--form",
     type=click.Choice(["short", "full"]),
@@ -467,7 +615,13 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     help="Togyz: the scoresheet's form; backgammon: full lists every decision, short the marked ones.",
 )
 def annotate(
-    paths: tuple[str, ...], game: str, depth: int | None, nodes: int | None, movetime: float | None, form: str
+    paths: tuple[str, ...],
+    game: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    engine: str | None,
+    form: str,
 ) -> None:
     """Analyse every decision of the games in PATHS and print them with marks and statistics: Togyz games
     as scoresheets, backgammon matches as an analysis text in the manner of gnubg's export. PATHS may
@@ -479,17 +633,19 @@ def annotate(
         raise click.UsageError("give one of --depth, --nodes or --movetime")
     try:
         if any(annotating.is_analysis_folder(path) for path in paths):
-            if len(paths) > 1 or game != "auto" or (depth, nodes, movetime) != (None, None, None):
+            if len(paths) > 1 or game != "auto" or (depth, nodes, movetime, engine) != (None,) * 4:
                 raise click.UsageError(
                     "an analysis folder is annotated alone, at its own settings (no other path, --game, "
-                    "--depth, --nodes or --movetime)"
+                    "--depth, --nodes, --movetime or --engine)"
                 )
             items = annotating.annotate_stored(annotating.StoredAnalysis.open(paths[0]), form, ReadLimits())
         else:
             chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
             options = AnalysisOptions(depth, nodes, movetime)
             try:
-                items = annotating.annotate(paths, chosen, options, form, ReadLimits())
+                items = annotating.annotate(
+                    paths, chosen, options, form, ReadLimits(), engine, lambda line: click.echo(line, err=True)
+                )
             except ValueError as error:
                 raise click.UsageError(str(error)) from None
         for item in items:
@@ -757,7 +913,8 @@ def _backgammon_engine_report(engine: str, decisions: int):
     "first",
     help="Togyz: search settings (default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, "
     "+staticM, +futilityM) or a weights file [default: default]. "
-    "Backgammon: ENGINE:PLIES such as own:2, gnubg:0 (with gnubg-nn installed) or nets.npz:0 (our nets from "
+    "Backgammon: ENGINE:PLIES such as own:2, sage:2 (bgsage; own stands in where it cannot run), gnubg:0 "
+    "(with gnubg-nn installed) or nets.npz:0 (our nets from "
     f"a weights file) [default: {DEFAULT_A}].",
 )
 @click.option(
@@ -801,7 +958,7 @@ def _backgammon_engine_report(engine: str, decisions: int):
     "--judge",
     default=DEFAULT_JUDGE,
     show_default=True,
-    help="Backgammon: the evaluator (own, gnubg with gnubg-nn installed, FILE.npz) that measures each roll's "
+    help="Backgammon: the evaluator (own, sage, gnubg with gnubg-nn installed, FILE.npz) that measures each roll's "
     "luck at 0-ply for the luck-adjusted result, or none.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -875,6 +1032,10 @@ def _backgammon_match(
         raise click.BadParameter("give an even number (pairs of duplicate games)", param_hint="--games")
     evaluators: dict[str, Evaluator] = {}
     try:
+        for spec in (first, second, judge):  # each engine loaded once; a stand-in said so
+            name = spec.rpartition(":")[0] if ":" in spec else spec
+            if name != "none" and name not in evaluators:
+                evaluators[name] = _evaluator(name)
         a, b = parse_player(first, evaluators), parse_player(second, evaluators)
         luck_judge = None if judge == "none" else evaluators.get(judge) or load_evaluator(judge)
     except ValueError as error:
@@ -1171,9 +1332,16 @@ def _analysis_detail(state) -> str:
 @click.option(
     "--depth",
     type=click.IntRange(0, 100),
-    help="Plies to search per position (Togyz at least 1; backgammon 0 to 3, gnubg's plies).",
+    help="Plies to search per position (Togyz at least 1; backgammon 0 to 3, gnubg's plies for every engine: "
+    "sage's own 3ply is --depth 2) [backgammon: 2].",
 )
 @click.option("--nodes", type=click.IntRange(min=1), help="Nodes to search per position.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    help=_ENGINE_HELP + " The engine, its version and level are part of the settings key: results of "
+    "different engines never share an output folder.",
+)
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
@@ -1186,6 +1354,7 @@ def analyze(
     game: str,
     depth: int | None,
     nodes: int | None,
+    engine: str | None,
     jobs: int,
     broker: str | None,
     resume: bool,
@@ -1213,11 +1382,13 @@ def analyze(
         raise click.UsageError("give at most one of --depth and --nodes")
     if game == "auto":
         game = auto_game(paths, ReadLimits())
-    settings = BatchSettings(game=game, depth=depth, nodes=nodes)
+    settings = BatchSettings(game=game, depth=depth, nodes=nodes, engine=engine)
     try:
         settings.limit()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
+    if settings.fallback is not None:
+        click.echo(settings.fallback, err=True)
     if broker:
         from taldau.workers.celery_app import ServiceSettings, celery_executor
 

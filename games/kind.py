@@ -318,6 +318,16 @@ class Analyser(Protocol):
         """The engine and everything its verdicts depend on (weights, curve), as one string."""
         ...
 
+    def engine_name(self) -> str:
+        """The name of the engine actually loaded, as users choose it (backgammon ``own``, ``gnubg``,
+        ``sage``; Togyz ``own``): the one asked for, or the one that stands in for it."""
+        ...
+
+    def fallback(self) -> str | None:
+        """None when the engine asked for is the one loaded, else one line for the user saying which engine
+        stands in and why (backgammon's ``sage`` on a machine where bgsage cannot run)."""
+        ...
+
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         """Seconds that a task of ``decisions`` decisions may take at most with these options, with room
         for a slow machine (the Celery time limits are made of it)."""
@@ -420,8 +430,16 @@ class GameKind(Protocol[Game]):
     """What ``GameFacts.plies`` counts, in the players' words: singular and plural (Togyz moves,
     backgammon rolls)."""
 
+    engines: ClassVar[tuple[str, ...]]
+    """The engines its analyser can use, by name, the default first; () when it has one engine only."""
+
     @property
     def analyser(self) -> Analyser | None: ...
+
+    def analyser_with(self, engine: str) -> Analyser:
+        """The analyser of the engine called ``engine`` (one of ``engines``); ValueError for a game that has
+        no choice of engine or an engine that cannot be loaded."""
+        ...
 
     def recognises(self, file: RecordFile) -> bool:
         """Whether ``file`` holds this game's records, reading no further than it needs to tell."""

@@ -25,9 +25,13 @@ def game_kind(name: str) -> GameKind[Any]:
     raise ValueError(f"unknown game {name!r}; known: {', '.join(sorted(NAMES))}")
 
 
-def analyser(name: str) -> Analyser:
-    """The analyser of the game called ``name``; raises ValueError when it has none yet."""
-    found = game_kind(name).analyser
+def analyser(name: str, engine: str | None = None) -> Analyser:
+    """The analyser of the game called ``name``, of its ``engine`` (None: the game's default); raises
+    ValueError when it has none yet, or no such engine."""
+    kind = game_kind(name)
+    if engine is not None:
+        return kind.analyser_with(engine)
+    found = kind.analyser
     if found is None:
         raise ValueError(
             f"taldau has no {name} engine yet: `taldau validate` reads and checks {name} records"

@@ -145,6 +145,8 @@ def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
     if batch.key != spec.key:
         engine = batch.describe()["engine"]
         problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
+        if batch.fallback is not None:
+            problem += f": {batch.fallback}"
         return _report(game, batch.key, Status.FAILED, 0, "refused", problem)
     if not store.visible():
         problem = f"does not see the output folder {spec.out} (no {store.parts}): is it mounted there?"
@@ -336,4 +338,4 @@ def run_analysis(
         executor(tasks, spec, finished)
     except KeyboardInterrupt:  # the local pool: nothing stays queued
         raise Interrupted(state.games - state.games_done, 0) from None
-    return store.compact(settings.describe(), RunRecord(spec.id, frozenset(game_ids), inputs))
+    return store.compact(settings.manifest(), RunRecord(spec.id, frozenset(game_ids), inputs))

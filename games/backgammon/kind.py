@@ -37,7 +37,7 @@ from taldau.games.records import RecordFile
 from . import recognises as is_backgammon
 from .analysis_text import analysis_text
 from .cubeful import cubeless_emg
-from .engine import load_evaluator
+from .engine import DEFAULT_ENGINE, ENGINES, EngineChoice, choose_evaluator
 from .eval import Evaluator
 from .position import Position
 from .position_text import read_position
@@ -71,15 +71,24 @@ WARM_UP_MATCH = """ 3 point match
 
 @dataclass(frozen=True)
 class BackgammonAnalyser:
-    """Our evaluator (``engine``: ``own`` by default, ``gnubg`` with the optional gnubg-nn) reviewing
-    whole matches (see ``taldau.games.kind.Analyser``). ``depth`` in the user's options is the plies."""
+    """An evaluator (``engine``: ``own`` by default, ``gnubg`` with the optional gnubg-nn, ``sage`` with
+    bgsage) reviewing whole matches (see ``taldau.games.kind.Analyser``). ``depth`` in the user's options
+    is the plies, gnubg's numbering for every engine (sage's own "3ply" is depth 2).
 
-    engine: str = "own"
+    Where ``sage`` cannot run here, ``own`` stands in (``fallback`` says so): ``version``, and with it the
+    settings key, is the loaded evaluator's, so a worker whose sage fell back computes another key than a
+    client whose sage loaded, and its results are refused rather than mixed in."""
+
+    engine: str = DEFAULT_ENGINE
 
     @cached_property
+    def choice(self) -> EngineChoice:
+        """The evaluator of ``engine`` (or its stand-in), loaded once."""
+        return choose_evaluator(self.engine)
+
+    @property
     def evaluator(self) -> Evaluator:
-        """The evaluator, loaded once."""
-        return load_evaluator(self.engine)
+        return self.choice.evaluator
 
     @property
     def scale(self) -> MarkScale:
@@ -98,6 +107,12 @@ class BackgammonAnalyser:
 
     def version(self) -> str:
         return self.evaluator.version
+
+    def engine_name(self) -> str:
+        return self.evaluator.name
+
+    def fallback(self) -> str | None:
+        return self.choice.fallback
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         return MARGIN * SECONDS_PER_DECISION[self.limit(options).plies] * decisions
@@ -211,11 +226,18 @@ class BackgammonKind:
     plies_words: ClassVar[tuple[str, str]] = ("roll", "rolls")  # dances included
     encodings: ClassVar[tuple[str, ...]] = ENCODINGS
     """The code pages its players' files use where they are not UTF-8 (see ``RecordFile.encodings``)."""
+    engines: ClassVar[tuple[str, ...]] = (DEFAULT_ENGINE, *(name for name in ENGINES if name != DEFAULT_ENGINE))
 
     @cached_property
     def analyser(self) -> BackgammonAnalyser:
-        """Our own evaluator's analyser."""
+        """The default engine's analyser."""
         return BackgammonAnalyser()
+
+    def analyser_with(self, engine: str) -> BackgammonAnalyser:
+        """The analyser of ``engine`` (``own``, ``gnubg``, ``sage``); its evaluator is loaded on first use."""
+        if engine not in ENGINES:
+            raise ValueError(f"unknown backgammon engine {engine!r}: choose one of {', '.join(ENGINES)}")
+        return BackgammonAnalyser(engine)
 
     def recognises(self, file: RecordFile) -> bool:
         return is_backgammon(file)

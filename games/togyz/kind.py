@@ -80,6 +80,12 @@ class TogyzAnalyser:
         stages = ",".join(str(stage) for stage in self.verification)
         return version + (f" verify {stages}" if stages else "")
 
+    def engine_name(self) -> str:
+        return "own"
+
+    def fallback(self) -> str | None:
+        return None
+
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
         """Five times the measured cost: 0.2 s per ply at the default depth, about 2.5 times more per extra
         ply of depth; a node or time limit costs two searches of that many nodes (at 3 million nodes/s) or
@@ -120,12 +126,17 @@ class TogyzKind:
     book_plies: ClassVar[int] = BOOK_PLIES
     plies_words: ClassVar[tuple[str, str]] = ("move", "moves")
     encodings: ClassVar[tuple[str, ...]] = ENCODINGS
+    engines: ClassVar[tuple[str, ...]] = ()  # one engine, its own search
     """The code pages its players' archives use where they are not UTF-8 (see ``RecordFile.encodings``)."""
 
     @cached_property
     def analyser(self) -> TogyzAnalyser:
         """The engine with the shipped win curve, read once per kind."""
         return TogyzAnalyser(load_win_curve())
+
+    def analyser_with(self, engine: str) -> TogyzAnalyser:
+        """Togyz Kumalak has one engine: ValueError for any choice."""
+        raise ValueError(f"Togyz Kumalak has one engine, taldau's own search: no engine {engine!r} to choose")
 
     def recognises(self, file: RecordFile) -> bool:
         return True

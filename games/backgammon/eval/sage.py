@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import platform
 import sys
+from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
@@ -43,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..board import BAR, MOVER, OPPONENT, POINTS
-from .probabilities import WIN, WIN_BACKGAMMON, WIN_GAMMON, final_probabilities, flipped
+from .probabilities import PROBABILITIES, WIN, WIN_BACKGAMMON, WIN_GAMMON, equities, final_probabilities, flipped
 
 MAX_PLIES = 3  # its 4ply, the deepest level its batch calls offer
 SAGE_ROW = 26
@@ -262,3 +263,147 @@ class SageEvaluator:
 
     def __repr__(self) -> str:
         return f"SageEvaluator({self.version!r}, threads={self.threads})"
+
+
+# Rollouts, bgsage's: a user's way to settle a disputed play, as gnubg's and XG's rollouts are.
+
+DEFAULT_TRIALS = 1296  # gnubg's and bgsage's default: 36 x 36, the first two rolls stratified
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """A rollout's settings: ``trials`` games per position, the dice from ``seed``, on ``threads`` C++
+    threads (the numbers do not depend on the threads)."""
+
+    trials: int = DEFAULT_TRIALS
+    seed: int = 42
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.trials < 1 or self.threads < 1:
+            raise ValueError(f"a rollout needs at least one trial on one thread, not {self}")
+
+    def __str__(self) -> str:
+        return f"rollout of {self.trials} trials, seed {self.seed}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trials": self.trials, "seed": self.seed, "variance_reduction": True, "truncation": None}
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """A position rolled out: the five probabilities and the cubeless equity from one side (the side on
+    roll before a roll, the side that played after a play), each with its standard error (``errors``,
+    ``equity_error``); ``exact`` when the game is over (the result, errors 0)."""
+
+    probabilities: tuple[float, ...]
+    errors: tuple[float, ...]
+    equity: float
+    equity_error: float
+    trials: int
+    exact: bool = False
+
+    def flipped(self) -> RolloutResult:
+        """The same result from the other side."""
+        order = [0, 3, 4, 1, 2]  # its win, win gammon, win backgammon, lose gammon, lose backgammon
+        probabilities = flipped(np.array([self.probabilities]))[0]
+        return RolloutResult(
+            tuple(float(p) for p in probabilities),
+            tuple(self.errors[k] for k in order),
+            -self.equity,
+            self.equity_error,
+            self.trials,
+            self.exact,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        names = PROBABILITIES
+        return {
+            "equity": round(self.equity, 6),
+            "equity_se": round(self.equity_error, 6),
+            "probabilities": {name: round(p, 6) for name, p in zip(names, self.probabilities, strict=True)},
+            "standard_errors": {name: round(e, 6) for name, e in zip(names, self.errors, strict=True)},
+            "trials": self.trials,
+            "exact": self.exact,
+        }
+
+
+class SageRollout:
+    """bgsage's rollouts of positions: every trial a game played to the end (no truncation), its checker
+    plays chosen by bgsage's raw nets (gnubg's 0-ply), its bear-offs by the exact database, with variance
+    reduction (the luck of every roll taken out, as gnubg's rollouts do) and the first rolls stratified.
+    Every position of a call is rolled out on the same dice (the seed set again before each), so the plays
+    of one roll are compared on common dice, and the same settings give the same numbers on any machine.
+
+    Our own rollouts (``eval.rollout``, truncated, for training labels) report no standard errors and run
+    our nets only: a user's rollout is bgsage's. Raises ``SageUnavailable`` where bgsage cannot run."""
+
+    name = "sage"
+
+    def __init__(self, settings: RolloutSettings | None = None) -> None:
+        self.settings = settings or RolloutSettings()
+        self._cpp = load_sage()
+        from bgsage.weights import (  # type: ignore[import-not-found,unused-ignore]
+            bearoff_db_path,
+            default_weights,
+        )
+
+        weights = default_weights()
+        database = self._cpp.BearoffDB()
+        path = bearoff_db_path()
+        if path is None or not database.load(path):
+            raise SageUnavailable(f"bgsage's bear-off database cannot be loaded: {INSTALL_HINT}")
+        self._database = database
+        self._strategy = self._cpp.create_rollout(
+            weights.strategy_type,
+            weights.weight_paths_list,
+            weights.hidden_sizes_list,
+            n_trials=self.settings.trials,
+            truncation_depth=0,
+            n_threads=self.settings.threads,
+            seed=self.settings.seed,
+            enable_vr=True,
+        )
+        self._cpp.rollout_set_bearoff_db(self._strategy, database)
+
+    def _mover(self, board: np.ndarray) -> RolloutResult:
+        """The rollout of ``board`` (2, 25) left by a play of row ``MOVER``, from that side."""
+        out = np.zeros(5, dtype=np.float64)
+        turned = np.ascontiguousarray(board[::-1])
+        if final_probabilities(turned, out):  # the mover has borne off: the result, from the other side
+            probabilities = flipped(out[np.newaxis])[0]
+            return RolloutResult(
+                tuple(float(p) for p in probabilities),
+                (0.0,) * 5,
+                float(equities(probabilities[np.newaxis])[0]),
+                0.0,
+                0,
+                True,
+            )
+        position = to_sage(board).tolist()
+        self._strategy.set_seed(self.settings.seed)
+        result = self._strategy.evaluate_board(position, position)
+        probabilities = consistent(np.array([result["probs"]], dtype=np.float64))
+        return RolloutResult(
+            tuple(float(p) for p in probabilities[0]),
+            tuple(float(e) for e in result["prob_std_errors"]),
+            float(equities(probabilities)[0]),
+            float(result["std_error"]),
+            self.settings.trials,
+        )
+
+    def after_play(self, board: np.ndarray) -> RolloutResult:
+        """The rollout of the board (2, 25) a play leaves, its player still in row ``MOVER``, from the side
+        that played."""
+        return self._mover(np.asarray(board))
+
+    def before_roll(self, board: np.ndarray) -> RolloutResult:
+        """The rollout of a position before the roll (2, 25), side on roll in row ``MOVER``, from that side:
+        the other side has just played."""
+        board = np.asarray(board)
+        out = np.zeros(5, dtype=np.float64)
+        if final_probabilities(board, out):
+            return RolloutResult(
+                tuple(float(p) for p in out), (0.0,) * 5, float(equities(out[np.newaxis])[0]), 0.0, 0, True
+            )
+        return self._mover(np.ascontiguousarray(board[::-1])).flipped()

@@ -1,0 +1,172 @@
+"""`--engine own|gnubg|sage` across the backgammon commands (issue 35): the settings key is the loaded
+engine's (own's the same named or not, sage's another), an analysis with sage names it in its manifest and
+its report, a sage that cannot run gives own's key and one line saying so (and a worker whose sage fell
+back is refused), Togyz takes no engine, and `plays` / `eval --rollout` give bgsage's rollouts with their
+standard errors, the same numbers for the same seed.
+
+The tests that need bgsage skip, saying why, where it cannot load; the stand-in's tests run everywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLES
+from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.cli.main import main
+from taldau.games.backgammon.eval import sage
+from taldau.workers import run as runs
+
+SAGE_MISSING = sage.unavailable_reason() or ("" if sage.sage_available() else "bgsage cannot be imported")
+needs_sage = pytest.mark.skipif(bool(SAGE_MISSING), reason=f"bgsage cannot load here: {SAGE_MISSING}")
+MATCH = EXAMPLES / "backgammon" / "gnubg-money-session.mat"  # the smallest bundled match: 2 games
+START = "4HPwATDgc/ABMA"  # the starting position
+REASON = "bgsage needs a CPU with AVX2, which this machine's CPU lacks"
+
+
+@pytest.fixture
+def no_sage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine where bgsage cannot run (a CPU without AVX2, simulated)."""
+    monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
+
+
+def test_owns_key_is_the_same_named_or_not_and_leaves_the_name_out() -> None:
+    default = BatchSettings(game="backgammon", depth=0)
+    named = BatchSettings(game="backgammon", depth=0, engine="own")
+    assert named.key == default.key == BatchSettings.from_json(named.to_json()).key
+    # the key's inputs are those before engines could be chosen: the version names the engine
+    assert set(default.describe()) == {"game", "limit", "thresholds", "engine", "schemas"}
+    assert default.describe()["engine"].startswith("own")
+    assert named.manifest() == default.describe() | {"engine_name": "own"} and named.fallback is None
+
+
+@needs_sage
+def test_sages_key_differs_from_owns() -> None:
+    own = BatchSettings(game="backgammon", depth=2, engine="own")
+    sage_settings = BatchSettings(game="backgammon", depth=2, engine="sage")
+    assert sage_settings.key != own.key and sage_settings.fallback is None
+    assert sage_settings.describe()["engine"].startswith("bgsage ")
+    assert sage_settings.manifest()["engine_name"] == "sage"
+    # the level is part of the key too
+    assert BatchSettings(game="backgammon", depth=1, engine="sage").key != sage_settings.key
+
+
+def test_a_sage_that_cannot_run_gives_owns_key_and_says_so(no_sage: None) -> None:
+    settings = BatchSettings(game="backgammon", depth=0, engine="sage")
+    assert settings.key == BatchSettings(game="backgammon", depth=0).key
+    assert settings.fallback == f"{REASON}: using the engine own instead"
+    assert settings.manifest()["engine_name"] == "own"
+
+
+def test_eval_and_plays_print_the_stand_ins_line(no_sage: None) -> None:
+    result = CliRunner().invoke(main, ["eval", START, "--engine", "sage", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == f"{REASON}: using the engine own instead"
+    assert json.loads(result.stdout)["engine"] == "own"
+    result = CliRunner().invoke(main, ["plays", START, "31", "--engine", "sage", "--plies", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("using the engine own instead") == 1
+    assert json.loads(result.stdout)["engine"] == "own"
+
+
+@needs_sage
+def test_a_worker_whose_sage_fell_back_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = BatchSettings(game="backgammon", depth=0, engine="sage")
+    spec = runs.RunSpec("run", str(tmp_path), client.to_json(), client.key)
+    (task,) = [item for item in plan([MATCH], client) if isinstance(item, GameTask)]
+    monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
+    runs._settings.cache_clear()
+    try:
+        report = runs.store_task(task.to_json(), spec)
+    finally:
+        runs._settings.cache_clear()
+    assert report["outcome"] == "refused" and report["key"] != client.key
+    assert "using the engine own instead" in report["problem"]
+
+
+def test_togyz_takes_no_engine(tmp_path: Path, togyz_examples: Path) -> None:
+    with pytest.raises(ValueError, match="one engine"):
+        _ = BatchSettings(game="togyz", engine="sage").analyser
+    result = CliRunner().invoke(
+        main, ["analyze", str(togyz_examples), "--out", str(tmp_path / "out"), "--engine", "own"]
+    )
+    assert result.exit_code == 2 and "one engine" in result.output
+
+
+@pytest.fixture(scope="module")
+def sage_analysis(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sage") / "run"
+    command = ["analyze", str(MATCH), "--out", str(out), "--engine", "sage", "--depth", "0", "--jobs", "1"]
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@needs_sage
+def test_analyze_with_sage_names_it_and_its_rows_carry_its_key(sage_analysis: Path) -> None:
+    import pyarrow.parquet as pq
+
+    manifest = json.loads((sage_analysis / "manifest.json").read_text(encoding="utf-8"))
+    settings = manifest["settings"]
+    assert settings["engine_name"] == "sage" and settings["engine"].startswith("bgsage ")
+    assert manifest["key"] == BatchSettings(game="backgammon", depth=0, engine="sage").key
+    games = pq.read_table(sage_analysis / "games").to_pylist()
+    assert len(games) == 2 and {row["settings"] for row in games} == {manifest["key"]}
+    moves = pq.read_table(sage_analysis / "moves").to_pylist()
+    assert moves and all(row["depth"] == 0 for row in moves)
+
+
+@needs_sage
+def test_the_report_names_the_engine(sage_analysis: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["report", str(sage_analysis), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "engine sage (bgsage 2.0." in index and "0-ply" in index
+
+
+@needs_sage
+def test_annotate_with_sage_names_it() -> None:
+    result = CliRunner().invoke(main, ["annotate", str(MATCH), "--engine", "sage", "--depth", "0"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "" and result.stdout.strip()
+
+
+@needs_sage
+def test_plays_rollout_repeats_with_its_seed_and_has_standard_errors() -> None:
+    command = ["plays", START, "31", "--engine", "sage", "--rollout", "--trials", "6", "--seed", "3", "--json"]
+    first, second = (CliRunner().invoke(main, command) for _ in range(2))
+    assert first.exit_code == 0, first.output
+    assert first.stdout == second.stdout
+    payload = json.loads(first.stdout)
+    assert payload["rollout"] == {"trials": 6, "seed": 3, "variance_reduction": True, "truncation": None}
+    plays = payload["plays"]
+    assert len(plays) >= 2 and plays[0]["difference"] == 0.0
+    assert all(play["rollout"] and play["equity_se"] > 0 for play in plays)
+    assert all(play["standard_errors"]["win"] > 0 for play in plays)
+    assert [play["equity"] for play in plays] == sorted((play["equity"] for play in plays), reverse=True)
+    text = CliRunner().invoke(main, command[:-1])
+    assert text.exit_code == 0 and "±" in text.stdout and "SE W " in text.stdout
+
+
+@needs_sage
+def test_eval_rollout_repeats_with_its_seed_and_has_standard_errors() -> None:
+    command = ["eval", START, "--engine", "sage", "--rollout", "--trials", "6", "--seed", "3", "--json"]
+    first, second = (CliRunner().invoke(main, command) for _ in range(2))
+    assert first.exit_code == 0, first.output
+    assert first.stdout == second.stdout
+    payload = json.loads(first.stdout)
+    assert payload["equity_se"] > 0 and all(value > 0 for value in payload["standard_errors"].values())
+    assert abs(payload["equity"]) < 0.3 and not payload["exact"]  # the start: close to even
+    other = CliRunner().invoke(main, [*command[:-2], "4", "--json"])
+    assert json.loads(other.stdout)["equity"] != payload["equity"]  # another seed, other dice
+
+
+@pytest.mark.parametrize("engine", ["own", "gnubg"])
+def test_engines_without_rollouts_say_so(engine: str) -> None:
+    for command in (["eval", START], ["plays", START, "31"]):
+        result = CliRunner().invoke(main, [*command, "--engine", engine, "--rollout", "--trials", "6"])
+        assert result.exit_code == 2 and f"the engine {engine} has no rollouts" in result.stderr
