@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from taldau.analysis.accounting import Inputs
+from taldau.analysis.accounting import Inputs, count
 from taldau.analysis.validation import (
     Summary,
     auto_game,
@@ -38,6 +38,7 @@ from taldau.games.backgammon.engine import (
     analyse,
     choose_evaluator,
     evaluate_position,
+    load_evaluator,
     rollout_plays,
 )
 from taldau.games.backgammon.engine import Limit as BackgammonLimit
@@ -64,9 +65,9 @@ PROBABILITY_LABELS = ("W", "WG", "WBG", "LG", "LBG")  # gnubg's short names of t
 PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positions and fit
 
 
-def _count(number: int, noun: str, plural: str = "") -> str:
-    """``1 game``, ``2 games``: ``plural`` for a noun that does not just take an s (``ply``, ``plies``)."""
-    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+def _say(line: str) -> None:
+    """Print one line for the user on stderr."""
+    click.echo(line, err=True)
 
 
 def _limit(
@@ -97,6 +98,15 @@ def _limit_options(function):
 _ENGINE_HELP = (
     "Backgammon: own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
     "with one line saying so, where bgsage cannot run) [default: own]. Togyz has one engine."
+)
+
+_backgammon_engine_option = click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default=DEFAULT_ENGINE,
+    show_default=True,
+    help="own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
+    "with one line saying so, where it cannot run). Plies are gnubg's for every engine.",
 )
 
 
@@ -301,14 +311,7 @@ def _probability_text(probabilities: dict[str, float]) -> str:
 @click.argument("dice", required=False)
 @click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
 @click.option("--plies", type=click.IntRange(0, 4), help="Rank the plays by the engine at this many plies.")
-@click.option(
-    "--engine",
-    type=click.Choice(ENGINES),
-    default=DEFAULT_ENGINE,
-    show_default=True,
-    help="own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
-    "with one line saying so, where it cannot run). Plies are gnubg's for every engine.",
-)
+@_backgammon_engine_option
 @_rollout_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def plays(
@@ -420,14 +423,7 @@ def _ranking_evaluator() -> Evaluator:
 @main.command("eval")
 @click.argument("position")
 @click.option("--plies", type=click.IntRange(0, 4), default=0, show_default=True, help="Plies to look ahead.")
-@click.option(
-    "--engine",
-    type=click.Choice(ENGINES),
-    default=DEFAULT_ENGINE,
-    show_default=True,
-    help="own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
-    "with one line saying so, where it cannot run). Plies are gnubg's for every engine.",
-)
+@_backgammon_engine_option
 @_rollout_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def eval_command(
@@ -481,7 +477,7 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
         click.echo(json.dumps(payload))
     else:
         click.echo(
-            f"depth {depth}: {_count(result.nodes, 'node')} in {result.seconds:.3f} s, "
+            f"depth {depth}: {count(result.nodes, 'node')} in {result.seconds:.3f} s, "
             f"{result.nps:,.0f} nodes/s"
         )
 
@@ -643,9 +639,7 @@ def annotate(
             chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
             options = AnalysisOptions(depth, nodes, movetime)
             try:
-                items = annotating.annotate(
-                    paths, chosen, options, form, ReadLimits(), engine, lambda line: click.echo(line, err=True)
-                )
+                items = annotating.annotate(paths, chosen, options, form, ReadLimits(), engine, _say)
             except ValueError as error:
                 raise click.UsageError(str(error)) from None
         for item in items:
@@ -782,7 +776,7 @@ def bench(
         for name in chosen:
             run = report[name]
             click.echo(
-                f"{name}: {_count(run['tasks'], 'task')}, {_count(run['games'], 'game')}, "
+                f"{name}: {count(run['tasks'], 'task')}, {count(run['games'], 'game')}, "
                 f"{run['decisions']:,} decisions in {run['seconds']} s: {run['games_per_second']} games/s, "
                 f"{run['decisions_per_second']:,} decisions/s"
             )
@@ -958,8 +952,8 @@ def _backgammon_engine_report(engine: str, decisions: int):
     "--judge",
     default=DEFAULT_JUDGE,
     show_default=True,
-    help="Backgammon: the evaluator (own, sage, gnubg with gnubg-nn installed, FILE.npz) that measures each roll's "
-    "luck at 0-ply for the luck-adjusted result, or none.",
+    help="Backgammon: the evaluator (own, sage, gnubg with gnubg-nn installed, FILE.npz) that measures each "
+    "roll's luck at 0-ply for the luck-adjusted result, or none.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
@@ -1197,7 +1191,7 @@ def train(
             except ValueError as error:
                 raise click.ClickException(str(error)) from None
         played = settings.games if stop_at is None else min(stop_at, settings.games)
-        click.echo(f"wrote {out} after {_count(played, 'game')} of self-play")
+        click.echo(f"wrote {out} after {count(played, 'game')} of self-play")
         return
     try:
         evaluator = OwnEvaluator.load(Path(start_from)) if start_from else OwnEvaluator.load()
@@ -1416,9 +1410,9 @@ def analyze(
         sys.exit(EX_UNAVAILABLE)
     except Interrupted as interrupted:
         where = (
-            f"{_count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
+            f"{count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
             if interrupted.queued
-            else f"{_count(interrupted.left, 'game')} not analysed"
+            else f"{count(interrupted.left, 'game')} not analysed"
         )
         how = "interrupted"
         if broker:
@@ -1445,9 +1439,9 @@ def analyze(
     else:
         before = f", {resumed} resumed (analysed before)" if resumed else ""
         click.echo(
-            f"{_count(inputs.files, 'file')}, {_count(counts['games'], 'game')}: {counts['ok'] - resumed} "
+            f"{count(inputs.files, 'file')}, {count(counts['games'], 'game')}: {counts['ok'] - resumed} "
             f"analysed{before}, {counts['invalid']} invalid, {counts['failed']} failed, "
-            f"{_count(counts['plies'], 'decision')}{others} -> {out}"
+            f"{count(counts['plies'], 'decision')}{others} -> {out}"
         )
     if nothing:
         click.echo(f"error: no {game} game to analyse under {' '.join(paths)}", err=True)
@@ -1550,8 +1544,8 @@ def status(broker: str, as_json: bool) -> None:
         click.echo(json.dumps(report.to_json()))
         return
     click.echo(
-        f"broker {report.broker}: {_count(report.queued, 'game')} queued, "
-        f"{_count(len(report.workers), 'worker')} alive"
+        f"broker {report.broker}: {count(report.queued, 'game')} queued, "
+        f"{count(len(report.workers), 'worker')} alive"
     )
     for name in report.workers:
         click.echo(f"  worker {name}")
@@ -1594,7 +1588,7 @@ def cancel(run: str | None, out: str | None, broker: str, as_json: bool) -> None
             continue
         dropped = f", {withdrawal.reserved} reserved dropped" if withdrawal.reserved else ""
         click.echo(
-            f"run {withdrawal.run} -> {withdrawal.out}: {_count(withdrawal.withdrawn, 'game')} withdrawn"
+            f"run {withdrawal.run} -> {withdrawal.out}: {count(withdrawal.withdrawn, 'game')} withdrawn"
             f"{dropped}, {withdrawal.running} running finish"
         )
 

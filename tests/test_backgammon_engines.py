@@ -72,9 +72,7 @@ def test_eval_and_plays_print_the_stand_ins_line(no_sage: None) -> None:
 
 
 @needs_sage
-def test_a_worker_whose_sage_fell_back_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_worker_whose_sage_fell_back_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     client = BatchSettings(game="backgammon", depth=0, engine="sage")
     spec = runs.RunSpec("run", str(tmp_path), client.to_json(), client.key)
     (task,) = [item for item in plan([MATCH], client) if isinstance(item, GameTask)]
@@ -137,7 +135,8 @@ def test_annotate_with_sage_names_it() -> None:
 
 @needs_sage
 def test_plays_rollout_repeats_with_its_seed_and_has_standard_errors() -> None:
-    command = ["plays", START, "31", "--engine", "sage", "--rollout", "--trials", "6", "--seed", "3", "--json"]
+    command = ["plays", START, "31", "--engine", "sage", "--rollout"]
+    command += ["--trials", "6", "--seed", "3", "--json"]
     first, second = (CliRunner().invoke(main, command) for _ in range(2))
     assert first.exit_code == 0, first.output
     assert first.stdout == second.stdout

@@ -226,7 +226,10 @@ class BackgammonKind:
     plies_words: ClassVar[tuple[str, str]] = ("roll", "rolls")  # dances included
     encodings: ClassVar[tuple[str, ...]] = ENCODINGS
     """The code pages its players' files use where they are not UTF-8 (see ``RecordFile.encodings``)."""
-    engines: ClassVar[tuple[str, ...]] = (DEFAULT_ENGINE, *(name for name in ENGINES if name != DEFAULT_ENGINE))
+    engines: ClassVar[tuple[str, ...]] = (
+        DEFAULT_ENGINE,
+        *(name for name in ENGINES if name != DEFAULT_ENGINE),
+    )
 
     @cached_property
     def analyser(self) -> BackgammonAnalyser:

@@ -44,7 +44,15 @@ from typing import Any
 import numpy as np
 
 from ..board import BAR, MOVER, OPPONENT, POINTS
-from .probabilities import PROBABILITIES, WIN, WIN_BACKGAMMON, WIN_GAMMON, equities, final_probabilities, flipped
+from .probabilities import (
+    PROBABILITIES,
+    WIN,
+    WIN_BACKGAMMON,
+    WIN_GAMMON,
+    equities,
+    final_probabilities,
+    flipped,
+)
 
 MAX_PLIES = 3  # its 4ply, the deepest level its batch calls offer
 SAGE_ROW = 26
