@@ -683,10 +683,28 @@ def annotate(
 @click.option(
     "--decisions",
     type=click.IntRange(min=1),
-    default=200,
-    show_default=True,
     help="With --game backgammon: decisions of the real matches in ../shared/data/backgammon/bglab "
-    "(the bundled examples when absent).",
+    "(the bundled examples when absent) [200; with --engines 500].",
+)
+@click.option(
+    "--engines",
+    "strength",
+    is_flag=True,
+    help="With --game backgammon: each engine and level (own, sage 0-2 plies; gnubg's when installed) picks "
+    "its play on --decisions real decisions of --archive (default: bglab) drawn with --seed, judged by "
+    "--reference: mean loss, agreement, CPU per decision (the reference cached in ~/.cache/taldau/strength).",
+)
+@click.option(
+    "--seed", type=int, default=2026, show_default=True, help="With --engines: the draw of decisions."
+)
+@click.option(
+    "--reference",
+    default="sage:3",
+    show_default=True,
+    help="With --engines: the judge, ENGINE:PLIES[:CANDIDATES/THRESHOLD] (gnubg's plies).",
+)
+@click.option(
+    "--levels", help="With --engines: the levels judged, comma-separated ENGINE:PLIES [own:0..sage:2]."
 )
 @click.option(
     "--against-gnubg",
@@ -710,7 +728,11 @@ def bench(
     soak_games: int | None,
     keep: str | None,
     engine: str | None,
-    decisions: int,
+    decisions: int | None,
+    strength: bool,
+    seed: int,
+    reference: str,
+    levels: str | None,
     matches: int | None,
     marks: bool,
     reference_depth: int,
@@ -756,6 +778,11 @@ def bench(
             verifications,
         )
         return
+    if game == "backgammon" and strength:
+        from taldau.cli.strength import backgammon_strength
+
+        backgammon_strength(archive, decisions, seed, reference, levels, as_json)
+        return
     if game == "backgammon" and matches is not None:
         _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)
         return
@@ -790,7 +817,7 @@ def bench(
         return
     if game == "backgammon":
         result = run_backgammon_bench()
-        engine_report = _backgammon_engine_report(engine or "own", decisions)
+        engine_report = _backgammon_engine_report(engine or "own", decisions or 200)
         if as_json:
             click.echo(json.dumps({**result.to_json(), "engine": engine_report.to_json()}))
             return

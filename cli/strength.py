@@ -1,0 +1,37 @@
+"""``taldau bench --game backgammon --engines``: each engine and level judged by a deeper reference on real
+decisions (``taldau.games.backgammon.strength``); this module parses, calls and prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from taldau.cli.progress import progress_line
+from taldau.games.backgammon.strength import BGLAB, DEFAULT_DECISIONS, measure_strength
+
+
+def backgammon_strength(
+    archive: Path | None, decisions: int | None, seed: int, reference: str, levels: str | None, as_json: bool
+) -> None:
+    """The strength report of ``levels`` (comma-separated; the defaults when None) judged by ``reference``
+    on ``decisions`` decisions of ``archive`` (bglab when None), printed; a clear error when the matches
+    are absent or a level cannot run here."""
+    chosen = None if levels is None else [level for level in levels.split(",") if level.strip()]
+    with progress_line("judging", "decisions", every=30.0) as line:
+        try:
+            report = measure_strength(
+                BGLAB if archive is None else archive,
+                decisions or DEFAULT_DECISIONS,
+                seed,
+                chosen,
+                reference,
+                progress=lambda done, total: line.update(done, total),
+            )
+        except (FileNotFoundError, ValueError) as error:
+            raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    for text in report.lines():
+        click.echo(text)
