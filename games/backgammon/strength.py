@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from taldau.games.jit import is_writable, user_cache_root
 
 from .engine import Limit, analyse, choose_evaluator
@@ -68,7 +67,7 @@ class Level:
             raise ValueError(f"a level is engine:plies or engine:plies:candidates/threshold, not {text!r}")
         if len(parts) == 2:
             return cls(parts[0], Limit(plies=int(parts[1])))
-        candidates, slash, threshold = parts[2].partition("/")
+        candidates, _, threshold = parts[2].partition("/")
         try:
             return cls(parts[0], Limit(int(parts[1]), candidates=int(candidates), threshold=float(threshold)))
         except ValueError:
