@@ -5,10 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from taldau.games.backgammon.eval import sage
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def _sage_missing() -> str:
+    """Why bgsage cannot load on this machine ("" when it can): its CPU check, then its import."""
+    try:
+        sage.load_sage()
+    except sage.SageUnavailable as error:
+        return str(error)
+    return ""
+
+
+SAGE_MISSING = _sage_missing()
+needs_sage = pytest.mark.skipif(bool(SAGE_MISSING), reason=f"bgsage cannot load here: {SAGE_MISSING}")
 GNUBG_FIXTURES = ROOT / "tests" / "data" / "backgammon" / "gnubg"
 
 # The bglab matches (under SHARED_DATA / "backgammon" / "bglab") that GNU Backgammon 1.07 imported and saved

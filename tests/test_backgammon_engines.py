@@ -13,14 +13,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES
+from conftest import EXAMPLES, needs_sage
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
 from taldau.games.backgammon.eval import sage
 from taldau.workers import run as runs
 
-SAGE_MISSING = sage.unavailable_reason() or ("" if sage.sage_available() else "bgsage cannot be imported")
-needs_sage = pytest.mark.skipif(bool(SAGE_MISSING), reason=f"bgsage cannot load here: {SAGE_MISSING}")
 MATCH = EXAMPLES / "backgammon" / "gnubg-money-session.mat"  # the smallest bundled match: 2 games
 START = "4HPwATDgc/ABMA"  # the starting position
 REASON = "bgsage needs a CPU with AVX2, which this machine's CPU lacks"

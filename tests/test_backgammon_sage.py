@@ -15,7 +15,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, SHARED_DATA
+from conftest import EXAMPLES, SHARED_DATA, needs_sage
 from taldau.games.backgammon import ActionKind, Position, read_games
 from taldau.games.backgammon import board as core
 from taldau.games.backgammon.engine import (
@@ -30,8 +30,6 @@ from taldau.games.backgammon.eval import sage
 from taldau.games.backgammon.eval.probabilities import LOSE_GAMMON, WIN, WIN_GAMMON
 from taldau.games.backgammon.position import ROLLS
 
-SAGE_MISSING = sage.unavailable_reason() or ("" if sage.sage_available() else "bgsage cannot be imported")
-needs_sage = pytest.mark.skipif(bool(SAGE_MISSING), reason=f"bgsage cannot load here: {SAGE_MISSING}")
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
 
 

@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, needs_sage
 from taldau.games.backgammon.engine import Limit
-from taldau.games.backgammon.eval import sage
 from taldau.games.backgammon.strength import (
     Level,
     ReferenceCache,
@@ -19,8 +18,7 @@ from taldau.games.backgammon.strength import (
     strength_decisions,
 )
 
-SAGE_MISSING = sage.unavailable_reason() or ("" if sage.sage_available() else "bgsage cannot be imported")
-pytestmark = pytest.mark.skipif(bool(SAGE_MISSING), reason=f"bgsage cannot load here: {SAGE_MISSING}")
+pytestmark = needs_sage
 
 MATCHES = EXAMPLES / "backgammon"
 LEVELS = ("own:0", "sage:0", "sage:1")
