@@ -34,14 +34,20 @@ def test_the_backgammon_analyser_has_the_common_face() -> None:
     assert analyser.scale == EMG_SCALE
     assert analyser.limit(AnalysisOptions()).plies == 2  # gnubg's default analysis
     assert analyser.limit(AnalysisOptions(depth=0)).plies == 0
-    assert str(analyser.limit(AnalysisOptions())).startswith("2-ply 16/0.32, cube 2-ply, luck 0-ply")
+    # each engine's own move filter: gnubg's for own, a narrower one for sage (engine.engine_limit)
+    default_filter = "5/0.08" if analyser.engine_name() == "sage" else "16/0.32"
+    review = str(analyser.limit(AnalysisOptions()))
+    assert review.startswith(f"2-ply {default_filter}, cube 2-ply, luck 0-ply")
+    own = BackgammonKind().analyser_with("own")
+    assert str(own.limit(AnalysisOptions())).startswith("2-ply 16/0.32, cube 2-ply, luck 0-ply")
     with pytest.raises(ValueError, match="plies"):
         analyser.limit(AnalysisOptions(nodes=1000))
     with pytest.raises(ValueError, match="0 to 3"):
         analyser.limit(AnalysisOptions(depth=4))
     budget = analyser.time_budget(AnalysisOptions(), 100)
     assert budget == pytest.approx(2 * analyser.time_budget(AnalysisOptions(), 50)) and budget > 0
-    assert analyser.version().startswith("own")
+    assert analyser.version().startswith("bgsage " if analyser.engine_name() == "sage" else "own")
+    assert own.version().startswith("own")
 
 
 @pytest.mark.skipif(

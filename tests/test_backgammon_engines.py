@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from conftest import EXAMPLES, needs_sage
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
+from taldau.games.backgammon.engine import DEFAULT_ENGINE
 from taldau.games.backgammon.eval import sage
 from taldau.workers import run as runs
 
@@ -30,14 +31,19 @@ def no_sage(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
 
 
-def test_owns_key_is_the_same_named_or_not_and_leaves_the_name_out() -> None:
+def test_the_default_engines_key_is_the_same_named_or_not_and_leaves_the_name_out() -> None:
+    assert DEFAULT_ENGINE == "sage"  # chosen by measurement (BENCHMARKS.md, issue 35)
     default = BatchSettings(game="backgammon", depth=0)
-    named = BatchSettings(game="backgammon", depth=0, engine="own")
+    named = BatchSettings(game="backgammon", depth=0, engine=DEFAULT_ENGINE)
     assert named.key == default.key == BatchSettings.from_json(named.to_json()).key
     # the key's inputs are those before engines could be chosen: the version names the engine
     assert set(default.describe()) == {"game", "limit", "thresholds", "engine", "schemas"}
-    assert default.describe()["engine"].startswith("own")
-    assert named.manifest() == default.describe() | {"engine_name": "own"} and named.fallback is None
+    loaded = default.analyser.engine_name()  # sage, or own standing in where bgsage cannot run
+    assert default.describe()["engine"].startswith("bgsage " if loaded == "sage" else "own")
+    assert named.manifest() == default.describe() | {"engine_name": loaded}
+    own = BatchSettings(game="backgammon", depth=0, engine="own")
+    assert own.manifest()["engine_name"] == "own" and own.fallback is None
+    assert own.describe()["engine"].startswith("own")
 
 
 @needs_sage
@@ -53,7 +59,8 @@ def test_sages_key_differs_from_owns() -> None:
 
 def test_a_sage_that_cannot_run_gives_owns_key_and_says_so(no_sage: None) -> None:
     settings = BatchSettings(game="backgammon", depth=0, engine="sage")
-    assert settings.key == BatchSettings(game="backgammon", depth=0).key
+    assert settings.key == BatchSettings(game="backgammon", depth=0, engine="own").key
+    assert settings.key == BatchSettings(game="backgammon", depth=0).key  # the default stands in too
     assert settings.fallback == f"{REASON}: using the engine own instead"
     assert settings.manifest()["engine_name"] == "own"
 

@@ -267,9 +267,9 @@ def test_same_numbers_whatever_the_batch_threads_or_process(evaluator: sage.Sage
 
 @needs_sage
 def test_engine_registry_and_analysis(evaluator: sage.SageEvaluator) -> None:
-    """``sage`` is one of the engines (not the default), named with bgsage's version and weights, and its
+    """``sage`` is one of the engines (the default), named with bgsage's version and weights, and its
     analysis of the opening 31 makes the 5-point."""
-    assert "sage" in ENGINES and DEFAULT_ENGINE == "own"
+    assert "sage" in ENGINES and DEFAULT_ENGINE == "sage"
     choice = choose_evaluator("sage")
     assert choice.fallback is None and choice.evaluator.name == "sage"
     assert evaluator.version.startswith(f"bgsage {metadata.version('bgsage')} ")

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from conftest import needs_sage
 from taldau.analysis.book import Book, BookMismatch, BookSettings, build_book, merge_books
 from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import main_lines, position_key
@@ -261,6 +262,32 @@ def test_backgammon_book_of_opening_rolls(tmp_path: Path) -> None:
     assert (play.move, play.games, play.losses, play.points_won, play.points_lost) == ("8/5 6/5", 1, 1, 0, 8)
     (answer,) = book.lookup().find(play.after, "64")
     assert (answer.move, answer.wins, answer.points_won) == ("24/14", 1, 8)
+
+
+@needs_sage
+def test_a_book_holds_one_engines_values(tmp_path: Path) -> None:
+    """An analysis by another engine than the book's evaluations is refused, named, and the rest built;
+    books of two engines do not merge."""
+    session = EXAMPLES / "backgammon" / "gnubg-money-session.mat"
+    runner = CliRunner()
+    for engine in ("own", "sage"):
+        out = tmp_path / f"analysis-{engine}"
+        command = ["analyze", str(session), "--out", str(out), "--depth", "0", "--jobs", "1"]
+        result = runner.invoke(main, [*command, "--engine", engine])
+        assert result.exit_code == 0, result.output
+    own, sage = tmp_path / "analysis-own", tmp_path / "analysis-sage"
+    settings = BookSettings(game="backgammon")
+    report = build_book([session], tmp_path / "book", settings, analyses=[own, sage])
+    (refused,) = report.unread
+    assert refused.source == str(sage) and refused.engine.startswith("sage (bgsage ")
+    assert "this book's evaluations are own (own2-" in refused.skipped[0]
+    book = Book(tmp_path / "book")
+    assert book.manifest()["engine"].startswith("own (own2-")
+    assert book.manifest()["counts"]["analysed_games"] == 2  # the session's two games, by own alone
+    build_book([session], tmp_path / "sage-book", settings, analyses=[sage])
+    assert Book(tmp_path / "sage-book").manifest()["engine"].startswith("sage (")
+    with pytest.raises(BookMismatch, match="different engines"):
+        merge_books([tmp_path / "book", tmp_path / "sage-book"], tmp_path / "merged")
 
 
 def test_backgammon_openings_meet_whoever_rolls_first(tmp_path: Path) -> None:

@@ -57,7 +57,8 @@ PARTS = {"plies": BOOK_PLIES_SCHEMA, "evals": BOOK_EVALS_SCHEMA}
 
 
 class BookMismatch(ValueError):
-    """A book folder holds a book of other settings than asked for (another game or depth)."""
+    """A book folder holds a book of other settings than asked for (another game or depth), or of another
+    engine's judgements."""
 
 
 def _mismatch(folder: Path, stored: dict[str, Any], asked: dict[str, Any]) -> str:
@@ -78,7 +79,8 @@ def _mismatch(folder: Path, stored: dict[str, Any], asked: dict[str, Any]) -> st
 class BuildReport:
     """What one build or merge did: the inputs it read now, those it found already read (``resumed``), those
     whose earlier content it replaced (``replaced``: a file that changed since, an analysis folder that
-    grew), and those it could not read at all (``unread``); ``manifest`` is the book's after it."""
+    grew), and those it could not read at all or refused (``unread``: an analysis folder of another engine
+    than the book's evaluations); ``manifest`` is the book's after it."""
 
     read: list[InputReport] = field(default_factory=list)
     resumed: list[str] = field(default_factory=list)
@@ -179,6 +181,12 @@ class Book:
             found.append((path, InputReport.from_json(json.loads(metadata[REPORT_KEY]))))
         return found
 
+    def engine(self, besides: str | None = None) -> str | None:
+        """The engine whose judgements the book's ``evals`` hold (an analysis folder's, ``analysis_engine``),
+        leaving out the input named ``besides``; None when it holds none."""
+        engines = {report.engine for _, report in self._reports("evals") if report.source != besides}
+        return min((engine for engine in engines if engine is not None), default=None)
+
     def drop_earlier(self, table: str, source: str) -> bool:
         """Remove the parts of ``table`` read from ``source`` (an input read again after it changed, so
         that its games count once); whether there was one."""
@@ -232,6 +240,7 @@ class Book:
         records = [report for report in reports if report.kind == "records"]
         manifest = {
             "settings": self.settings().describe(),
+            "engine": self.engine(),
             "min_games": min_games,
             "schemas": {"book": BOOK_SCHEMA_VERSION, "lookup": LOOKUP_VERSION},
             "counts": {
@@ -305,6 +314,10 @@ def build_book(
                 report.resumed_reports.append(book.report(table, item.digest))
             met.setdefault(item.digest, item.name)
             continue
+        if item.folder is not None and (refusal := _other_engine(book, item)) is not None:
+            report.unread.append(refusal)
+            progress(refusal)
+            continue
         met[item.digest] = item.name
         rows, read = reader(item, settings)
         if book.drop_earlier(table, item.name):
@@ -316,10 +329,23 @@ def build_book(
     return report
 
 
+def _other_engine(book: Book, item: Input) -> InputReport | None:
+    """The refusal of an analysis folder judged by another engine than the book's evaluations (a book
+    holds one engine's values, so that its scores compare), else None."""
+    engine = book.engine(besides=item.name)
+    if engine is None or item.engine == engine:
+        return None
+    reason = (
+        f"{item.name}: analysed by {item.engine}, and this book's evaluations are {engine}'s: a book holds "
+        "one engine's values; build another book (another --out folder) for it"
+    )
+    return InputReport(item.name, item.digest, "analysis", skipped=[reason], engine=item.engine)
+
+
 def merge_books(books: Iterable[str | Path], out: str | Path, min_games: int | None = None) -> BuildReport:
     """Merge ``books`` into the book in ``out`` (which may be one of them): the parts it lacks are copied,
     then the tables aggregated, with ``min_games`` (None: the first book's). BookMismatch when the books
-    were built with other settings."""
+    were built with other settings or hold the judgements of different engines."""
     sources = [Book(folder) for folder in books]
     if not sources:
         raise ValueError("no book to merge")
@@ -332,6 +358,13 @@ def merge_books(books: Iterable[str | Path], out: str | Path, min_games: int | N
     for source in sources:
         if source.settings() != settings:
             raise BookMismatch(f"{source.folder} was built with other settings than {sources[0].folder}")
+    engines = {engine for source in [target, *sources] if (engine := source.engine()) is not None}
+    if len(engines) > 1:
+        raise BookMismatch(
+            f"the books hold the judgements of different engines ({', '.join(sorted(engines))}): a book "
+            "holds one engine's values"
+        )
+    for source in sources:
         for table in PARTS:
             for path in source.parts(table):
                 copy = target.part(table, path.stem)

@@ -64,7 +64,8 @@ class InputReport:
     by file, game and line; a file of another game; an unreadable file). What was not counted, as
     ``taldau.analysis.accounting`` names it: ``not_record`` (1 for a file with no game record),
     ``other_game`` (the games of a file of the other game), ``duplicates`` (games found again in the same
-    file; those found in another input are counted when the book is aggregated)."""
+    file; those found in another input are counted when the book is aggregated). ``engine``: the engine
+    whose judgements an analysis folder brings (``analysis_engine``), None for a record file."""
 
     source: str
     digest: str
@@ -76,6 +77,7 @@ class InputReport:
     not_record: int = 0
     other_game: int = 0
     duplicates: int = 0
+    engine: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,12 +91,14 @@ class InputReport:
 class Input:
     """One input of a build: a record file (``file``) or an analysis folder (``folder``), with the digest
     of its content and the settings, which names its part: the same content gives the same part in any
-    build, so a build resumes past the inputs it has, and merging books counts a file once."""
+    build, so a build resumes past the inputs it has, and merging books counts a file once. ``engine``:
+    an analysis folder's engine (``analysis_engine``)."""
 
     name: str
     digest: str
     file: RecordFile | None = None
     folder: Path | None = None
+    engine: str | None = None
 
 
 def is_analysis(path: str | Path) -> bool:
@@ -155,7 +159,17 @@ def analysis_input(folder: str | Path, settings: BookSettings) -> Input:
     game = manifest.get("settings", {}).get("game", "togyz")
     if game != settings.game:
         raise ValueError(f"{path}: an analysis of {game} games, and this book is of {settings.game}")
-    return Input(str(path), _digest(settings, "analysis", _folder_chunks(path)), folder=path)
+    digest = _digest(settings, "analysis", _folder_chunks(path))
+    return Input(str(path), digest, folder=path, engine=analysis_engine(manifest))
+
+
+def analysis_engine(manifest: dict[str, Any]) -> str:
+    """The engine an analysis folder's manifest names, as people read it: ``sage (bgsage 2.0... weights
+    ...)``, its name (``engine_name``) and the version its settings key was made of."""
+    settings = manifest.get("settings", {})
+    version = str(settings.get("engine", "an unknown engine"))
+    name = settings.get("engine_name")
+    return f"{name} ({version})" if name and name != version else version
 
 
 def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputReport]:
@@ -231,7 +245,7 @@ def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputR
     backgammon; cube decisions are not book moves), values turned to the mover's side and keys to the
     game's book keys."""
     assert item.folder is not None
-    report = InputReport(item.name, item.digest, "analysis")
+    report = InputReport(item.name, item.digest, "analysis", engine=item.engine)
     columns = ["game_id", "ply", "side", "kind", "dice", "key", "move", "best_move"]
     columns += ["score_best", "score_played", "mark"]
     files = _analysis_files(item.folder)

@@ -33,7 +33,7 @@ from .eval.probabilities import PROBABILITIES, equities, final_probabilities, fl
 from .position import Dice, Play, PlayBuffers, Position, check_dice
 
 ENGINES = ("own", "gnubg", "sage")
-DEFAULT_ENGINE = "own"
+DEFAULT_ENGINE = "sage"  # chosen by measurement: see engine_limit and BENCHMARKS.md (issue 35)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,18 @@ class Limit:
 
     def __str__(self) -> str:
         return f"{self.plies}-ply"
+
+
+def engine_limit(engine: str, plies: int) -> Limit:
+    """The search an engine's analyses use at ``plies`` (gnubg's numbering): gnubg's default move filter,
+    up to 16 plays within 0.32 at 0-ply, for ``own`` and ``gnubg``; up to 5 within 0.08 for ``sage``,
+    whose 0-ply ranks the candidates well enough that the narrower filter agrees with a deeper reference
+    as often as gnubg's at a third of the CPU (BENCHMARKS.md, "Backgammon engines against a deeper
+    reference"). ``engine`` is the name of the evaluator that runs (``Evaluator.name``), so a stand-in
+    for ``sage`` searches as its own engine does."""
+    if engine == "sage":
+        return Limit(plies, candidates=5, threshold=0.08)
+    return Limit(plies)
 
 
 @dataclass(frozen=True)

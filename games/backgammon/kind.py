@@ -71,9 +71,9 @@ WARM_UP_MATCH = """ 3 point match
 
 @dataclass(frozen=True)
 class BackgammonAnalyser:
-    """An evaluator (``engine``: ``own`` by default, ``gnubg`` with the optional gnubg-nn, ``sage`` with
-    bgsage) reviewing whole matches (see ``taldau.games.kind.Analyser``). ``depth`` in the user's options
-    is the plies, gnubg's numbering for every engine (sage's own "3ply" is depth 2).
+    """An evaluator (``engine``: ``sage``, bgsage's nets, by default; ``own``, taldau's; ``gnubg`` with the
+    optional gnubg-nn) reviewing whole matches (see ``taldau.games.kind.Analyser``). ``depth`` in the
+    user's options is the plies, gnubg's numbering for every engine (sage's own "3ply" is depth 2).
 
     Where ``sage`` cannot run here, ``own`` stands in (``fallback`` says so): ``version``, and with it the
     settings key, is the loaded evaluator's, so a worker whose sage fell back computes another key than a
@@ -95,7 +95,8 @@ class BackgammonAnalyser:
         return EMG_SCALE
 
     def limit(self, options: AnalysisOptions) -> ReviewSettings:
-        """The review's settings: plies from ``depth`` (gnubg's 2 by default) for plays and cube."""
+        """The review's settings: plies from ``depth`` (gnubg's 2 by default) for plays and cube, with the
+        move filter of the engine that runs (``engine.engine_limit``)."""
         if options.nodes is not None or options.movetime is not None:
             raise ValueError("backgammon analysis is limited by plies (--depth), not nodes or time")
         plies = DEFAULT_PLIES if options.depth is None else options.depth
@@ -103,7 +104,7 @@ class BackgammonAnalyser:
             raise ValueError(
                 f"backgammon analysis goes 0 to {len(SECONDS_PER_DECISION) - 1} plies, not {plies}"
             )
-        return ReviewSettings(plies=plies)
+        return ReviewSettings.of_engine(self.engine_name(), plies)
 
     def version(self) -> str:
         return self.evaluator.version

@@ -37,7 +37,7 @@ import numpy as np
 from taldau.games.kind import OpeningBook
 from taldau.games.processes import worker_pool
 
-from .engine import Limit, analyse, load_evaluator
+from .engine import Limit, analyse, engine_limit, load_evaluator
 from .eval import Evaluator
 from .luck import RollValues, cubeless_roll_values, roll_luck
 from .position import Dice, Play, Position
@@ -108,7 +108,7 @@ def parse_player(spec: str, evaluators: dict[str, Evaluator] | None = None) -> P
     evaluators = {} if evaluators is None else evaluators
     if name not in evaluators:
         evaluators[name] = load_evaluator(name)
-    return Player(evaluators[name], Limit(plies=plies), f"{name}:{plies}")
+    return Player(evaluators[name], engine_limit(evaluators[name].name, plies), f"{name}:{plies}")
 
 
 def dice_sequence(seed: int, pair: int) -> Iterator[Dice]:

@@ -4,8 +4,9 @@ far our marks agree with gnubg's (``compare_with_gnubg``).
 gnubg here is Debian's ``gnubg`` program (``apt-get install gnubg``), an optional reference: nothing else in
 taldau needs it. It analyses each match in a process of its own through ``gnubg_analysis.py`` on one thread,
 and its CPU time is read from the operating system's accounts of that process; ours is the CPU time of
-``review.review_match`` at the same plies (the move filter is gnubg's default in both, up to 16 plays within
-0.32 at 0-ply). Both are timed in turn, match by match, so that a busy machine slows both alike.
+``review.review_match`` at the same plies, the evaluator's default review (its move filter,
+``ReviewSettings.of_engine``; gnubg's is its default, up to 16 plays within 0.32 at 0-ply). Both are timed in
+turn, match by match, so that a busy machine slows both alike.
 
 Agreement is measured on the checker plays both analyses judge (paired by game, Position ID and dice): for
 each of gnubg's marks (doubtful ``?!``, bad ``?``, very bad ``??``), the precision and recall of ours
@@ -78,11 +79,14 @@ def gnubg_analysis(program: str, match: Path, plies: int) -> tuple[list[dict], f
 
 @dataclass(frozen=True)
 class GnubgComparison:
-    """What ``compare_with_gnubg`` measured: matches, paired checker plays (and those not paired), CPU
+    """What ``compare_with_gnubg`` measured: the plies, our engine (its version) and review settings,
+    matches, paired checker plays (and those not paired), CPU
     seconds of both analyses and their ratio, the agreement per mark and over any mark, the correlation of
     the equity lost and its mean absolute difference (EMG), over the unforced paired plays."""
 
     plies: int
+    engine: str
+    review: str
     matches: int
     plays: int
     unpaired: int
@@ -123,7 +127,7 @@ def compare_with_gnubg(
     program = program or gnubg_program()
     if program is None:
         raise RuntimeError("GNU Backgammon (Debian's gnubg: apt-get install gnubg) is not installed")
-    settings = ReviewSettings(plies=plies)
+    settings = ReviewSettings.of_engine(evaluator.name, plies)
     warm_up = list(read_games(WARM_UP_MATCH.encode(), "warm-up"))
     for depth in range(plies + 1):  # compile the kernels before any timing
         review_match(warm_up, evaluator, ReviewSettings(plies=depth))
@@ -171,6 +175,8 @@ def compare_with_gnubg(
     gnubg_losses = [t["loss"] for _, t in pairs]
     return GnubgComparison(
         plies=plies,
+        engine=evaluator.version,
+        review=str(settings),
         matches=len(matches),
         plays=len(pairs),
         unpaired=unpaired,

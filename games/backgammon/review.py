@@ -71,7 +71,7 @@ from .cubeful import (
     emg_to_mwc,
     response_error,
 )
-from .engine import Limit, analyse, evaluate_position
+from .engine import Limit, analyse, engine_limit, evaluate_position
 from .eval import Evaluator
 from .eval.probabilities import equities, flipped
 from .ids import MatchId
@@ -187,6 +187,13 @@ class ReviewSettings:
         if luck < -self.lucky:
             return LuckMark.UNLUCKY
         return None
+
+    @classmethod
+    def of_engine(cls, engine: str, plies: int) -> ReviewSettings:
+        """The default review by the evaluator named ``engine`` (``Evaluator.name``) at ``plies``: its move
+        filter (``engine.engine_limit``), gnubg's conventions for the rest."""
+        search = engine_limit(engine, plies)
+        return cls(plies=plies, candidates=search.candidates, threshold=search.threshold)
 
 
 @dataclass(frozen=True, kw_only=True)

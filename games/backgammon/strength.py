@@ -37,15 +37,15 @@ from typing import Any
 import numpy as np
 from taldau.games.jit import is_writable, user_cache_root
 
-from .engine import Limit, analyse, choose_evaluator
+from .engine import Limit, analyse, choose_evaluator, engine_limit
 from .eval import Evaluator
 from .position import Position
 
 CACHE_FORMAT = "strength-1"
 DEFAULT_DECISIONS = 500
 DEFAULT_SEED = 2026
-DEFAULT_REFERENCE = "sage:3"
-DEFAULT_LEVELS = ("own:0", "own:1", "own:2", "sage:0", "sage:1", "sage:2")
+DEFAULT_REFERENCE = "sage:3:16/0.32"  # gnubg's broad move filter: the judge looks at every sensible play
+DEFAULT_LEVELS = ("own:0", "own:1", "own:2", "sage:0", "sage:1", "sage:2", "sage:2:16/0.32")
 GNUBG_LEVELS = ("gnubg:0", "gnubg:1", "gnubg:2")
 RECORD_SUFFIXES = (".txt", ".mat", ".sgf")
 BGLAB = Path("../shared/data/backgammon/bglab")  # the real matches beside the checkout (as cli/main.py)
@@ -53,8 +53,8 @@ BGLAB = Path("../shared/data/backgammon/bglab")  # the real matches beside the c
 
 @dataclass(frozen=True)
 class Level:
-    """An engine and the limit it analyses at, written ``engine:plies`` (the filter of ``Limit``'s
-    defaults, the review's) or ``engine:plies:candidates/threshold``."""
+    """An engine and the limit it analyses at, written ``engine:plies`` (the engine's own move filter,
+    its reviews', ``engine_limit``) or ``engine:plies:candidates/threshold``."""
 
     engine: str
     limit: Limit
@@ -66,7 +66,7 @@ class Level:
         if len(parts) not in (2, 3) or not parts[0] or not parts[1].isdigit():
             raise ValueError(f"a level is engine:plies or engine:plies:candidates/threshold, not {text!r}")
         if len(parts) == 2:
-            return cls(parts[0], Limit(plies=int(parts[1])))
+            return cls(parts[0], engine_limit(parts[0], int(parts[1])))
         candidates, _, threshold = parts[2].partition("/")
         try:
             return cls(parts[0], Limit(int(parts[1]), candidates=int(candidates), threshold=float(threshold)))
@@ -76,8 +76,7 @@ class Level:
             ) from None
 
     def __str__(self) -> str:
-        default = Limit()
-        if (self.limit.candidates, self.limit.threshold) == (default.candidates, default.threshold):
+        if self.limit == engine_limit(self.engine, self.limit.plies):
             return f"{self.engine}:{self.limit.plies}"
         return f"{self.engine}:{self.limit.plies}:{self.limit.candidates}/{self.limit.threshold:g}"
 
