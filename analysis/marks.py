@@ -37,16 +37,17 @@ from .validation import valid_games
 
 
 def sample_games(kind: GameKind[Any], archive: Path, count: int) -> list[Any]:
-    """``count`` of the valid games of ``kind`` in ``archive`` that have a move (one resigned or abandoned
-    before it began has no decision to compare), spread evenly over them; ValueError when there are none."""
-    found = [
-        replayed
-        for replayed in valid_games([archive], lambda message: None, kind.name, ReadLimits())
-        if kind.facts(replayed).plies > 0
-    ]
-    if not found:
+    """``count`` tasks of the valid games of ``kind`` in ``archive`` that have a move (one resigned or
+    abandoned before it began has no decision to compare), spread evenly over them, each as its first
+    such game: a Togyz game is a task, a backgammon match (all its games) is one. ValueError when there
+    are none."""
+    tasks: dict[str, Any] = {}
+    for replayed in valid_games([archive], lambda message: None, kind.name, ReadLimits()):
+        if kind.facts(replayed).plies > 0:
+            tasks.setdefault(kind.task_text([replayed]), replayed)
+    if not tasks:
         raise ValueError(f"{archive} holds no valid {kind.name} game with a move to sample")
-    return spread_sample(found, count)
+    return spread_sample(list(tasks.values()), count)
 
 
 @dataclass(frozen=True)
@@ -165,10 +166,10 @@ class ReviewedSample:
 
 @dataclass(frozen=True)
 class ReviewCache:
-    """Reviews kept on disk, one file per game, analyser version and options: a deep reference costs hours
+    """Reviews kept on disk, one file per task, analyser version and options: a deep reference costs hours
     and is the same on every run, so a bench run that is stopped goes on where it was, and later runs
-    compare new settings with the same reference at once. Files are pickles of ``GameAnalysis`` written
-    by this code under a name that digests everything the review depends on."""
+    compare new settings with the same reference at once. Files are pickles of the task's ``GameAnalysis``
+    tuple written by this code under a name that digests everything the review depends on."""
 
     directory: Path
 
@@ -182,33 +183,37 @@ class ReviewCache:
         return cls(root / "taldau" / "marks")
 
     def path(self, kind: GameKind[Any], analyser: Analyser, options: AnalysisOptions, game: Any) -> Path:
-        """The file of ``game``'s review: its name digests the game, the analyser's version (what its
-        results depend on, as in a batch run's settings key) and the options."""
+        """The file of the review of ``game``'s task: its name digests the game, the analyser's version
+        (what its results depend on, as in a batch run's settings key) and the options."""
         text = "|".join((CACHE_FORMAT, kind.name, kind.identity(game), analyser.version(), repr(options)))
         return self.directory / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.pickle"
 
-    def load(self, path: Path) -> GameAnalysis | None:
+    def load(self, path: Path) -> tuple[GameAnalysis, ...] | None:
         """The review stored at ``path``; None when there is none (or it is unreadable)."""
         try:
             with path.open("rb") as handle:
-                analysis = pickle.load(handle)
+                analyses = pickle.load(handle)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             return None
-        return analysis if isinstance(analysis, GameAnalysis) else None
+        if isinstance(analyses, tuple) and all(isinstance(item, GameAnalysis) for item in analyses):
+            return analyses
+        return None
 
-    def store(self, path: Path, analysis: GameAnalysis) -> None:
-        """Keep ``analysis`` at ``path`` (written whole under another name, then renamed)."""
-        write_bytes_atomic(pickle.dumps(analysis, protocol=pickle.HIGHEST_PROTOCOL), path)
+    def store(self, path: Path, analyses: tuple[GameAnalysis, ...]) -> None:
+        """Keep ``analyses`` at ``path`` (written whole under another name, then renamed)."""
+        write_bytes_atomic(pickle.dumps(analyses, protocol=pickle.HIGHEST_PROTOCOL), path)
 
 
-CACHE_FORMAT = "marks-cache-1"  # changes when what a cached review holds changes
+CACHE_FORMAT = "marks-cache-2"  # changes when what a cached review holds changes
 
 
-def _review_one(analyser: Analyser, text: str, options: AnalysisOptions) -> tuple[GameAnalysis, float]:
-    """One game (a task's text) reviewed, with the seconds it took: what a process of the pool runs."""
+def _review_one(
+    analyser: Analyser, text: str, options: AnalysisOptions
+) -> tuple[tuple[GameAnalysis, ...], float]:
+    """One task (its text) reviewed, with the seconds it took: what a process of the pool runs."""
     started = time.perf_counter()
-    (analysis,) = analyser.review(text, "marks-bench", options)
-    return analysis, time.perf_counter() - started
+    analyses = tuple(analyser.review(text, "marks-bench", options))
+    return analyses, time.perf_counter() - started
 
 
 def review_sample(
@@ -219,10 +224,10 @@ def review_sample(
     jobs: int = 1,
     cache: ReviewCache | None = None,
 ) -> ReviewedSample:
-    """Every game of ``games`` (one task each) reviewed by ``analyser`` at ``options``, on ``jobs``
-    processes; with a ``cache``, games reviewed before are read from it and the others kept in it as each
-    one ends."""
-    analyses: dict[int, GameAnalysis] = {}
+    """The task of every game of ``games`` reviewed by ``analyser`` at ``options``, on ``jobs`` processes
+    (the analyses of all the tasks' games, in order); with a ``cache``, tasks reviewed before are read from
+    it and the others kept in it as each one ends."""
+    analyses: dict[int, tuple[GameAnalysis, ...]] = {}
     paths: dict[int, Path] = {}
     if cache is not None:
         for index, game in enumerate(games):
@@ -234,12 +239,12 @@ def review_sample(
     todo = [index for index in range(len(games)) if index not in analyses]
     seconds = 0.0
 
-    def keep(index: int, analysis: GameAnalysis, spent: float) -> None:
+    def keep(index: int, reviewed: tuple[GameAnalysis, ...], spent: float) -> None:
         nonlocal seconds
-        analyses[index] = analysis
+        analyses[index] = reviewed
         seconds += spent
         if cache is not None:
-            cache.store(paths[index], analysis)
+            cache.store(paths[index], reviewed)
 
     if jobs <= 1 or len(todo) <= 1:
         for index in todo:
@@ -253,7 +258,8 @@ def review_sample(
             }
             for future in as_completed(futures):
                 keep(futures[future], *future.result())
-    return ReviewedSample(tuple(analyses[index] for index in range(len(games))), seconds, cached)
+    every = tuple(analysis for index in range(len(games)) for analysis in analyses[index])
+    return ReviewedSample(every, seconds, cached)
 
 
 def run_marks_bench(

@@ -25,7 +25,6 @@ from taldau.analysis.validation import (
 )
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book, book_option, book_player
-from taldau.cli.marks import ARCHIVE as MARKS_ARCHIVE
 from taldau.cli.marks import marks_bench, marks_options
 from taldau.cli.progress import progress_line
 from taldau.cli.report import report, write_svg
@@ -37,11 +36,11 @@ from taldau.games.backgammon.engine import (
     ENGINES,
     analyse,
     choose_evaluator,
+    engine_limit,
     evaluate_position,
     load_evaluator,
     rollout_plays,
 )
-from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.eval.pruning import PruningSettings
 from taldau.games.backgammon.eval.supervised import SupervisedSettings
@@ -97,7 +96,7 @@ def _limit_options(function):
 
 _ENGINE_HELP = (
     "Backgammon: own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, "
-    "with one line saying so, where bgsage cannot run) [default: own]. Togyz has one engine."
+    f"with one line saying so, where bgsage cannot run) [default: {DEFAULT_ENGINE}]. Togyz has one engine."
 )
 
 _backgammon_engine_option = click.option(
@@ -230,7 +229,7 @@ def _ranked_payload(evaluator: Evaluator, position: str, dice: str, plies: int) 
     """The plays of ``dice`` in ``position`` ranked by ``evaluator`` at ``plies``, as the JSON object of
     ``taldau plays --plies``; raises ValueError for a bad position or dice."""
     setup = read_position(position)
-    analysis = analyse(evaluator, setup.position, parse_dice(dice), BackgammonLimit(plies=plies))
+    analysis = analyse(evaluator, setup.position, parse_dice(dice), engine_limit(evaluator.name, plies))
     return {"position": position, "dice": dice} | {
         key: value for key, value in analysis.to_json().items() if key not in ("position", "dice")
     }
@@ -388,7 +387,7 @@ def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: 
     try:
         setup = read_position(position)
         evaluator = _ranking_evaluator()
-        analysis = analyse(evaluator, setup.position, parse_dice(dice), BackgammonLimit(plies=plies))
+        analysis = analyse(evaluator, setup.position, parse_dice(dice), engine_limit(evaluator.name, plies))
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
     rolled = rollout_plays(rollout, analysis)
@@ -678,7 +677,8 @@ def annotate(
 @click.option(
     "--engine",
     type=click.Choice(ENGINES),
-    help="With --game backgammon: the evaluator to time on real decisions [default: own].",
+    help="With --game backgammon: the evaluator to time on real decisions [default: own]; with --marks or "
+    f"--against-gnubg, the engine whose review is judged [default: {DEFAULT_ENGINE}].",
 )
 @click.option(
     "--decisions",
@@ -763,19 +763,19 @@ def bench(
     if marks:
         jobs = _within_ceiling(jobs, "--jobs", game)
         options = AnalysisOptions(depth, nodes, movetime)
-        sample = MARKS_ARCHIVE if archive is None else str(archive)
         marks_bench(
             game,
             options,
             soak_games,
             reference_depth,
-            sample,
+            None if archive is None else str(archive),
             one_search,
             as_json,
             variants,
             jobs,
             reference_settings,
             verifications,
+            engine,
         )
         return
     if game == "backgammon" and strength:
@@ -784,7 +784,7 @@ def bench(
         backgammon_strength(archive, decisions, seed, reference, levels, as_json)
         return
     if game == "backgammon" and matches is not None:
-        _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json)
+        _backgammon_against_gnubg(matches, 2 if depth is None else depth, as_json, engine or DEFAULT_ENGINE)
         return
     if service:
         from taldau.workers.bench import ServiceBench, check_runs, run_service_bench
@@ -881,9 +881,9 @@ def _engine_bench_lines(report) -> list[str]:
     return lines
 
 
-def _backgammon_against_gnubg(matches: int, plies: int, as_json: bool) -> None:
-    """``reference.compare_with_gnubg`` on ``matches`` real matches of ../shared/data (the bundled examples
-    when absent), printed."""
+def _backgammon_against_gnubg(matches: int, plies: int, as_json: bool, engine: str) -> None:
+    """``reference.compare_with_gnubg`` of ``engine``'s default review on ``matches`` real matches of
+    ../shared/data (the bundled examples when absent), printed."""
     from pathlib import Path
 
     from taldau.games.backgammon.reference import compare_with_gnubg, spread_matches
@@ -892,14 +892,15 @@ def _backgammon_against_gnubg(matches: int, plies: int, as_json: bool) -> None:
     if not folder.is_dir():
         folder = Path(__file__).resolve().parent.parent / "examples" / "backgammon"
     try:
-        report = compare_with_gnubg(spread_matches(folder, matches), load_evaluator("own"), plies)
+        report = compare_with_gnubg(spread_matches(folder, matches), _evaluator(engine), plies)
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     if as_json:
         click.echo(json.dumps(report.to_json()))
         return
     click.echo(
-        f"{report.matches} matches at {plies}-ply, {report.plays} unforced checker plays paired "
+        f"{report.matches} matches at {plies}-ply, ours {report.engine}, {report.review}; "
+        f"{report.plays} unforced checker plays paired "
         f"({report.unpaired} not): CPU {report.seconds_ours} s ours, {report.seconds_gnubg} s gnubg "
         f"({report.time_ratio:.2f}x its time)"
     )
@@ -1045,7 +1046,6 @@ def _backgammon_match(
 ) -> None:
     """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players, the
     luck of every roll measured by ``judge`` (an engine name, or none)."""
-    from taldau.games.backgammon.engine import load_evaluator
     from taldau.games.backgammon.match import parse_player
     from taldau.games.backgammon.match import run_match as run_backgammon_match
 

@@ -14,8 +14,12 @@ from taldau.games.registry import game_kind
 from taldau.games.togyz.engine import named_settings
 from taldau.games.togyz.review import Verification
 
-ARCHIVE = "../shared/data/togyz/playok-2024-2025.pgn"
+ARCHIVES = {  # each game's real archive beside the checkout, sampled unless --archive is given
+    "togyz": "../shared/data/togyz/playok-2024-2025.pgn",
+    "backgammon": "../shared/data/backgammon/bglab",
+}
 SAMPLE = 30
+REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: Togyz plies, gnubg's plies
 
 
 def marks_options(function):
@@ -27,9 +31,7 @@ def marks_options(function):
             click.option(
                 "--reference-depth",
                 type=click.IntRange(1, 60),
-                default=18,
-                show_default=True,
-                help="With --marks: the reference's depth.",
+                help="With --marks: the reference's depth [default: 18 for Togyz, 3 plies for backgammon].",
             ),
             click.option(
                 "--reference-settings",
@@ -94,22 +96,38 @@ def marks_bench(
     game: str,
     options: AnalysisOptions,
     games: int | None,
-    reference_depth: int,
-    archive: str,
+    reference_depth: int | None,
+    archive: str | None,
     one_search: bool,
     as_json: bool,
     variants: tuple[str, ...] = (),
     jobs: int = 1,
     reference_settings: str = "default",
     verifications: tuple[str, ...] = (),
+    engine: str | None = None,
 ) -> None:
-    """Review ``games`` games spread over ``archive`` at ``options`` and at the reference depth; print the
-    marks' precision and recall against the reference, and the seconds. The reference's reviews are kept
-    in the user's cache (``ReviewCache``), so a run stopped half way goes on where it was."""
+    """Review ``games`` games spread over ``archive`` (None: the game's, ``ARCHIVES``) at ``options`` and
+    at the reference depth (None: the game's, ``REFERENCE_DEPTH``) by the game's default engine or
+    ``engine`` (backgammon); print the marks' precision and recall against the reference, and the seconds.
+    The reference's reviews are kept in the user's cache (``ReviewCache``), so a run stopped half way goes
+    on where it was."""
     kind = game_kind(game)
-    analyser = kind.analyser
+    togyz_only = {
+        "--one-search": one_search,
+        "--also": variants,
+        "--verify": verifications,
+        "--reference-settings": reference_settings != "default",
+    }
+    if game != "togyz" and any(togyz_only.values()):
+        given = ", ".join(name for name, value in togyz_only.items() if value)
+        raise click.UsageError(f"{given}: with --marks, for Togyz only")
+    analyser = kind.analyser if engine is None else kind.analyser_with(engine)
     if analyser is None:
         raise click.UsageError(f"taldau has no {game} engine")
+    if (fallback := analyser.fallback()) is not None:
+        click.echo(fallback, err=True)
+    reference_depth = reference_depth or REFERENCE_DEPTH[game]
+    archive = archive or ARCHIVES[game]
     if not Path(archive).exists():
         raise click.UsageError(
             f"--marks samples the games of {archive}, which does not exist: give --archive"
@@ -121,9 +139,11 @@ def marks_bench(
     tested: dict[str, Any] = {"default": (analyser, options)}
     if one_search:
         tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
-    reference = replace(  # type: ignore[type-var]
-        analyser, settings=_named(reference_settings, "--reference-settings"), verification=()
-    )
+    reference = analyser  # the same engine, deeper: backgammon's reviews have no other settings
+    if game == "togyz":
+        reference = replace(  # type: ignore[type-var]
+            analyser, settings=_named(reference_settings, "--reference-settings"), verification=()
+        )
     for variant in variants:
         name, _, depth = variant.partition(":")
         settings = _named(name, "--also")

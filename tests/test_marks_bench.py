@@ -109,6 +109,24 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
         assert f"/{agreement['reference']}, 95% {low}-{high})" in text
 
 
+def test_bench_marks_of_backgammon_reviews_whole_matches(private_cache: Path) -> None:
+    """A backgammon match is one task: sampled whole, its games' decisions paired across reviews; a review
+    against itself agrees on every mark, and the Togyz-only options are refused."""
+    archive = Path(__file__).resolve().parents[1] / "examples" / "backgammon"
+    arguments = ["bench", "--marks", "--game", "backgammon", "--engine", "own", "--archive", str(archive)]
+    arguments += ["--games", "2", "--depth", "1", "--reference-depth", "1", "--json"]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    against = report["default"]["against_reference"]
+    assert report["games"] == 2 and against["same_mark"] == against["decisions"] > 100
+    assert against["loss_correlation"] == 1.0 and report["default"]["blunder_disagreements"] == []
+    assert report["reference"]["version"].startswith("own") and report["reference"]["options"] == {"depth": 1}
+    assert len(list(private_cache.glob("*.pickle"))) == 2  # one file per match
+    refused = CliRunner().invoke(main, [*arguments, "--one-search"])
+    assert refused.exit_code == 2 and "--one-search: with --marks, for Togyz only" in refused.output
+
+
 def _timeless(analyses: tuple[GameAnalysis, ...]) -> list[list[object]]:
     return [[replace(decision, seconds=0.0) for decision in analysis.decisions] for analysis in analyses]
 
