@@ -2,7 +2,7 @@
 engine's (own's the same named or not, sage's another), an analysis with sage names it in its manifest and
 its report, a sage that cannot run gives own's key and one line saying so (and a worker whose sage fell
 back is refused), Togyz takes no engine, and `plays` / `eval --rollout` give bgsage's rollouts with their
-standard errors, the same numbers for the same seed.
+standard errors, the same numbers for the same seed; the default review (sage) marks gnubg's clear blunders.
 
 The tests that need bgsage skip, saying why, where it cannot load; the stand-in's tests run everywhere."""
 
@@ -16,8 +16,10 @@ from click.testing import CliRunner
 from conftest import EXAMPLES, needs_sage
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
-from taldau.games.backgammon.engine import DEFAULT_ENGINE
+from taldau.games.backgammon.engine import DEFAULT_ENGINE, load_evaluator
 from taldau.games.backgammon.eval import sage
+from taldau.games.backgammon.replay import read_games
+from taldau.games.backgammon.review import Mark, MoveDecision, ReviewSettings, review_match
 from taldau.workers import run as runs
 
 MATCH = EXAMPLES / "backgammon" / "gnubg-money-session.mat"  # the smallest bundled match: 2 games
@@ -121,6 +123,38 @@ def test_analyze_with_sage_names_it_and_its_rows_carry_its_key(sage_analysis: Pa
     assert len(games) == 2 and {row["settings"] for row in games} == {manifest["key"]}
     moves = pq.read_table(sage_analysis / "moves").to_pylist()
     assert moves and all(row["depth"] == 0 for row in moves)
+
+
+@needs_sage
+@pytest.mark.parametrize("name", ["galaxy-6983184", "galaxy-13000456"])
+def test_the_default_review_marks_gnubgs_clear_blunders(name: str) -> None:
+    """The default review (sage at 2 plies, its filter) of a real match marks ``??`` every play on which
+    GNU Backgammon's own analysis (tests/data/backgammon/gnubg/analysis/) loses 0.19 or more, far past the
+    0.12 of a blunder, and marks no more blunders than a few beside gnubg's."""
+    folder = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
+    gnubg = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+    theirs = [
+        decision
+        for game in gnubg["games"]
+        for decision in game["decisions"]
+        if decision["kind"] == "move" and not decision["forced"]
+    ]
+    games = [game for game in read_games((folder / f"{name}.txt").read_bytes(), name) if not game.errors]
+    evaluator = load_evaluator(DEFAULT_ENGINE)
+    review = review_match(games, evaluator, ReviewSettings.of_engine(evaluator.name, 2))
+    ours = {
+        (game.index, decision.position_id, tuple(sorted(decision.dice))): decision.mark
+        for game in review.games
+        for decision in game.decisions
+        if isinstance(decision, MoveDecision)
+    }
+    clear = [d for d in theirs if d["loss"] >= 0.19]
+    assert clear
+    for decision in clear:
+        key = (decision["game"], decision["position_id"], tuple(sorted(decision["dice"])))
+        assert ours[key] is Mark.VERY_BAD, decision
+    gnubg_blunders = sum(decision["mark"] == "very bad" for decision in theirs)
+    assert sum(mark is Mark.VERY_BAD for mark in ours.values()) <= gnubg_blunders + 3
 
 
 @needs_sage
