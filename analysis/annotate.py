@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-from taldau.games.kind import AnalysisOptions, CubeEquities, Decision, DecisionKind, LuckMark
+from taldau.games.kind import AnalysisOptions, CubeEquities, Decision, DecisionKind, LuckMark, Mark
 from taldau.games.records import ReadLimits
 from taldau.schemas import GameRow
 
@@ -96,7 +96,7 @@ def _decision(row: dict[str, Any]) -> MarkedDecision:
         luck_mark=None if row.get("luck_mark") is None else LuckMark(row["luck_mark"]),
         loss_mwc=row.get("loss_mwc"),
     )
-    return MarkedDecision(decision, row["mark"])
+    return MarkedDecision(decision, None if row["mark"] is None else Mark(row["mark"]))
 
 
 def _read(folder: Path, name: str) -> list[dict[str, Any]]:

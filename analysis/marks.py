@@ -28,11 +28,20 @@ from typing import Any
 from taldau.games.agreement import MarkAgreement, rounded, spread_sample
 from taldau.games.files import write_bytes_atomic
 from taldau.games.jit import is_writable, user_cache_root
-from taldau.games.kind import Analyser, AnalysisOptions, Decision, GameAnalysis, GameKind
+from taldau.games.kind import (
+    MARKS,
+    Analyser,
+    AnalysisOptions,
+    Decision,
+    GameAnalysis,
+    GameKind,
+    Mark,
+    mark_for,
+)
 from taldau.games.processes import worker_pool
 from taldau.games.records import ReadLimits
 
-from .review import MARKS, Thresholds, mark_of
+from .review import Thresholds
 from .validation import valid_games
 
 
@@ -71,9 +80,9 @@ class MarksComparison:
         }
 
 
-def _severity(mark: str | None) -> int:
+def _severity(mark: Mark | None) -> int:
     """0 for no mark, then 1, 2, 3 for ``?!``, ``?``, ``??``."""
-    return 0 if mark is None else MARKS.index(mark) + 1
+    return 0 if mark is None else mark.severity
 
 
 def _paired(
@@ -97,7 +106,7 @@ def blunder_disagreements(
     """The decisions that one review marks as blunders (``??``) and the other does not: the game (its index
     in the sample), ply, position, move played and both drops, so that a reader can search them again,
     deeper, and say which review was right."""
-    blunder = MARKS[-1]
+    blunder = Mark.VERY_BAD
     return [
         {
             "game": index,
@@ -108,7 +117,7 @@ def blunder_disagreements(
             "reference_drop": rounded(truth.drop),
         }
         for index, decision, truth in _paired(tested, reference)
-        if (mark_of(decision.drop, thresholds) == blunder) != (mark_of(truth.drop, thresholds) == blunder)
+        if (mark_for(decision.drop, thresholds) is blunder) != (mark_for(truth.drop, thresholds) is blunder)
     ]
 
 
@@ -119,7 +128,7 @@ def compare_marks(
     ``thresholds``, over the decisions that are not forced."""
     pairs = [(decision, truth) for _, decision, truth in _paired(tested, reference)]
     severities = [
-        (_severity(mark_of(decision.drop, thresholds)), _severity(mark_of(truth.drop, thresholds)))
+        (_severity(mark_for(decision.drop, thresholds)), _severity(mark_for(truth.drop, thresholds)))
         for decision, truth in pairs
     ]
     exact, at_least = [], []

@@ -20,10 +20,11 @@ from taldau.games.kind import (
     Decision,
     DecisionKind,
     GameAnalysis,
+    Mark,
     MarkScale,
+    mark_for,
+    pov,
 )
-
-MARKS = ("?!", "?", "??")  # inaccuracy, mistake, blunder
 
 Thresholds = tuple[float, float, float]
 
@@ -36,20 +37,12 @@ def check_thresholds(thresholds: Thresholds) -> Thresholds:
     return thresholds
 
 
-def mark_of(drop: float, thresholds: Thresholds) -> str | None:
-    """The mark for a decision that loses ``drop`` (in the analyser's scale), or None."""
-    for glyph, threshold in zip(reversed(MARKS), reversed(thresholds), strict=True):
-        if drop >= threshold:
-            return glyph
-    return None
-
-
 @dataclass(frozen=True)
 class MarkedDecision:
     """A judged decision and its mark (None: none, or a forced decision)."""
 
     decision: Decision
-    mark: str | None
+    mark: Mark | None
 
 
 @dataclass
@@ -100,7 +93,7 @@ class GameReview:
     players: tuple[PlayerStats, PlayerStats] = field(default_factory=lambda: (PlayerStats(), PlayerStats()))
 
     @property
-    def marks(self) -> dict[int, str]:
+    def marks(self) -> dict[int, Mark]:
         """Ply -> mark, for writing the game back with glyphs."""
         return {row.decision.ply: row.mark for row in self.decisions if row.mark}
 
@@ -109,7 +102,7 @@ def judge(analysis: GameAnalysis, thresholds: Thresholds, scale: MarkScale | Non
     """The decisions of one analysed game marked, and its players' figures (PR and rating band from
     ``scale``, if given)."""
     marked = tuple(
-        MarkedDecision(decision, None if decision.forced else mark_of(decision.drop, thresholds))
+        MarkedDecision(decision, None if decision.forced else mark_for(decision.drop, thresholds))
         for decision in analysis.decisions
     )
     return GameReview(marked, player_stats(marked, scale))
@@ -156,11 +149,6 @@ def move_accuracy(chances_before: float, chances_after: float) -> float:
     return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
 
 
-def _pov(value: float, side: int) -> float:
-    """A first player's side value seen from ``side``."""
-    return value if side == 0 else -value
-
-
 def player_stats(
     rows: Sequence[MarkedDecision], scale: MarkScale | None = None
 ) -> tuple[PlayerStats, PlayerStats]:
@@ -181,9 +169,9 @@ def player_stats(
         player.moves += checker
         player.cube_decisions += not checker
         player.forced += decision.forced
-        player.inaccuracies += row.mark == "?!"
-        player.mistakes += row.mark == "?"
-        player.blunders += row.mark == "??"
+        player.inaccuracies += row.mark is Mark.DOUBTFUL
+        player.mistakes += row.mark is Mark.BAD
+        player.blunders += row.mark is Mark.VERY_BAD
         if decision.luck is not None:
             luck[side].append(decision.luck)
         if not decision.counted:
@@ -196,8 +184,8 @@ def player_stats(
             player.cube_error += decision.loss
         if decision.loss_mwc is not None:
             mwc[side].append(decision.loss_mwc)
-        before = _pov(decision.chance_before, side)
-        after = _pov(decision.chance_after, side)
+        before = pov(decision.chance_before, side)
+        after = pov(decision.chance_after, side)
         accuracies[side].append(move_accuracy(before, after))
     has_mwc = any(row.decision.loss_mwc is not None for row in rows)
     has_luck = any(row.decision.luck is not None for row in rows)

@@ -563,12 +563,11 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     """Print the move from ``pit`` (1 to 9) of ``position`` judged against the best (``judge_move``)."""
     if not position.is_legal(pit):
         raise click.BadParameter(position.illegal_reason(pit), param_hint="--played")
-    from taldau.analysis.review import mark_of
     from taldau.games.togyz.chances import load_win_curve
     from taldau.games.togyz.kind import SCALE
 
     judged = judge_move(position, pit, Engine(), load_win_curve(), limit)
-    mark = mark_of(judged.drop, SCALE.thresholds)
+    mark = SCALE.mark(judged.drop)
     if as_json:
         payload = {
             "best": position.san(judged.best.best),

@@ -122,6 +122,51 @@ def move_numbers(turns: Iterable[tuple[int, str]]) -> list[int]:
     return numbers
 
 
+def pov(value: float, side: int) -> float:
+    """A value one side gains as the other loses (a score, an equity, winning chances) turned between the
+    first player's point of view and ``side``'s (0 the first player, 1 the second): kept for the first,
+    negated for the second, the same turn either way (python-chess's ``PovScore`` does it for chess)."""
+    return value if side == 0 else -value
+
+
+class Mark(StrEnum):
+    """A decision's mark by what it loses, as annotators write it after the move: ``?!`` (gnubg's doubtful;
+    an inaccuracy), ``?`` (bad; a mistake), ``??`` (very bad; a blunder). A forced decision has none."""
+
+    DOUBTFUL = "?!"
+    BAD = "?"
+    VERY_BAD = "??"
+
+    @property
+    def label(self) -> str:
+        """gnubg's name: doubtful, bad, very bad."""
+        return self.name.lower().replace("_", " ")
+
+    @property
+    def word(self) -> str:
+        """The name players of both games read in reports: inaccuracy, mistake, blunder."""
+        return MARK_WORDS[self]
+
+    @property
+    def severity(self) -> int:
+        """1, 2, 3 for ``?!``, ``?``, ``??`` (0 is no mark)."""
+        return MARKS.index(self) + 1
+
+
+MARKS = tuple(Mark)  # mildest first
+MARK_WORDS = {Mark.DOUBTFUL: "inaccuracy", Mark.BAD: "mistake", Mark.VERY_BAD: "blunder"}
+
+
+def mark_for(loss: float, thresholds: tuple[float, float, float]) -> Mark | None:
+    """The one mark rule of both games and every report: a decision that loses at least a threshold
+    (doubtful, bad, very bad: rising, in the scale's unit) gets that threshold's mark, the worst it
+    reaches; below the first, none."""
+    for mark, threshold in zip(reversed(MARKS), reversed(thresholds), strict=True):
+        if loss >= threshold:
+            return mark
+    return None
+
+
 @dataclass(frozen=True)
 class MarkScale:
     """What a decision's ``drop`` is measured in (``name``) and where each mark starts: ``thresholds`` for
@@ -137,6 +182,10 @@ class MarkScale:
     thresholds: tuple[float, float, float]
     ratings: tuple[tuple[float, str], ...] = ()
     pr_factor: float | None = None
+
+    def mark(self, loss: float) -> Mark | None:
+        """The mark of a decision that loses ``loss`` on this scale (``mark_for``)."""
+        return mark_for(loss, self.thresholds)
 
     def rating(self, error_rate: float) -> str | None:
         """The band of a player who loses ``error_rate`` per counted decision (None: the scale has none)."""

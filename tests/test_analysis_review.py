@@ -17,13 +17,12 @@ from taldau.analysis.review import (
     GameReview,
     check_thresholds,
     judge,
-    mark_of,
     move_accuracy,
     review_headers,
 )
 from taldau.analysis.winchance import fit_win_curve
 from taldau.games.identity import game_id
-from taldau.games.kind import AnalysisOptions
+from taldau.games.kind import AnalysisOptions, Mark, mark_for
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit
@@ -271,7 +270,7 @@ def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None
 
 def test_marks_follow_the_thresholds() -> None:
     assert SCALE.thresholds == (0.1, 0.2, 0.3)
-    assert [mark_of(drop, SCALE.thresholds) for drop in (0.05, 0.1, 0.19, 0.2, 0.3, 1.5)] == [
+    assert [SCALE.mark(drop) for drop in (0.05, 0.1, 0.19, 0.2, 0.3, 1.5)] == [
         None,
         "?!",
         "?!",
@@ -279,7 +278,7 @@ def test_marks_follow_the_thresholds() -> None:
         "??",
         "??",
     ]
-    assert mark_of(0.12, (0.05, 0.1, 0.15)) == "?"
+    assert mark_for(0.12, (0.05, 0.1, 0.15)) is Mark.BAD
     with pytest.raises(ValueError):
         check_thresholds((0.3, 0.2, 0.1))
     assert move_accuracy(0.5, 0.5) == pytest.approx(100.0, abs=0.01)

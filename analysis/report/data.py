@@ -18,13 +18,12 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from taldau.analysis.review import MARKS
-from taldau.games.kind import MarkScale, move_numbers
+from taldau.games.kind import MARKS, Mark, MarkScale, move_numbers
 from taldau.games.registry import analyser
 
-MARK_NAMES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
-MARK_PLURALS = {"?!": "inaccuracies", "?": "mistakes", "??": "blunders"}
-DIAGRAM_MARKS = ("?", "??")  # the marks whose positions a game page draws
+MARK_NAMES = {mark: mark.word for mark in MARKS}
+MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
+DIAGRAM_MARKS = (Mark.BAD, Mark.VERY_BAD)  # the marks whose positions a game page draws
 SIDES = ("white", "black")  # the tables' prefixes of the first and the second player's columns
 # Where records write the date of a game (PGN and Togyz archives ``Date``; Jellyfish files of gnubg,
 # BackgammonGalaxy and Backgammon Studio ``EventDate``, as the SGF reader names ``DT`` too; lichess's PGN
@@ -58,13 +57,17 @@ class Move:
     win_chance_after: float
     plies_to_result_best: int | None
     plies_to_result_played: int | None
-    mark: str | None
+    mark: Mark | None
     forced: bool
     no_double: float | None
     double_take: float | None
     double_pass: float | None
     verdict: str | None
     luck_mark: str | None
+
+    def __post_init__(self) -> None:
+        if self.mark is not None and not isinstance(self.mark, Mark):  # the glyph a table stores
+            object.__setattr__(self, "mark", Mark(self.mark))
 
     @property
     def sign(self) -> int:
@@ -321,7 +324,7 @@ class Archive:
             sections.append(Section(Match(games, _match_sides(games, _scale(games[0].game))), numbered))
         return sections
 
-    def mark_counts(self) -> dict[str, int]:
+    def mark_counts(self) -> dict[Mark, int]:
         counts = dict.fromkeys(MARKS, 0)
         for game in self.analysed:
             for move in game.moves:
@@ -341,7 +344,9 @@ class Archive:
     def worst(self, count: int) -> list[tuple[Game, Move]]:
         """The ``count`` worst blunders: the decisions marked ``??``, by loss then by winning chances
         given away."""
-        blunders = [(game, move) for game in self.analysed for move in game.moves if move.mark == "??"]
+        blunders = [
+            (game, move) for game in self.analysed for move in game.moves if move.mark is Mark.VERY_BAD
+        ]
         blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
         return blunders[:count]
 

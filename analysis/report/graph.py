@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from taldau.games.kind import Mark
+
 from .data import MARK_NAMES, Move
 
 WIDTH, HEIGHT = 720, 240
 LEFT, RIGHT, TOP, BOTTOM = 44, 10, 12, 28
-DOT_COLOURS = {"?!": "#f9a825", "?": "#ef6c00", "??": "#c62828"}
+DOT_COLOURS = {Mark.DOUBTFUL: "#f9a825", Mark.BAD: "#ef6c00", Mark.VERY_BAD: "#c62828"}
 
 
 def chance(move: Move) -> float:

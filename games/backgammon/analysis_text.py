@@ -14,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from taldau.games.kind import EMG_SCALE, Annotation, Decision, DecisionKind, LuckMark, move_numbers
+from taldau.games.kind import (
+    EMG_SCALE,
+    MARKS,
+    Annotation,
+    Decision,
+    DecisionKind,
+    LuckMark,
+    move_numbers,
+    pov,
+)
 
 from .replay import Game
 from .review import CubeChoice
@@ -62,7 +71,6 @@ class Figures:
 
 
 LUCK_ORDER = (LuckMark.VERY_LUCKY, LuckMark.LUCKY, None, LuckMark.UNLUCKY, LuckMark.VERY_UNLUCKY)
-MARK_ORDER = ("?!", "?", "??")
 
 
 def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, Figures]:
@@ -80,8 +88,8 @@ def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, 
                 player.luck_marks = tuple(  # type: ignore[assignment]
                     count + (index == place) for index, count in enumerate(player.luck_marks)
                 )
-            if mark in MARK_ORDER:
-                place = MARK_ORDER.index(mark)
+            if mark in MARKS:
+                place = MARKS.index(mark)
                 player.move_marks = tuple(  # type: ignore[assignment]
                     count + (index == place) for index, count in enumerate(player.move_marks)
                 )
@@ -194,11 +202,6 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> li
     return lines
 
 
-def _first_player(value: float, player: int) -> float:
-    """A value from the match's first player's side seen from ``player``'s."""
-    return value if player == 0 else -value
-
-
 def decision_lines(decision: Decision, number: int, player: str, mark: str | None) -> list[str]:
     """One decision under its move number: a checker play with the roll's luck, the play and its mark,
     the best play and the equity lost; a cube or take decision with its three cubeful equities and the
@@ -208,7 +211,7 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
     position = f"  {decision.position}:{decision.match_id}"
     if decision.kind is DecisionKind.MOVE:
         assert decision.dice is not None
-        own = _first_player(decision.score_played, decision.side)
+        own = pov(decision.score_played, decision.side)
         luck = "" if decision.luck is None else f"  luck {decision.luck:+.3f}"
         mark_of_luck = f" {decision.luck_mark}" if decision.luck_mark else ""
         played = decision.played or "cannot move"
@@ -217,7 +220,7 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
         if decision.forced:
             lines[-1] += "  (forced)"
         elif decision.loss > 0:
-            best = _first_player(decision.score_best, decision.side)
+            best = pov(decision.score_best, decision.side)
             lines.append(f"        best {decision.best}  Eq.: {best:+.3f} ({-decision.loss:+.3f})")
         return lines
     assert decision.cube is not None

@@ -31,6 +31,7 @@ from taldau.games.kind import (
     OpeningPly,
     header_date,
     header_rating,
+    pov,
 )
 from taldau.games.records import RecordFile
 
@@ -151,11 +152,6 @@ def game_analyses(games: Sequence[Game], review: MatchReview) -> list[GameAnalys
     ]
 
 
-def _first_player(value: float, player: int) -> float:
-    """A value from ``player``'s side seen from the match's first player's."""
-    return value if player == 0 else -value
-
-
 def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
     """A reviewed decision in the common shape (see ``taldau.games.kind.Decision``)."""
     step = game.steps[reviewed.step]
@@ -183,12 +179,12 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
             played=reviewed.played,
             best=reviewed.best,
             pv=reviewed.best,
-            score_best=_first_player(reviewed.best_equity, player),
-            score_played=_first_player(reviewed.played_equity, player),
-            chance_before=_first_player(2 * reviewed.best_probabilities[0] - 1, player),
-            chance_after=_first_player(2 * reviewed.played_probabilities[0] - 1, player),
-            cubeless_best=_first_player(cubeless_emg(reviewed.best_probabilities, state, player), player),
-            cubeless_played=_first_player(cubeless_emg(reviewed.played_probabilities, state, player), player),
+            score_best=pov(reviewed.best_equity, player),
+            score_played=pov(reviewed.played_equity, player),
+            chance_before=pov(2 * reviewed.best_probabilities[0] - 1, player),
+            chance_after=pov(2 * reviewed.played_probabilities[0] - 1, player),
+            cubeless_best=pov(cubeless_emg(reviewed.best_probabilities, state, player), player),
+            cubeless_played=pov(cubeless_emg(reviewed.played_probabilities, state, player), player),
             luck=reviewed.luck,
             luck_mark=reviewed.luck_mark,
             forced=reviewed.forced,
@@ -197,16 +193,16 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
             seldepth=reviewed.plies,
         )
     assert isinstance(reviewed, CubeReview)
-    chance = _first_player(2 * reviewed.probabilities[0] - 1, player)
-    cubeless = _first_player(reviewed.cubeless_equity, player)
+    chance = pov(2 * reviewed.probabilities[0] - 1, player)
+    cubeless = pov(reviewed.cubeless_equity, player)
     return Decision(
         **common,
         dice=None,
         played=str(reviewed.action),
         best=str(reviewed.best),
         pv=str(reviewed.best),
-        score_best=_first_player(reviewed.optimal, player),
-        score_played=_first_player(reviewed.optimal - reviewed.loss, player),
+        score_best=pov(reviewed.optimal, player),
+        score_played=pov(reviewed.optimal - reviewed.loss, player),
         chance_before=chance,
         chance_after=chance,
         cubeless_best=cubeless,

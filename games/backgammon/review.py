@@ -18,7 +18,8 @@ What a review holds (``review_match``):
   worth minus the opponent's equity with his best cube action (No double, or a double taken or passed when
   he may double and that is better for him), each by Janowski's interpolation over the cubeless
   probabilities (``cubeful``), as gnubg values it at 0-ply. The equity lost (>= 0), gnubg's mark
-  (``Mark``: ``?!`` doubtful, ``?`` bad, ``??`` very bad, for a loss above 0.03 / 0.06 / 0.12), never on
+  (``Mark``: ``?!`` doubtful, ``?`` bad, ``??`` very bad, for a loss of 0.03 / 0.06 / 0.12 or more: the rule
+  of every game, ``taldau.games.kind.mark_for``), never on
   a forced play. The *luck* of
   the roll (gnubg's ``LuckNormal``): the value of the best play of the roll made minus the average over the
   21 rolls (weighted by the 36 they stand for) of the value of each roll's best play, at
@@ -53,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
-from taldau.games.kind import DecisionKind, LuckMark
+from taldau.games.kind import DecisionKind, LuckMark, Mark, mark_for
 from taldau.games.records import RecordError
 
 from . import luck
@@ -81,19 +82,6 @@ from .record import ActionKind
 from .replay import Game, Step
 
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
-
-
-class Mark(StrEnum):
-    """gnubg's marks of an error, stored as the glyphs annotators write; ``label`` is gnubg's name."""
-
-    DOUBTFUL = "?!"
-    BAD = "?"
-    VERY_BAD = "??"
-
-    @property
-    def label(self) -> str:
-        """gnubg's name: doubtful, bad, very bad."""
-        return self.name.lower().replace("_", " ")
 
 
 class CubeChoice(StrEnum):
@@ -167,14 +155,8 @@ class ReviewSettings:
         return self.plies if self.cube_plies is None else self.cube_plies
 
     def mark(self, loss: float) -> Mark | None:
-        """gnubg's mark of an error of ``loss`` (EMG): above very bad, bad or doubtful, else none."""
-        if loss > self.very_bad:
-            return Mark.VERY_BAD
-        if loss > self.bad:
-            return Mark.BAD
-        if loss > self.doubtful:
-            return Mark.DOUBTFUL
-        return None
+        """gnubg's mark of an error of ``loss`` (EMG) at these thresholds (the one rule, ``mark_for``)."""
+        return mark_for(loss, (self.doubtful, self.bad, self.very_bad))
 
     def luck_mark(self, luck: float) -> LuckMark | None:
         """gnubg's mark of a roll's luck (EMG)."""

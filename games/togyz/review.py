@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from taldau.games.kind import Decision, DecisionKind, GameAnalysis, OpeningBook
+from taldau.games.kind import Decision, DecisionKind, GameAnalysis, OpeningBook, pov
 from taldau.games.winchance import WinCurve
 
 from .engine import AnalysisInfo, Engine, Limit, Score
@@ -138,11 +138,6 @@ VERIFICATION = (Verification(0.08, 1), Verification(0.15, 3), Verification(0.25,
 def review_limit() -> Limit:
     """The analysis limit of ``taldau analyze`` and ``taldau annotate`` (with ``VERIFICATION``): depth 12."""
     return Limit(depth=REVIEW_DEPTH)
-
-
-def _white(value: float, side: int) -> float:
-    """A mover's-side value seen from White's side."""
-    return value if side == 0 else -value
 
 
 def _comparable(
@@ -267,12 +262,12 @@ def review_game(
                 played=position.san(move),
                 best=position.san(info.best),
                 pv=position.variation_san(info.pv),
-                score_best=_white(float(best_score), side),
-                score_played=_white(float(played_score), side),
+                score_best=pov(float(best_score), side),
+                score_played=pov(float(played_score), side),
                 loss=move_loss(best_score, played_score),
                 drop=before - after,
-                chance_before=_white(before, side),
-                chance_after=_white(after, side),
+                chance_before=pov(before, side),
+                chance_after=pov(after, side),
                 plies_to_result_best=best_score.plies_to_result,
                 plies_to_result_played=played_score.plies_to_result,
                 forced=forced,
