@@ -102,7 +102,8 @@ def _celery_run(
 ) -> dict[str, Any]:
     """A real ``taldau worker --concurrency processes`` on ``url`` (it loads the engines before taking
     tasks), warmed with one run of ``warm``, then the timed run."""
-    from .celery_app import ServiceSettings, celery_executor
+    from .celery_app import ServiceSettings
+    from .client import celery_executor
 
     taldau = str(Path(sys.executable).with_name("taldau"))
     worker = subprocess.Popen(
