@@ -247,7 +247,8 @@ def test_a_worker_that_does_not_see_the_output_folder_writes_nothing(tmp_path: P
     """A task whose output folder is gone (deleted after its run, or not mounted on that worker) never
     recreates it: it reports why instead."""
     from taldau.analysis.batch import BatchSettings, GameTask, plan
-    from taldau.workers.run import RunSpec, store_task
+    from taldau.workers.messages import RunSpec
+    from taldau.workers.run import store_task
 
     settings = BatchSettings(depth=1)
     task = next(item for item in plan([archive], settings) if isinstance(item, GameTask))

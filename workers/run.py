@@ -1,7 +1,7 @@
 """Running a batch analysis end to end on an executor: plan, skip what is done, analyse, store, compact.
 
 The executor is a local process pool (the default, no broker) or Celery workers behind a Redis broker; both
-run ``store_task`` on each task (a game, or a backgammon match), so both write the same rows. Every result an
+run ``run_task`` on each task (a game, or a backgammon match), so both write the same rows. Every result an
 executor reports is checked against the output folder: a task reported stored must have its parts there, or
 the run stops with a ``WorkerProblem`` naming the worker (a worker that writes elsewhere, cannot write, or
 runs another engine)."""
@@ -9,7 +9,6 @@ runs another engine)."""
 from __future__ import annotations
 
 import functools
-import json
 import socket
 import time
 import traceback
@@ -18,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from taldau.games.jit import warm_kernels
 from taldau.games.processes import worker_pool
 from taldau.schemas import GameRow, Status
 
+from .messages import RunSpec, TaskReport
 from .store import ResultStore, RunRecord
 
 MAX_DELIVERIES = 3  # a game whose worker process dies this many times is recorded as failed
@@ -50,26 +50,6 @@ class Interrupted(Exception):
         super().__init__(f"interrupted with {left} games left ({queued} still queued)")
         self.left = left
         self.queued = queued
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """What every task of a run carries besides its game: the run's id, the absolute output folder, the
-    settings and their key as the client computes it, and whether games already stored are analysed again
-    (``--no-resume``)."""
-
-    id: str
-    out: str
-    settings: dict[str, Any]
-    key: str
-    redo: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunSpec:
-        return cls(**data)
 
 
 def failed_rows(task: GameTask, settings: BatchSettings, error: str) -> list[GameRow]:
@@ -98,85 +78,86 @@ def _report(
     outcome: str,
     problem: str | None = None,
     decisions: int = 0,
-):
-    """What a task reports to the client: its status (``ok`` unless a game of it is not), games, plies and
-    decisions (its ``moves`` rows), what the task did (``stored``, ``exists``: already stored,
-    ``refused``), the key it computed, its host, and a problem if any."""
-    return {
-        "task": task.id,
-        "source": task.source,
-        "index": task.index,
-        "status": status,
-        "games": len(task.games),
-        "plies": plies,
-        "decisions": decisions,
-        "outcome": outcome,
-        "key": key,
-        "worker": socket.gethostname(),
-        "problem": problem,
-    }
+) -> TaskReport:
+    """A task's report from this host (see ``TaskReport``)."""
+    return TaskReport(
+        task=task.id,
+        source=task.source,
+        index=task.index,
+        status=status,
+        games=len(task.games),
+        plies=plies,
+        decisions=decisions,
+        outcome=outcome,
+        key=key,
+        worker=socket.gethostname(),
+        problem=problem,
+    )
 
 
-def store_failure(task: dict[str, Any], spec: RunSpec, message: str) -> dict[str, Any]:
+def store_failure(task: GameTask, spec: RunSpec, message: str) -> TaskReport:
     """Store ``failed`` rows for a task whose analysis could not be run."""
-    batch = _settings(json.dumps(spec.settings, sort_keys=True))
-    game = GameTask.from_json(task)
-    ResultStore(spec.out, batch.key).write(game.id, None, failed_rows(game, batch, message))
-    return _report(game, batch.key, Status.FAILED, 0, "stored")
+    batch = _settings(spec.settings)
+    ResultStore(spec.out, batch.key).write(task.id, None, failed_rows(task, batch, message))
+    return _report(task, batch.key, Status.FAILED, 0, "stored")
 
 
 @functools.lru_cache(maxsize=8)
-def _settings(text: str) -> BatchSettings:
-    """A run's settings (JSON ``text``), made once per process and run: making them loads the game's engine
-    and digests its weights into the settings key, half a second for backgammon's nets and bear-off
-    database, which every task of a run would otherwise pay again. A memo of immutable values: the
-    settings, and the engine a process has loaded."""
-    return BatchSettings.from_json(json.loads(text))
+def _settings(settings: BatchSettings) -> BatchSettings:
+    """The first settings equal to ``settings`` this process was given, made once per process and run:
+    making them loads the game's engine and digests its weights into the settings key, half a second for
+    backgammon's nets and bear-off database, which every task of a run would otherwise pay again. A memo of
+    immutable values: the settings, and the engine a process has loaded."""
+    return settings
 
 
-def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
+def run_task(task: GameTask, spec: RunSpec) -> TaskReport:
     """Analyse one task and store its rows under ``spec.out``; an exception in the analysis becomes
     ``failed`` rows. Nothing is written (and the report says why) when this process computes another
     settings key than the client or does not see the output folder; a task already stored is not
     analysed again unless ``spec.redo``."""
-    batch = _settings(json.dumps(spec.settings, sort_keys=True))
-    game = GameTask.from_json(task)
+    batch = _settings(spec.settings)
     store = ResultStore(spec.out, batch.key)
     if batch.key != spec.key:
         engine = batch.describe()["engine"]
         problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
         if batch.fallback is not None:
             problem += f": {batch.fallback}"
-        return _report(game, batch.key, Status.FAILED, 0, "refused", problem)
+        return _report(task, batch.key, Status.FAILED, 0, "refused", problem)
     if not store.visible():
         problem = f"does not see the output folder {spec.out} (no {store.parts}): is it mounted there?"
-        return _report(game, batch.key, Status.FAILED, 0, "refused", problem)
-    if not spec.redo and store.done(game.id):
-        stored = store.stored(game.id)
+        return _report(task, batch.key, Status.FAILED, 0, "refused", problem)
+    if not spec.redo and store.done(task.id):
+        stored = store.stored(task.id)
         if stored is not None:
-            decisions = store.decisions(game.id)
-            return _report(game, batch.key, stored["status"], stored["plies"], "exists", None, decisions)
+            decisions = store.decisions(task.id)
+            return _report(task, batch.key, stored["status"], stored["plies"], "exists", None, decisions)
     try:
-        moves, rows = analyse_task(game, batch)
+        moves, rows = analyse_task(task, batch)
     except Exception as error:  # a failed task is reported in its rows, the batch goes on
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-        moves, rows = None, failed_rows(game, batch, detail)
+        moves, rows = None, failed_rows(task, batch, detail)
     try:
-        store.write(game.id, moves, rows)
+        store.write(task.id, moves, rows)
     except OSError as error:
-        return _report(game, batch.key, Status.FAILED, 0, "refused", f"cannot write in {spec.out}: {error}")
+        return _report(task, batch.key, Status.FAILED, 0, "refused", f"cannot write in {spec.out}: {error}")
     status = next((row.status for row in rows if row.status is not Status.OK), Status.OK)
     decisions = 0 if moves is None else moves.num_rows
-    return _report(game, batch.key, status, sum(row.plies for row in rows), "stored", None, decisions)
+    return _report(task, batch.key, status, sum(row.plies for row in rows), "stored", None, decisions)
 
 
-def check_stored(result: dict[str, Any], store: ResultStore, worker: str | None = None) -> None:
+def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
+    """``run_task`` on a task given as its JSON (a message's body), its report as JSON."""
+    return run_task(GameTask.from_json(task), spec).to_json()
+
+
+def check_stored(report: TaskReport, store: ResultStore) -> None:
     """Raise WorkerProblem unless the task a worker reports done has its parts in the client's folder."""
-    name = worker or result.get("worker") or "?"
-    where = f"{result.get('source')}, game {result.get('index')}"
-    if result.get("problem"):
-        raise WorkerProblem(f"worker {name} did not store {where}: it {result['problem']}")
-    missing = store.missing(result["task"], result["status"])
+    name = report.worker or "?"
+    where = f"{report.source}, game {report.index}"
+    if report.problem:
+        raise WorkerProblem(f"worker {name} did not store {where}: it {report.problem}")
+    missing = store.missing(report.task, report.status)
     if missing:
         raise WorkerProblem(
             f"worker {name} reports {where} stored, but {missing[0]} is not there: the worker writes "
@@ -204,17 +185,17 @@ class Progress:
     decisions: int = 0
     started: float = field(default_factory=time.perf_counter)
 
-    def add(self, result: dict[str, Any]) -> None:
+    def add(self, report: TaskReport) -> None:
         self.done += 1
-        self.plies += int(result["plies"])
-        games = int(result.get("games", 1))
-        self.games_done += games
-        self.analysed += games if result["status"] == Status.OK else 0
-        self.decisions += int(result.get("decisions", 0))
-        self.failed += games if result["status"] == Status.FAILED else 0
+        self.plies += report.plies
+        self.games_done += report.games
+        self.analysed += report.games if report.status == Status.OK else 0
+        self.decisions += report.decisions
+        self.failed += report.games if report.status == Status.FAILED else 0
 
 
-Executor = Callable[[list[dict[str, Any]], RunSpec, Callable[[dict[str, Any]], None]], None]
+Finished = Callable[[TaskReport], None]  # told of each task as it ends, in the client's process
+Executor = Callable[[list[GameTask], RunSpec, Finished], None]
 
 
 def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> Executor:
@@ -230,10 +211,10 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
     is charged; after MAX_DELIVERIES deaths it becomes a ``failed`` row and the rest goes on.
     """
 
-    def run(tasks: list[dict[str, Any]], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
+    def run(tasks: list[GameTask], spec: RunSpec, finished: Finished) -> None:
         if not tasks:
             return
-        settings = _settings(json.dumps(spec.settings, sort_keys=True))
+        settings = _settings(spec.settings)
         warm_kernels(settings.game, settings.analyser.warm, say)
         queue = deque(tasks)
         processes = min(jobs, len(tasks))
@@ -244,16 +225,14 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
     return run
 
 
-def _run_pool(
-    queue: deque[dict[str, Any]], jobs: int, spec: RunSpec, finished: Callable[[dict[str, Any]], None]
-) -> list[dict[str, Any]]:
+def _run_pool(queue: deque[GameTask], jobs: int, spec: RunSpec, finished: Finished) -> list[GameTask]:
     """Run tasks from ``queue`` until it is empty or the pool breaks; returns the tasks in flight then."""
     with worker_pool(jobs) as pool:
-        flying: dict[Future, dict[str, Any]] = {}
+        flying: dict[Future[TaskReport], GameTask] = {}
         while queue or flying:
             while queue and len(flying) < jobs:
                 task = queue.popleft()
-                flying[pool.submit(store_task, task, spec)] = task
+                flying[pool.submit(run_task, task, spec)] = task
             done, _ = wait(flying, return_when=FIRST_COMPLETED)
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                 wait(flying)
@@ -270,12 +249,12 @@ def _run_pool(
     return []
 
 
-def _run_alone(task: dict[str, Any], spec: RunSpec, finished: Callable[[dict[str, Any]], None]) -> None:
+def _run_alone(task: GameTask, spec: RunSpec, finished: Finished) -> None:
     """Run one game in a pool of its own, up to MAX_DELIVERIES times if its process dies."""
     for _ in range(MAX_DELIVERIES):
         with worker_pool(1) as pool:
             try:
-                finished(pool.submit(store_task, task, spec).result())
+                finished(pool.submit(run_task, task, spec).result())
                 return
             except BrokenProcessPool:
                 continue
@@ -295,7 +274,7 @@ def run_analysis(
     ``failures`` are this run's games, ``inputs`` what became of every file and game under ``paths``
     (``folder`` has the totals of the output folder). With ``resume``, the tasks already analysed in
     ``out`` (compacted, or in parts) are not run again."""
-    spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings.to_json(), settings.key, not resume)
+    spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings, settings.key, not resume)
     store = ResultStore(spec.out, settings.key)
     store.check_settings()
     store.prepare()
@@ -325,13 +304,13 @@ def run_analysis(
     state.games = sum(len(task.games) for task in planned_tasks)
     # the longest first (by decisions; archive order among equals), so that no long match is left to
     # run alone at the end while the other workers wait
-    tasks = [task.to_json() for task in sorted(planned_tasks, key=lambda task: -task.plies)]
+    tasks = sorted(planned_tasks, key=lambda task: -task.plies)
     state.total = len(tasks)
     progress(state)
 
-    def finished(result: dict[str, Any]) -> None:
-        check_stored(result, store)
-        state.add(result)
+    def finished(report: TaskReport) -> None:
+        check_stored(report, store)
+        state.add(report)
         progress(state)
 
     try:

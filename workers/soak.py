@@ -35,7 +35,8 @@ from taldau.analysis.batch import BatchSettings
 from taldau.games.togyz import Game, GameRecord, Position, Sowing, write_playok
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, Status
 
-from .celery_app import ServiceSettings, celery_executor, redis_client
+from .celery_app import ServiceSettings, redis_client
+from .client import celery_executor
 from .private_redis import PrivateRedis
 from .run import Progress, local_executor, run_analysis
 

@@ -1,4 +1,5 @@
-"""What the broker holds, run by run, and withdrawing a run's queued games (`taldau status`, `taldau cancel`).
+"""What the broker and its workers hold, run by run, and withdrawing a run's queued games (`taldau status`,
+`taldau cancel`).
 
 Every task carries its run (``RunSpec``: the run's id and output folder), in the queue's messages and in
 what the workers report running, so queued and running games are grouped by run. Cancelling a run takes its
@@ -8,25 +9,66 @@ client still following the run stops (``Cancelled``). Games already running fini
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from taldau.analysis.batch import GameTask
 
 from .broker import safe_url
-from .celery_app import (
-    QUEUE,
-    QueuedMessage,
-    ServiceSettings,
-    forget,
-    make_app,
-    mark_finished,
-    ping_workers,
-    queued_messages,
-    redis_client,
-    take_off_queue,
-)
+from .celery_app import ServiceSettings, forget, make_app, mark_finished, redis_client
+from .messages import RunSpec
+from .queued import QUEUE, QueuedMessage, queued_messages, take_off_queue
+from .run import BrokerUnavailable
+
+
+def ping_workers(app: Celery, timeout: float = 2.0, limit: int | None = None) -> list[str]:
+    """Names of the workers that answer a real round trip within ``timeout`` (stopping at ``limit``
+    answers); raises BrokerUnavailable if the broker is down."""
+    try:
+        app.connection_for_write().ensure_connection(max_retries=1, timeout=timeout)
+        replies = app.control.ping(timeout=timeout, limit=limit) or []
+    except Exception as error:  # kombu raises many kinds for an unreachable broker
+        raise BrokerUnavailable(f"broker {safe_url(app.conf.broker_url)} unreachable: {error}") from error
+    return sorted(name for reply in replies for name in reply)
+
+
+@dataclass(frozen=True)
+class HeldTask:
+    """A task a worker holds, running it or reserved: the worker, the task's id, and the task and its run
+    (both None for a task of no taldau run)."""
+
+    worker: str
+    id: str
+    task: GameTask | None
+    run: RunSpec | None
+
+    @classmethod
+    def of(cls, worker: str, job: Mapping[str, Any]) -> HeldTask:
+        """The task of one entry of a worker's answer to Celery's ``inspect().active()`` or ``reserved()``."""
+        args = job.get("args") or []
+        try:
+            return cls(worker, job["id"], GameTask.from_json(args[0]), RunSpec.from_json(args[1]))
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError):
+            return cls(worker, job["id"], None, None)
+
+
+Held = list[HeldTask] | None  # the tasks the workers hold; None when no worker answered
+
+
+def held_tasks(app: Celery, limit: int | None = None) -> tuple[Held, Held]:
+    """The tasks the workers alive are running and those they hold reserved (a real round trip, stopping at
+    ``limit`` answers), by worker name."""
+    inspect = app.control.inspect(timeout=2.0, limit=limit)
+
+    def tasks(reply: dict[str, list[dict[str, Any]]] | None) -> Held:
+        if reply is None:
+            return None
+        return [HeldTask.of(worker, job) for worker, jobs in sorted(reply.items()) for job in jobs]
+
+    return tasks(inspect.active()), tasks(inspect.reserved())
 
 
 @dataclass(frozen=True)
@@ -39,6 +81,13 @@ class RunningGame:
     source: str
     index: int
     run: str | None
+
+    @classmethod
+    def of(cls, held: HeldTask) -> RunningGame | None:
+        """The game of a task a worker is running; None for a task of no taldau run."""
+        if held.task is None or held.run is None:
+            return None
+        return cls(held.worker, held.id, held.task.source, held.task.index, held.run.id)
 
 
 @dataclass
@@ -73,6 +122,16 @@ class QueueStatus:
             "runs": [asdict(run) for run in self.runs],
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> QueueStatus:
+        return cls(
+            broker=data["broker"],
+            queued=data["queued"],
+            workers=tuple(data["workers"]),
+            running=tuple(RunningGame(**game) for game in data["running"]),
+            runs=tuple(RunStatus(**run) for run in data["runs"]),
+        )
+
 
 @dataclass(frozen=True)
 class Withdrawal:
@@ -88,29 +147,13 @@ class Withdrawal:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Withdrawal:
+        return cls(**data)
+
 
 class UnknownRun(LookupError):
     """No queued or running game of the run asked for."""
-
-
-Jobs = dict[str, list[dict[str, Any]]]  # what Celery's inspect answers: the tasks of each worker
-
-
-def _held(app: Celery, workers: int) -> tuple[Jobs, Jobs]:
-    """The tasks the ``workers`` alive are running and hold reserved, by worker (asked of none if none)."""
-    if not workers:
-        return {}, {}
-    inspect = app.control.inspect(timeout=2.0, limit=workers)
-    return inspect.active() or {}, inspect.reserved() or {}
-
-
-def _run_of(job: dict[str, Any]) -> tuple[str, str] | None:
-    """The id and output folder of the run of a task a worker reports; None for a task of no taldau run."""
-    args = job.get("args") or []
-    run = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
-    if not isinstance(run.get("id"), str) or not isinstance(run.get("out"), str):
-        return None
-    return run["id"], run["out"]
 
 
 def _sent_by(message: QueuedMessage, run: str) -> bool:
@@ -125,29 +168,25 @@ def queue_status(broker: str) -> QueueStatus:
     workers = ping_workers(app)
     client = redis_client(broker)
     messages = queued_messages(client)
-    active, reserved = _held(app, len(workers))
+    active, reserved = held_tasks(app, len(workers)) if workers else ([], [])
     runs: dict[str, RunStatus] = {}
 
-    def run_of(key: tuple[str, str]) -> RunStatus:
-        return runs.setdefault(key[0], RunStatus(*key))
+    def run_of(spec: RunSpec) -> RunStatus:
+        return runs.setdefault(spec.id, RunStatus(spec.id, spec.out))
 
     for message in messages:
         spec = message.run()
         if spec is not None:
-            run_of((spec.id, spec.out)).queued += 1
+            run_of(spec).queued += 1
     running = []
-    for worker, jobs in sorted(active.items()):
-        for job in jobs:
-            key = _run_of(job)
-            if key is not None:
-                run_of(key).running += 1
-                game = job["args"][0]
-                running.append(RunningGame(worker, job["id"], game["source"], game["index"], key[0]))
-    for jobs in reserved.values():
-        for job in jobs:
-            key = _run_of(job)
-            if key is not None:
-                run_of(key).reserved += 1
+    for held in active or []:
+        game = RunningGame.of(held)
+        if held.run is not None and game is not None:
+            run_of(held.run).running += 1
+            running.append(game)
+    for held in reserved or []:
+        if held.run is not None:
+            run_of(held.run).reserved += 1
     return QueueStatus(
         broker=safe_url(broker),
         queued=int(client.llen(QUEUE)),

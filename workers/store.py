@@ -47,6 +47,8 @@ from taldau.games.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
 
+from .manifest import Counts, Failure, Manifest, Skipped
+
 ROWS_PER_FILE = 500_000
 TABLES = ("games", "moves")
 STALE_TEMPORARY = 24 * 3_600  # seconds: a temporary file of another host older than this has no live writer
@@ -112,24 +114,22 @@ class RunRecord:
     game_ids: frozenset[str]
     inputs: Inputs = field(default_factory=Inputs)
 
-    def skipped(self) -> list[dict[str, Any]]:
+    def skipped(self) -> tuple[Skipped, ...]:
         """The manifest's ``skipped``: the valid games of another kind than the run's."""
-        return [
-            {"source": item.source, "index": item.index, "reason": item.detail}
+        return tuple(
+            Skipped(item.source, item.index, item.detail)
             for item in self.inputs.not_used
             if item.reason is Unused.OTHER_GAME
-        ]
+        )
 
 
-def _counts(games: pa.Table, plies: int) -> dict[str, int]:
-    statuses = games.column("status").to_pylist()
-    return {
-        "games": games.num_rows,
-        "ok": statuses.count(Status.OK),
-        "invalid": statuses.count(Status.INVALID),
-        "failed": statuses.count(Status.FAILED),
-        "plies": plies,
-    }
+@dataclass(frozen=True)
+class _Merged:
+    """The compacted tables with the parts merged in, and the parts merged (each with its stamp)."""
+
+    games: pa.Table
+    moves: pa.Table
+    parts: list[tuple[Path, tuple[int, int]]]
 
 
 class ResultStore:
@@ -254,8 +254,8 @@ class ResultStore:
                 if not _writer_alive(leftover):
                     leftover.unlink(missing_ok=True)
             merged = self._merge()
-            games = merged["games"].sort_by([("source", "ascending"), ("index", "ascending")])
-            moves = merged["moves"].sort_by([("game_id", "ascending"), ("ply", "ascending")])
+            games = merged.games.sort_by([("source", "ascending"), ("index", "ascending")])
+            moves = merged.moves.sort_by([("game_id", "ascending"), ("ply", "ascending")])
             for name, table in (("games", games), ("moves", moves)):
                 folder = self.out / name
                 folder.mkdir(exist_ok=True)
@@ -270,39 +270,29 @@ class ResultStore:
             ids = pa.array(sorted(run.game_ids), pa.string())
             own = games.filter(pc.is_in(games.column("game_id"), value_set=ids))
             own_plies = pc.sum(pc.is_in(moves.column("game_id"), value_set=ids).cast(pa.int64())).as_py()
-            failures = [
-                {
-                    "source": row["source"],
-                    "index": row["index"],
-                    "status": row["status"],
-                    "error": row["error"],
-                }
+            failures = tuple(
+                Failure(**row)
                 for row in own.select(["source", "index", "status", "error"]).to_pylist()
                 if row["status"] != Status.OK
-            ]
-            counts = _counts(own, own_plies or 0)
-            manifest = {
-                "key": self.key,
-                "settings": settings,
-                "schemas": {
-                    "moves": MOVES_SCHEMA.metadata[b"taldau.schema_version"].decode(),
-                    "games": GAMES_SCHEMA.metadata[b"taldau.schema_version"].decode(),
-                },
-                "run": run.id,
-                "counts": counts,
-                "failures": failures,
-                "skipped": run.skipped(),
-                "inputs": _inputs(run.inputs, counts),
-                "folder": {"counts": _counts(games, moves.num_rows)},
-            }
+            )
+            manifest = Manifest(
+                key=self.key,
+                settings=settings,
+                run=run.id,
+                counts=Counts.of(own, own_plies or 0),
+                failures=failures,
+                skipped=run.skipped(),
+                inputs=run.inputs,
+                folder=Counts.of(games, moves.num_rows),
+            ).to_json()
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
             write_text_atomic(text, self.out / "manifest.json")
-            for path, stamp in merged["parts"]:
+            for path, stamp in merged.parts:
                 if _stamp(path) == stamp:
                     path.unlink(missing_ok=True)
         return manifest
 
-    def _merge(self) -> dict[str, Any]:
+    def _merge(self) -> _Merged:
         """The compacted tables with the parts merged in (a part's games replace the compacted rows of the
         same game ids, and their moves), and the parts merged with their stamps. A ``moves`` part is merged
         with its ``games`` part only (one whose games part is not there yet waits for the next time)."""
@@ -322,19 +312,11 @@ class ResultStore:
         games, moves = self._compacted("games", GAMES_SCHEMA), self._compacted("moves", MOVES_SCHEMA)
         kept_games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=replaced)))
         kept_moves = moves.filter(pc.invert(pc.is_in(moves.column("game_id"), value_set=replaced)))
-        return {
-            "games": _concat(GAMES_SCHEMA, [kept_games, new_games]),
-            "moves": _concat(MOVES_SCHEMA, [kept_moves, new_moves]),
-            "parts": parts,
-        }
-
-
-def _inputs(inputs: Inputs, counts: dict[str, int]) -> dict[str, Any]:
-    """The manifest's ``inputs``: what became of every file and game under the run's paths, with the games
-    ``analysed`` (now or before) and ``failed`` among the valid ones."""
-    found = inputs.to_json()
-    head = {"files": found.pop("files"), "games": found.pop("games")}
-    return {**head, "analysed": counts["ok"], "failed": counts["failed"], **found}
+        return _Merged(
+            _concat(GAMES_SCHEMA, [kept_games, new_games]),
+            _concat(MOVES_SCHEMA, [kept_moves, new_moves]),
+            parts,
+        )
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

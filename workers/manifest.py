@@ -1,0 +1,108 @@
+"""An output folder's manifest (``manifest.json``): the settings of its results and the schema versions, what
+the last run's games came to (counts, failures, games of another game skipped, every input accounted for),
+and the totals of the folder. ``Manifest.to_json`` is what the file holds, key for key and in that order."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pyarrow as pa
+from taldau.analysis.accounting import Inputs
+from taldau.schemas import GAMES_SCHEMA_VERSION, MOVES_SCHEMA_VERSION, Status
+
+
+def schema_versions() -> dict[str, str]:
+    """The versions of the ``moves`` and ``games`` tables this taldau writes."""
+    return {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION}
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The ``games`` rows of some games by status, and their ``plies`` (``moves`` rows)."""
+
+    games: int
+    ok: int
+    invalid: int
+    failed: int
+    plies: int
+
+    @classmethod
+    def of(cls, games: pa.Table, plies: int) -> Counts:
+        statuses = games.column("status").to_pylist()
+        return cls(
+            games=games.num_rows,
+            ok=statuses.count(Status.OK),
+            invalid=statuses.count(Status.INVALID),
+            failed=statuses.count(Status.FAILED),
+            plies=plies,
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A game of the run that is not ``ok``: where it is, its status and why."""
+
+    source: str
+    index: int
+    status: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A valid game of another kind than the run's, not analysed."""
+
+    source: str
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What ``manifest.json`` holds: the settings ``key`` and the ``settings`` it names
+    (``BatchSettings.manifest()``), the ``schemas`` versions, the last ``run``'s id, its games' ``counts``,
+    ``failures`` and ``skipped`` games, its ``inputs`` (with the games ``analysed`` and ``failed`` among the
+    valid ones), and the ``folder``'s counts of every game stored under the key, other runs' too."""
+
+    key: str
+    settings: dict[str, Any]
+    run: str
+    counts: Counts
+    failures: tuple[Failure, ...]
+    skipped: tuple[Skipped, ...]
+    inputs: Inputs
+    folder: Counts
+    schemas: dict[str, str] = field(default_factory=schema_versions)
+
+    def to_json(self) -> dict[str, Any]:
+        found = self.inputs.to_json()
+        head = {"files": found.pop("files"), "games": found.pop("games")}
+        return {
+            "key": self.key,
+            "settings": self.settings,
+            "schemas": self.schemas,
+            "run": self.run,
+            "counts": self.counts.to_json(),
+            "failures": [asdict(failure) for failure in self.failures],
+            "skipped": [asdict(game) for game in self.skipped],
+            "inputs": {**head, "analysed": self.counts.ok, "failed": self.counts.failed, **found},
+            "folder": {"counts": self.folder.to_json()},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        return cls(
+            key=data["key"],
+            settings=data["settings"],
+            run=data["run"],
+            counts=Counts(**data["counts"]),
+            failures=tuple(Failure(**failure) for failure in data["failures"]),
+            skipped=tuple(Skipped(**game) for game in data["skipped"]),
+            inputs=Inputs.from_json(data["inputs"]),
+            folder=Counts(**data["folder"]["counts"]),
+            schemas=data["schemas"],
+        )

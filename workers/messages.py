@@ -1,0 +1,77 @@
+"""What crosses the worker boundary besides the task itself (``analysis.batch.GameTask``): the run a task
+belongs to (``RunSpec``) and what the task reports back (``TaskReport``).
+
+Each goes over the wire as its ``to_json()``, read back with ``from_json``: the arguments and the result of
+the Celery task (Celery's JSON serializer), and what a local pool's processes are handed and give back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from taldau.analysis.batch import BatchSettings
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What every task of a run carries besides its task: the run's id, the absolute output folder, the
+    settings (given as their JSON, they are read) and their key as the client computes it, and whether
+    tasks already stored are analysed again (``--no-resume``)."""
+
+    id: str
+    out: str
+    settings: BatchSettings
+    key: str
+    redo: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.settings, Mapping):
+            object.__setattr__(self, "settings", BatchSettings.from_json(dict(self.settings)))
+
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], RunSpec], tuple[dict[str, Any]]]:
+        """Pickled as its JSON, as a Celery message carries it: an engine its settings loaded in this
+        process stays here (a pool process loads its own, once)."""
+        return RunSpec.from_json, (self.to_json(),)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "out": self.out,
+            "settings": self.settings.to_json(),
+            "key": self.key,
+            "redo": self.redo,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSpec:
+        return cls(**{**data, "settings": BatchSettings.from_json(data["settings"])})
+
+
+@dataclass(frozen=True)
+class TaskReport:
+    """What a task reports to the client: its status (``ok`` unless a game of it is not), games, plies and
+    decisions (its ``moves`` rows), what was done (``stored``; ``exists``: stored before; ``refused``), the
+    settings key it computed, the worker that ran it, and a problem if any (why it was refused)."""
+
+    task: str
+    source: str
+    index: int
+    status: str
+    games: int
+    plies: int
+    decisions: int
+    outcome: str
+    key: str
+    worker: str | None = None
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskReport:
+        """A report as a worker sent it (one of an earlier version may lack ``games``: one, ``decisions``:
+        none, and ``key``)."""
+        return cls(**{"games": 1, "decisions": 0, "key": "", **data})
