@@ -126,6 +126,7 @@ def test_analyze_with_sage_names_it_and_its_rows_carry_its_key(sage_analysis: Pa
 
 
 @needs_sage
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["galaxy-6983184", "galaxy-13000456"])
 def test_the_default_review_marks_gnubgs_clear_blunders(name: str) -> None:
     """The default review (sage at 2 plies, its filter) of a real match marks ``??`` every play on which

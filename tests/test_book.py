@@ -265,6 +265,7 @@ def test_backgammon_book_of_opening_rolls(tmp_path: Path) -> None:
 
 
 @needs_sage
+@pytest.mark.slow
 def test_a_book_holds_one_engines_values(tmp_path: Path) -> None:
     """An analysis by another engine than the book's evaluations is refused, named, and the rest built;
     books of two engines do not merge."""

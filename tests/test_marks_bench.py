@@ -109,6 +109,7 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
         assert f"/{agreement['reference']}, 95% {low}-{high})" in text
 
 
+@pytest.mark.slow
 def test_bench_marks_of_backgammon_reviews_whole_matches(private_cache: Path) -> None:
     """A backgammon match is one task: sampled whole, its games' decisions paired across reviews; a review
     against itself agrees on every mark, and the Togyz-only options are refused."""
