@@ -46,6 +46,7 @@ from taldau.games.backgammon.eval.pruning import PruningSettings
 from taldau.games.backgammon.eval.supervised import SupervisedSettings
 from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.backgammon.position_text import PositionSetup, read_position
+from taldau.games.backgammon.strength import DEFAULT_LEVELS, DEFAULT_REFERENCE
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
@@ -698,12 +699,14 @@ def annotate(
 )
 @click.option(
     "--reference",
-    default="sage:3",
+    default=DEFAULT_REFERENCE,
     show_default=True,
     help="With --engines: the judge, ENGINE:PLIES[:CANDIDATES/THRESHOLD] (gnubg's plies).",
 )
 @click.option(
-    "--levels", help="With --engines: the levels judged, comma-separated ENGINE:PLIES [own:0..sage:2]."
+    "--levels",
+    help="With --engines: the levels judged, comma-separated ENGINE:PLIES[:CANDIDATES/THRESHOLD] "
+    f"[{','.join(DEFAULT_LEVELS)}].",
 )
 @click.option(
     "--against-gnubg",
