@@ -166,6 +166,11 @@ def marks_bench(
     if as_json:
         click.echo(json.dumps(report))
         return
+    _print_report(report, list(tested), archive, reference_depth)
+
+
+def _print_report(report: dict[str, Any], tested: list[str], archive: str, reference_depth: int) -> None:
+    """The marks bench's ``report`` as text: the sample and the reference, then each review ``tested``."""
     click.echo(
         f"{report['games']} games of {archive} ({report['decisions']} decisions); reference depth "
         f"{reference_depth}: {report['reference']['seconds']} s ({report['reference']['cached_games']} "

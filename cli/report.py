@@ -1,5 +1,6 @@
-"""``taldau report``: the HTML report of an analysed archive (``taldau.analysis.report``), and the SVG board
-diagram of ``taldau show --svg``."""
+"""Pictures: ``taldau report``, the HTML report of an analysed archive (``taldau.analysis.report``), and
+``taldau show``, a position of either game drawn as text or as the report's SVG board diagram (here, as
+the report draws its boards; the game is the one whose notation the position is, the registry asked)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from pathlib import Path
 
 import click
+from taldau.analysis.positions import position_game
 from taldau.analysis.report import ReportError, write_report
 from taldau.games.registry import game_kind
 
@@ -47,11 +49,26 @@ def report(folder: str, out: str, query: str | None, book: str | None) -> None:
     )
 
 
-def write_svg(position: str, path: str, backgammon: bool) -> None:
-    """``taldau show POSITION --svg FILE``: the position's board diagram written to ``path``."""
-    kind = game_kind("backgammon" if backgammon else "togyz")
+@click.command()
+@click.argument("position")
+@click.option("--svg", "svg", type=click.Path(dir_okay=False), help="Write the board as an SVG picture here.")
+def show(position: str, svg: str | None) -> None:
+    """Draw a position: a Togyz FEN (pits, kazans, tuzdyks, side to move) or a backgammon gnubg Position ID,
+    GNUbgID (PositionID:MatchID) or XGID (points, bar, borne off, pips, cube and score)."""
     try:
-        svg = kind.svg(position)
+        game = position_game(position)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="POSITION") from None
-    Path(path).write_text(svg + "\n", encoding="utf-8")
+    if svg:
+        Path(svg).write_text(game_kind(game).svg(position) + "\n", encoding="utf-8")
+    elif game == "backgammon":
+        from taldau.games.backgammon.diagram import render
+        from taldau.games.backgammon.position_text import read_position
+
+        setup = read_position(position)
+        click.echo(render(setup.position, setup.state, setup.dice))
+    else:
+        from taldau.games.togyz import Position
+        from taldau.games.togyz.diagram import render as render_togyz
+
+        click.echo(render_togyz(Position.from_fen(position)))

@@ -447,16 +447,16 @@ def test_plays_ranked_by_gnubg() -> None:
 
 @needs_gnubg
 def test_plays_batch_ranked_loads_the_engine_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from taldau.cli import main as cli_main
+    from taldau.cli import backgammon as cli_backgammon
 
     loaded: list[str] = []
-    original = cli_main.load_evaluator
+    original = cli_backgammon.choose_evaluator
 
     def counting(name: str):  # type: ignore[no-untyped-def]
         loaded.append(name)
         return original(name)
 
-    monkeypatch.setattr(cli_main, "load_evaluator", counting)
+    monkeypatch.setattr(cli_backgammon, "choose_evaluator", counting)
     batch = tmp_path / "positions.txt"
     batch.write_text(f"{START_ID} 31\nnonsense 31\n{START_XGID} 65\n")
     code, output = run("plays", "--batch", str(batch), "--plies", "0", "--engine", "gnubg")

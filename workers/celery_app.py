@@ -206,13 +206,3 @@ def forget(app: Celery, client: redis.Redis, run: str, tasks: Collection[str]) -
             pipe.delete(DELIVERIES_KEY.format(task), app.backend.get_key_for_task(task))
             release(keys=[QUEUED_KEY.format(task)], args=[run], client=pipe)
         pipe.execute()
-
-
-def __getattr__(name: str) -> object:
-    """``Cancelled`` and ``celery_executor`` under their names of before the client moved to ``client``
-    (the CLI imports them from here)."""
-    if name in ("Cancelled", "celery_executor"):
-        from . import client
-
-        return getattr(client, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

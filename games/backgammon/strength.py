@@ -48,7 +48,7 @@ DEFAULT_REFERENCE = "sage:3:16/0.32"  # gnubg's broad move filter: the judge loo
 DEFAULT_LEVELS = ("own:0", "own:1", "own:2", "sage:0", "sage:1", "sage:2", "sage:2:16/0.32")
 GNUBG_LEVELS = ("gnubg:0", "gnubg:1", "gnubg:2")
 RECORD_SUFFIXES = (".txt", ".mat", ".sgf")
-BGLAB = Path("../shared/data/backgammon/bglab")  # the real matches beside the checkout (as cli/main.py)
+BGLAB = Path("../shared/data/backgammon/bglab")  # the real matches beside the checkout
 
 
 @dataclass(frozen=True)

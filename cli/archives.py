@@ -1,0 +1,100 @@
+"""The commands that read archives of either game and print game by game: ``validate`` (every game read and
+replayed, the bad ones reported) and ``annotate`` (every decision judged, or read from an ``analyze``
+output folder, and written back with marks; ``taldau.analysis.annotate``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
+from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, chosen_engine, engine_option, say
+from taldau.games.kind import AnalysisOptions
+from taldau.games.records import ReadLimits
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def validate(paths: tuple[str, ...], as_json: bool) -> None:
+    """Read and replay every game under PATHS (files, directories, .zip, tar, .gz) and report bad ones."""
+    summary = Summary()
+    if as_json:  # one game at a time: the report of a huge archive is never held whole
+        click.echo('{"games": [', nl=False)
+    for number, check in enumerate(check_paths(paths, ReadLimits())):
+        note = summary.add(check)  # a file with no game, or a duplicate: said so once
+        if as_json:
+            separator = "\n" if number == 0 else ",\n"
+            click.echo(separator + json.dumps(check.to_json(), ensure_ascii=False), nl=False)
+        elif note is not None:
+            click.echo(note.describe())
+        else:
+            if not check.valid:
+                click.echo(describe(check))
+            for line in describe_warnings(check):  # the game stays valid: said, not counted
+                click.echo(line)
+    if as_json:
+        click.echo(f'\n], "summary": {json.dumps(summary.to_json())}}}')
+    else:
+        click.echo(summary.text())
+    if summary.games == 0:
+        say(f"error: no game found under {' '.join(paths)}")
+    sys.exit(0 if summary.inputs.problems == 0 and summary.games > 0 else 1)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--game",
+    type=click.Choice(["auto", *BOTH_GAMES]),
+    default="auto",
+    show_default=True,
+    help="The game to annotate (auto: the only game of the archive; Togyz Kumalak when it holds both); "
+    "records of the other game are listed as skipped.",
+)
+@BOTH_GAMES_LIMIT
+@engine_option(both_games=True)
+@click.option(
+    "--form",
+    type=click.Choice(["short", "full"]),
+    default="short",
+    show_default=True,
+    help="Togyz: the scoresheet's form; backgammon: full lists every decision, short the marked ones.",
+)
+def annotate(
+    paths: tuple[str, ...],
+    game: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    engine: str | None,
+    form: str,
+) -> None:
+    """Analyse every decision of the games in PATHS and print them with marks and statistics: Togyz games
+    as scoresheets, backgammon matches as an analysis text in the manner of gnubg's export. PATHS may
+    instead be one `taldau analyze` output folder: its stored judgements are printed, nothing is searched
+    again (its records are read again from where analyze read them, for their text)."""
+    from taldau.analysis import annotate as annotating
+
+    options = BOTH_GAMES_LIMIT.given(depth, nodes, movetime)
+    try:
+        if any(annotating.is_analysis_folder(path) for path in paths):
+            if len(paths) > 1 or game != "auto" or options != AnalysisOptions() or engine is not None:
+                raise click.UsageError(
+                    "an analysis folder is annotated alone, at its own settings (no other path, --game, "
+                    "--depth, --nodes, --movetime or --engine)"
+                )
+            items = annotating.annotate_stored(annotating.StoredAnalysis.open(paths[0]), form, ReadLimits())
+        else:
+            chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
+            try:
+                items = annotating.annotate(
+                    paths, chosen, options, form, ReadLimits(), chosen_engine(engine, chosen), say
+                )
+            except ValueError as error:
+                raise click.UsageError(str(error)) from None
+        for item in items:
+            click.echo(str(item), err=isinstance(item, annotating.NotAnnotated))
+    except annotating.AnalysisFolderError as error:
+        raise click.ClickException(str(error)) from None

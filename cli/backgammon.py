@@ -1,0 +1,282 @@
+"""The commands of backgammon alone: ``plays`` (a roll's legal plays, ranked or rolled out) and ``eval`` (a
+position before the roll), and the backgammon side of ``match`` (``backgammon_match``; the command itself is
+in ``cli.togyz``, Togyz being its default game). ``train`` is in ``cli.train``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+import click
+from taldau.analysis.positions import (
+    analyse_roll,
+    plays_json,
+    ranked_plays_json,
+    rolled_plays_json,
+)
+from taldau.cli.book import book_player
+from taldau.cli.options import EX_USAGE, engine_option, say
+from taldau.games.backgammon.engine import choose_evaluator, evaluate_position, load_evaluator, rollout_plays
+from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
+from taldau.games.backgammon.position_text import PositionSetup, read_position
+
+PROBABILITY_LABELS = ("W", "WG", "WBG", "LG", "LBG")  # gnubg's short names of the five probabilities
+ENGINE = engine_option("Plies are gnubg's for every engine.")
+
+
+def backgammon_position(text: str) -> PositionSetup:
+    """A backgammon position from a gnubg Position ID, GNUbgID or XGID."""
+    try:
+        return read_position(text)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="POSITION") from None
+
+
+def evaluator(engine: str) -> Evaluator:
+    """The evaluator named on the command line, or the one that stands in for it (``own`` for a ``sage``
+    that cannot run here: one line on stderr says so); exit 1 with the reason when it cannot be loaded."""
+    try:
+        choice = choose_evaluator(engine)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    if choice.fallback is not None:
+        say(choice.fallback)
+    return choice.evaluator
+
+
+def _rollout(engine: str, trials: int, seed: int, threads: int) -> Any:
+    """bgsage's rollouts (``eval.sage.SageRollout``) of ``trials`` trials from ``seed``: exit 2 when the
+    engine chosen is not ``sage`` (own and gnubg have no rollouts for users), 1 when bgsage cannot run."""
+    if engine != "sage":
+        say(f"error: the engine {engine} has no rollouts: rollouts are bgsage's, give --engine sage")
+        sys.exit(EX_USAGE)
+    from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout, SageUnavailable
+
+    try:
+        return SageRollout(RolloutSettings(trials=trials, seed=seed, threads=threads))
+    except SageUnavailable as error:
+        raise click.ClickException(f"{error}: no rollout") from None
+
+
+def rollout_options(function):
+    """--rollout, --trials, --seed, --threads: for plays and eval."""
+    for option in (
+        click.option(
+            "--threads",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="With --rollout: C++ threads of the rollout (the numbers do not depend on them).",
+        ),
+        click.option(
+            "--seed", type=int, default=42, show_default=True, help="With --rollout: the seed of the dice."
+        ),
+        click.option(
+            "--trials",
+            type=click.IntRange(min=1),
+            default=1296,
+            show_default=True,
+            help="With --rollout: games played out per position.",
+        ),
+        click.option(
+            "--rollout",
+            is_flag=True,
+            help="Roll out (with --engine sage: bgsage's rollouts, games played to the end with variance "
+            "reduction), with the standard error of every number.",
+        ),
+    ):
+        function = option(function)
+    return function
+
+
+def _labelled(values: dict[str, float], digits: int) -> str:
+    """The five probabilities (or their errors) under gnubg's short names: ``W 0.551 WG 0.124 ...``."""
+    return " ".join(
+        f"{label} {values[name]:.{digits}f}"
+        for label, name in zip(PROBABILITY_LABELS, PROBABILITIES, strict=True)
+    )
+
+
+@click.command()
+@click.argument("position", required=False)
+@click.argument("dice", required=False)
+@click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
+@click.option("--plies", type=click.IntRange(0, 4), help="Rank the plays by the engine at this many plies.")
+@ENGINE
+@rollout_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def plays(
+    position: str | None,
+    dice: str | None,
+    batch_file: Any,
+    plies: int | None,
+    engine: str,
+    rollout: bool,
+    trials: int,
+    seed: int,
+    threads: int,
+    as_json: bool,
+) -> None:
+    """List the legal backgammon plays of DICE (like 31) in POSITION (a gnubg Position ID, GNUbgID or
+    XGID), each with the resulting position's Position ID from the next player's side. With --plies N,
+    ranked best first by the engine at N plies (gnubg's: 0 the raw evaluation, 2 its default analysis),
+    each with its cubeless equity, the difference to the best and the five probabilities (win, win gammon,
+    win backgammon, lose gammon, lose backgammon). With --batch, one JSON line per input line, the engine
+    loaded once; a bad line gets a JSON line with its error and the rest go on. With --rollout (--engine
+    sage), the best plays of the ranking at --plies (0 by default: up to 5 within 0.08) are rolled out and
+    ranked by the rollout, each with its standard errors; exit 2 with an engine that has no rollouts."""
+    if rollout:
+        if batch_file is not None or position is None or dice is None:
+            raise click.UsageError("--rollout takes POSITION and DICE, not --batch")
+        _plays_rollout(position, dice, plies or 0, _rollout(engine, trials, seed, threads), as_json)
+        return
+    ranking = None if plies is None else evaluator(engine)
+
+    def payload_of(position: str, dice: str) -> dict[str, Any]:
+        if ranking is None or plies is None:
+            return plays_json(position, dice)
+        return ranked_plays_json(ranking, position, dice, plies)
+
+    if batch_file is not None:
+        if position is not None:
+            raise click.UsageError("give either POSITION DICE or --batch FILE")
+        sys.exit(_plays_batch(batch_file, payload_of))
+    if position is None or dice is None:
+        raise click.UsageError("give POSITION and DICE, or --batch FILE")
+    try:
+        payload = payload_of(position, dice)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(payload))
+        return
+    for rank, play in enumerate(payload["plays"], start=1):
+        move = play["move"] or "(no move)"
+        if plies is None:
+            click.echo(f"{move:<28} {play['result']}")
+            continue
+        click.echo(
+            f"{rank:>3}. {move:<24} {play['equity']:+.4f} {play['difference']:+.4f} "
+            f"{play['plies']}-ply  {_labelled(play['probabilities'], 3)}"
+        )
+
+
+def _plays_batch(lines: Any, payload_of: Any) -> int:
+    """``plays --batch``: one JSON line per input line (a bad one with its error); the exit code."""
+    failed = False
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        try:
+            if len(fields) != 2:
+                raise ValueError("expected 'POSITION_ID DICE'")
+            payload = payload_of(fields[0], fields[1])
+        except ValueError as error:
+            failed = True
+            payload = {"line": number, "input": line.strip(), "error": str(error)}
+        click.echo(json.dumps(payload))
+    return 1 if failed else 0
+
+
+def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: bool) -> None:
+    """``plays --rollout``: the best plays at ``plies`` (ranked by bgsage) rolled out, with their standard
+    errors."""
+    from taldau.games.backgammon.eval.sage import SageEvaluator
+
+    try:
+        analysis = analyse_roll(SageEvaluator(), position, dice, plies)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    rolled = rollout_plays(rollout, analysis)
+    if as_json:
+        click.echo(json.dumps(rolled_plays_json(position, dice, rollout, plies, rolled)))
+        return
+    click.echo(f"{rollout.name} {rollout.settings}, variance reduction; the best of {plies}-ply")
+    for play in rolled:
+        result = play.result.to_json()
+        click.echo(
+            f"{play.rank + 1:>3}. {play.play.text or '(no move)':<24} {result['equity']:+.4f} "
+            f"±{result['equity_se']:.4f} {play.difference:+.4f}  {_labelled(result['probabilities'], 3)}"
+        )
+        click.echo(f"{'':<29}SE {_labelled(result['standard_errors'], 4)}")
+
+
+@click.command("eval")
+@click.argument("position")
+@click.option("--plies", type=click.IntRange(0, 4), default=0, show_default=True, help="Plies to look ahead.")
+@ENGINE
+@rollout_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def eval_command(
+    position: str, plies: int, engine: str, rollout: bool, trials: int, seed: int, threads: int, as_json: bool
+) -> None:
+    """Evaluate a backgammon POSITION (a gnubg Position ID, GNUbgID or XGID) before the roll, from the side
+    on roll: the five cubeless probabilities (win, win gammon, win backgammon, lose gammon, lose
+    backgammon; gammons count backgammons too) and the cubeless equity, at --plies; with --rollout
+    (--engine sage) by a rollout, each number with its standard error (exit 2 with another engine)."""
+    setup = backgammon_position(position)
+    if rollout:
+        roller = _rollout(engine, trials, seed, threads)
+        rolled = roller.before_roll(setup.position.board)
+        if as_json:
+            payload = {"position": position, "engine": roller.name, "rollout": roller.settings.to_json()}
+            click.echo(json.dumps(payload | rolled.to_json()))
+            return
+        exact = ", exact: the game is over" if rolled.exact else ", variance reduction"
+        click.echo(f"{roller.name} {roller.settings}{exact}")
+        click.echo(f"equity {rolled.equity:+.4f} ±{rolled.equity_error:.4f} (one standard error)")
+        click.echo(_labelled(rolled.to_json()["probabilities"], 3))
+        click.echo(f"SE {_labelled(rolled.to_json()['standard_errors'], 4)}")
+        return
+    chosen = evaluator(engine)
+    result = evaluate_position(chosen, setup.position, plies)
+    if as_json:
+        click.echo(json.dumps({"position": position, "engine": chosen.name} | result.to_json()))
+        return
+    exact = ", exact: the game is over" if result.exact else ""
+    click.echo(f"{chosen.name} {plies}-ply{exact}")
+    click.echo(f"equity {result.equity:+.4f}")
+    click.echo(_labelled(result.to_json()["probabilities"], 3))
+
+
+def backgammon_match(
+    first: str,
+    second: str,
+    games: int,
+    seed: int,
+    as_json: bool,
+    book_path: str | None,
+    judge: str,
+    jobs: int,
+) -> None:
+    """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players, the
+    luck of every roll measured by ``judge`` (an engine name, or none)."""
+    from taldau.games.backgammon.match import parse_player
+    from taldau.games.backgammon.match import run_match as run_backgammon_match
+
+    if games % 2:
+        raise click.BadParameter("give an even number (pairs of duplicate games)", param_hint="--games")
+    evaluators: dict[str, Evaluator] = {}
+    try:
+        for spec in (first, second, judge):  # each engine loaded once; a stand-in said so
+            name = spec.rpartition(":")[0] if ":" in spec else spec
+            if name != "none" and name not in evaluators:
+                evaluators[name] = evaluator(name)
+        a, b = parse_player(first, evaluators), parse_player(second, evaluators)
+        luck_judge = None if judge == "none" else evaluators.get(judge) or load_evaluator(judge)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    if book_path is not None:
+        a = replace(a, book=book_player(book_path, seed, "backgammon"))
+    show_progress = sys.stderr.isatty()
+
+    def progress(game) -> None:
+        done = 2 * game.pair + game.a_seat + 1
+        if show_progress and (done % 100 == 0 or done == games):
+            say(f"{done}/{games} games")
+
+    result = run_backgammon_match(a, b, games, seed, progress, luck_judge, jobs)
+    click.echo(json.dumps(result.to_json() | {"seed": seed}) if as_json else str(result))

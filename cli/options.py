@@ -1,0 +1,152 @@
+"""What several commands share: the search limit's options and their check, the backgammon ``--engine``
+option, process counts within what the machine takes, the broker URL and the service's settings, and the
+exit codes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
+from taldau.games.kind import AnalysisOptions
+from taldau.games.togyz.engine import Limit
+
+BOTH_GAMES = ("togyz", "backgammon")  # the --game of the commands of either game, Togyz first
+EX_USAGE = 2  # click's own exit code for a usage error
+EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
+EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def say(line: str) -> None:
+    """Print one line for the user on stderr."""
+    click.echo(line, err=True)
+
+
+@dataclass(frozen=True)
+class LimitOptions:
+    """--depth, --nodes and --movetime as one command's help says them: what each means there (no
+    ``movetime``: the command has no --movetime) and the least depth it takes. Used as a decorator, it adds
+    the options; ``given`` and ``limit`` read them back."""
+
+    depth: str
+    nodes: str
+    movetime: str | None = None
+    least_depth: int = 0
+
+    def __call__(self, function: Command) -> Command:
+        if self.movetime is not None:
+            function = click.option(
+                "--movetime", type=click.FloatRange(min=0, min_open=True), help=self.movetime
+            )(function)
+        function = click.option("--nodes", type=click.IntRange(min=1), help=self.nodes)(function)
+        return click.option("--depth", type=click.IntRange(self.least_depth, 100), help=self.depth)(function)
+
+    def given(self, depth: int | None, nodes: int | None, movetime: float | None = None) -> AnalysisOptions:
+        """The limit given on the command line (nothing given: all None); a usage error when more than one
+        of them is."""
+        if sum(value is not None for value in (depth, nodes, movetime)) > 1:
+            raise click.UsageError(
+                "give one of --depth, --nodes or --movetime"
+                if self.movetime is not None
+                else "give at most one of --depth and --nodes"
+            )
+        return AnalysisOptions(depth, nodes, movetime)
+
+    def limit(self, depth: int | None, nodes: int | None, movetime: float | None, default: Limit) -> Limit:
+        """The Togyz search limit given on the command line, or ``default`` when none is."""
+        if self.given(depth, nodes, movetime) == AnalysisOptions():
+            return default
+        return Limit(depth=depth, nodes=nodes, time=movetime)
+
+
+BOTH_GAMES_LIMIT = LimitOptions(
+    depth="Plies to search (Togyz at least 1; backgammon 0 to 3).",
+    nodes="Nodes to search.",
+    movetime="Seconds.",
+)
+TOGYZ_LIMIT = LimitOptions(
+    depth="Moves ahead to search (plies: one side's moves, 1 to 100).",
+    nodes="Positions to search.",
+    movetime="Seconds to search (the result then depends on the machine's speed).",
+    least_depth=1,
+)
+ANALYSIS_LIMIT = LimitOptions(
+    depth="Plies to search per position (Togyz at least 1; backgammon 0 to 3, gnubg's plies for every "
+    "engine: sage's own 3ply is --depth 2) [backgammon: 2].",
+    nodes="Nodes to search per position.",
+)
+
+BACKGAMMON_ENGINE = DEFAULT_ENGINE  # the backgammon engine when --engine is not given, in every command
+ENGINE_NAMES = (
+    "own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, with one "
+    "line saying so, where bgsage cannot run)"
+)
+
+
+def engine_option(note: str = "", both_games: bool = False) -> Callable[[Command], Command]:
+    """--engine, the backgammon engine, with ``note`` at the end of its help. In a command of both games
+    (``both_games``) it is None unless given, Togyz having one engine: ``chosen_engine`` reads it."""
+    if both_games:
+        text = f"Backgammon: {ENGINE_NAMES} [default: {BACKGAMMON_ENGINE}]. Togyz has one engine."
+    else:
+        text = f"{ENGINE_NAMES}."
+    return click.option(
+        "--engine",
+        type=click.Choice(ENGINES),
+        default=None if both_games else BACKGAMMON_ENGINE,
+        show_default=not both_games,
+        help=f"{text} {note}".strip(),
+    )
+
+
+def chosen_engine(engine: str | None, game: str) -> str | None:
+    """The engine of ``game`` that --engine names: as given; when not given, None for Togyz and for the
+    default of the engines themselves (``engine.DEFAULT_ENGINE``: outputs then name no engine), else
+    ``BACKGAMMON_ENGINE``."""
+    if engine is not None or game != "backgammon" or BACKGAMMON_ENGINE == DEFAULT_ENGINE:
+        return engine
+    return BACKGAMMON_ENGINE
+
+
+def within_ceiling(count: int, option: str, game: str | None = None, what: str = "processes") -> int:
+    """``count`` worker processes of ``game`` (None: every engine loaded), or threads when ``what`` says
+    so, once within what this machine takes now (``games.processes.ceiling``): a count given above it is a
+    usage error naming ``option`` (exit 2, before anything starts); the option's default is lowered to it."""
+    from taldau.games.processes import ceiling, worker_size
+
+    limit = ceiling(None if what == "threads" else worker_size(game))
+    refusal = limit.refusal(count, what)
+    if refusal is None:
+        return count
+    context = click.get_current_context()
+    name = option.lstrip("-").replace("-", "_")
+    if context.get_parameter_source(name) is click.core.ParameterSource.DEFAULT:
+        return limit.count
+    raise click.BadParameter(refusal, param_hint=option)
+
+
+def broker_url(url: str) -> str:
+    """``url`` once it is a broker URL that taldau reads, else exit 2 with one line saying why (before
+    anything is read or made)."""
+    from taldau.workers.broker import parse_broker
+
+    try:
+        return parse_broker(url).url
+    except ValueError as error:
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
+
+
+def service_settings() -> Any:
+    """The service's settings from the environment (``ServiceSettings.from_env``), or a usage error."""
+    from taldau.workers.celery_app import ServiceSettings
+
+    try:
+        return ServiceSettings.from_env()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None

@@ -1,0 +1,291 @@
+"""The batch analysis and its service, for either game: ``analyze`` (an archive into Parquet, on local
+processes or Celery workers), ``worker`` (a Celery worker, ``workers.supervisor``), ``status`` and ``cancel``
+(what the broker holds, run by run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any, NoReturn
+
+import click
+from taldau.analysis.accounting import Inputs, count
+from taldau.analysis.validation import auto_game
+from taldau.cli.options import (
+    ANALYSIS_LIMIT,
+    BOTH_GAMES,
+    EX_INTERRUPTED,
+    EX_UNAVAILABLE,
+    broker_url,
+    chosen_engine,
+    engine_option,
+    say,
+    service_settings,
+    within_ceiling,
+)
+from taldau.cli.progress import progress_line
+from taldau.games.records import ReadLimits
+
+BROKER = click.option(
+    "--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER)."
+)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option(
+    "--game",
+    type=click.Choice(["auto", *BOTH_GAMES]),
+    default="auto",
+    show_default=True,
+    help="The game to analyse (auto: the only game of the archive; Togyz Kumalak when it holds both); "
+    "records of the other game are listed as skipped.",
+)
+@ANALYSIS_LIMIT
+@engine_option(
+    "The engine, its version and level are part of the settings key: results of different engines never "
+    "share an output folder.",
+    both_games=True,
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
+)
+@click.option("--resume/--no-resume", default=True, show_default=True, help="Skip games already analysed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON on stdout.")
+def analyze(
+    paths: tuple[str, ...],
+    out: str,
+    game: str,
+    depth: int | None,
+    nodes: int | None,
+    engine: str | None,
+    jobs: int,
+    broker: str | None,
+    resume: bool,
+    as_json: bool,
+) -> None:
+    """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json). OUT
+    accumulates: games of other archives analysed there before stay, and the summary counts this run's
+    games. Exit 0, 1 when some of this run's games are invalid or failed, 69 when the broker or the workers
+    cannot serve the run (unreachable, or a worker that does not store where this client reads), 130 when
+    interrupted (a rerun of the same command resumes)."""
+    from taldau.analysis.batch import BatchSettings
+
+    if broker:
+        broker = broker_url(broker)
+    ANALYSIS_LIMIT.given(depth, nodes)
+    if game == "auto":
+        game = auto_game(paths, ReadLimits())
+    settings = BatchSettings(game=game, depth=depth, nodes=nodes, engine=chosen_engine(engine, game))
+    try:
+        settings.limit()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    if settings.fallback is not None:
+        say(settings.fallback)
+    manifest, resumed = _run_analysis(paths, out, settings, broker, jobs, resume)
+    sys.exit(_summary(manifest, resumed, out, game, paths, as_json))
+
+
+def _run_analysis(
+    paths: tuple[str, ...], out: str, settings: Any, broker: str | None, jobs: int, resume: bool
+) -> tuple[dict[str, Any], int]:
+    """``run_analysis`` on Celery (``broker``) or ``jobs`` local processes, its progress shown: the
+    manifest and the games resumed (analysed by an earlier run, not again). Exit 2 when OUT holds other
+    settings, 69 when the service cannot serve the run, 130 when interrupted."""
+    from taldau.workers.run import (
+        BrokerUnavailable,
+        Interrupted,
+        Progress,
+        WorkerProblem,
+        local_executor,
+        run_analysis,
+    )
+    from taldau.workers.store import SettingsMismatch
+
+    if broker:
+        from taldau.workers.client import celery_executor
+
+        executor = celery_executor(broker, service_settings())
+    else:
+        jobs = within_ceiling(jobs, "--jobs", settings.game)
+        executor = local_executor(jobs, lambda line: shown.note(line))  # says once if it compiles
+    last: list[Progress] = []  # the run's progress object, once it reports
+
+    def update(state: Progress) -> None:
+        last[:] = [state]
+        rate = state.decisions / max(time.perf_counter() - state.started, 1e-9)
+        shown.update(
+            state.games_done,
+            state.games,
+            f"{rate:,.1f} decisions/s, {state.failed} failed, {state.invalid} invalid, "
+            f"{state.games_resumed} resumed",
+        )
+
+    try:
+        with progress_line("analysing", "games") as shown:
+            manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
+    except SettingsMismatch as error:
+        raise click.UsageError(str(error)) from None
+    except (BrokerUnavailable, WorkerProblem) as error:
+        say(f"error: {error}")
+        sys.exit(EX_UNAVAILABLE)
+    except Interrupted as interrupted:
+        _interrupted(interrupted, broker is not None)
+    return manifest, last[0].games_resumed if last else 0
+
+
+def _interrupted(interrupted: Any, on_celery: bool) -> NoReturn:
+    """Say what an interrupted (or cancelled) run left, and exit 130."""
+    where = (
+        f"{count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
+        if interrupted.queued
+        else f"{count(interrupted.left, 'game')} not analysed"
+    )
+    how = "interrupted"
+    if on_celery:
+        from taldau.workers.client import Cancelled
+
+        how = "cancelled by `taldau cancel`" if isinstance(interrupted, Cancelled) else how
+    say(f"{how}: {where}; run the same command again to resume")
+    sys.exit(EX_INTERRUPTED)
+
+
+def _summary(
+    manifest: dict[str, Any], resumed: int, out: str, game: str, paths: tuple[str, ...], as_json: bool
+) -> int:
+    """Print what the run did (every input not analysed and every game invalid or failed on stderr, once
+    each); its exit code."""
+    counts = manifest["counts"]
+    nothing = counts["games"] == 0  # no game of this kind at all (valid, invalid or analysed before)
+    inputs = Inputs.from_json(manifest["inputs"])
+    for line in inputs.lines():
+        say(line)
+    for failure in manifest["failures"]:
+        say(f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}")
+    others = f"; {inputs.others()}" if inputs.others() else ""
+    if as_json:
+        this_run = {"analysed": counts["ok"] - resumed, "resumed": resumed, "decisions": counts["plies"]}
+        summary = {"out": out, "key": manifest["key"], **counts, **this_run, "inputs": inputs.counts()}
+        click.echo(json.dumps(summary))
+    else:
+        before = f", {resumed} resumed (analysed before)" if resumed else ""
+        click.echo(
+            f"{count(inputs.files, 'file')}, {count(counts['games'], 'game')}: {counts['ok'] - resumed} "
+            f"analysed{before}, {counts['invalid']} invalid, {counts['failed']} failed, "
+            f"{count(counts['plies'], 'decision')}{others} -> {out}"
+        )
+    if nothing:
+        say(f"error: no {game} game to analyse under {' '.join(paths)}")
+    bad = counts["invalid"] + counts["failed"] + inputs.not_records + inputs.not_read
+    return 0 if bad == 0 and not nothing else 1
+
+
+@click.command()
+@BROKER
+@click.option("--concurrency", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--hostname",
+    "-n",
+    help="The worker's name, NAME@HOST (%h: this host's name). Default: taldau-<process id>@<host>.",
+)
+@click.option("--loglevel", default="INFO", show_default=True)
+@click.option("--restarted", is_flag=True, hidden=True, help="Set when the worker starts itself again.")
+def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str, restarted: bool) -> None:
+    """Run a Celery worker that analyses games for `taldau analyze --broker`. Each worker has its own
+    name (host and process id by default), so several on one host are told apart. A worker that Celery stops
+    on an error (kombu can fail so while the broker restarts) starts again in a fresh process image with
+    the same process id; a worker stopped by a signal (Ctrl-C: exit 130) or a warm shutdown stays stopped.
+    Exit 69 when the broker does not answer within 5 s at the start. The engines are loaded (and compiled,
+    on a machine's first use) before the worker takes tasks."""
+    from taldau.workers.broker import parse_broker, reach
+    from taldau.workers.supervisor import WorkerSettings, load_engines, supervise
+
+    broker = broker_url(broker)
+    concurrency = within_ceiling(concurrency, "--concurrency")
+    service = service_settings()
+    # Once started, a worker rides out a broker restart; at the start, a broker that does not answer within
+    # seconds is a mistake (Celery would retry for minutes).
+    try:
+        problem = None if restarted else reach(parse_broker(broker))
+    except KeyboardInterrupt:
+        sys.exit(EX_INTERRUPTED)
+    if problem is not None:
+        say(f"error: {problem}")
+        sys.exit(EX_UNAVAILABLE)
+    say("taldau worker: loading the engines")
+    load_engines(say)
+    again = [*(arg for arg in sys.argv if arg != "--restarted"), "--restarted"]
+    sys.exit(supervise(WorkerSettings(broker, service, concurrency, hostname, loglevel), again, say))
+
+
+@click.command()
+@BROKER
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def status(broker: str, as_json: bool) -> None:
+    """Queue depth, workers alive (a real round trip), the games being analysed, and the runs with games
+    queued or running (their id, for `taldau cancel`, and output folder). The broker's password is masked."""
+    from taldau.workers.run import BrokerUnavailable
+    from taldau.workers.status import queue_status
+
+    broker = broker_url(broker)
+    try:
+        report = queue_status(broker)
+    except BrokerUnavailable as error:
+        say(f"error: {error}")
+        sys.exit(EX_UNAVAILABLE)
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    click.echo(
+        f"broker {report.broker}: {count(report.queued, 'game')} queued, "
+        f"{count(len(report.workers), 'worker')} alive"
+    )
+    for name in report.workers:
+        click.echo(f"  worker {name}")
+    for run in report.runs:
+        held = f", {run.reserved} reserved" if run.reserved else ""
+        click.echo(f"  run {run.id} -> {run.out}: {run.queued} queued{held}, {run.running} running")
+    for job in report.running:
+        click.echo(f"  {job.worker}: {job.source}, game {job.index}")
+
+
+@click.command()
+@click.argument("run", required=False)
+@click.option("--out", type=click.Path(file_okay=False), help="Cancel the runs writing to this folder.")
+@BROKER
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per run on stdout.")
+def cancel(run: str | None, out: str | None, broker: str, as_json: bool) -> None:
+    """Withdraw the queued games of RUN (its id, as `taldau status` lists it) or of the runs writing to
+    --out. Games already running finish and are stored; games a worker holds reserved are dropped; a
+    client following the run stops, and the same `analyze` command analyses what is left. Exit 0, 1 when
+    no such run has games queued or running, 69 when the broker is unreachable."""
+    from taldau.workers.run import BrokerUnavailable
+    from taldau.workers.status import UnknownRun, cancel_runs
+
+    if (run is None) == (out is None):
+        raise click.UsageError("give RUN or --out DIR (one of them)")
+    broker = broker_url(broker)
+    try:
+        withdrawals = cancel_runs(broker, run=run, out=out)
+    except UnknownRun as error:
+        say(f"error: {error}")
+        sys.exit(1)
+    except BrokerUnavailable as error:
+        say(f"error: {error}")
+        sys.exit(EX_UNAVAILABLE)
+    except ValueError as error:  # TALDAU_VISIBILITY_TIMEOUT
+        raise click.UsageError(str(error)) from None
+    for withdrawal in withdrawals:
+        if as_json:
+            click.echo(json.dumps(withdrawal.to_json()))
+            continue
+        dropped = f", {withdrawal.reserved} reserved dropped" if withdrawal.reserved else ""
+        click.echo(
+            f"run {withdrawal.run} -> {withdrawal.out}: {count(withdrawal.withdrawn, 'game')} withdrawn"
+            f"{dropped}, {withdrawal.running} running finish"
+        )

@@ -1,0 +1,289 @@
+"""The commands of Togyz Kumalak alone: ``perft``, ``search``, ``tune`` and ``fit-curve``; and ``match``,
+which plays either game: it is here, Togyz being its default game and most of its options Togyz's (its
+backgammon side is ``cli.backgammon.backgammon_match``)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+from taldau.analysis.accounting import count
+from taldau.analysis.positions import judged_json, search_json, search_line
+from taldau.analysis.validation import valid_games
+from taldau.analysis.winchance import fit_win_curve
+from taldau.cli.backgammon import backgammon_match
+from taldau.cli.book import book_option, book_player
+from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, TOGYZ_LIMIT, say, within_ceiling
+from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
+from taldau.games.records import ReadLimits
+from taldau.games.togyz import START_FEN, FenError, Position, perft
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
+from taldau.games.togyz.evaluate import load_weights
+from taldau.games.togyz.match import openings, run_match
+from taldau.games.togyz.review import book_move, judge_move
+from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
+
+GAMES = ("togyz",)
+SETTINGS_NAMES = "default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, +staticM, +futilityM"
+
+
+def togyz_position(fen: str) -> Position:
+    """The position of a Togyz FEN, or a usage error of the argument FEN."""
+    try:
+        return Position.from_fen(fen)
+    except FenError as error:
+        raise click.BadParameter(str(error), param_hint="FEN") from None
+
+
+def _engine_settings(spec: str) -> EngineSettings:
+    """Named search settings (``engine.named_settings``: default, plain, full, lmr, lmrN, lmrN-M, each but
+    plain with +nullR, +staticM, +futilityM), or a weights JSON file for the default search."""
+    try:
+        return named_settings(spec)
+    except ValueError:
+        pass
+    try:
+        return EngineSettings(weights=tuple(load_weights(spec)))
+    except (OSError, ValueError, KeyError) as error:
+        raise click.BadParameter(f"{spec}: {error}") from None
+
+
+def _games(paths: tuple[str, ...]):
+    """The valid games under ``paths``; the others are reported on stderr."""
+    return valid_games(paths, say, limits=ReadLimits())
+
+
+def _write(text: str, out: str | None) -> None:
+    """``text`` on stdout, or into the file ``out``."""
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with open(out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+@click.command("perft")
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.option("--fen", default=START_FEN, show_default="start position", help="Position to count from.")
+@click.option("--depth", type=click.IntRange(0, 30), required=True, help="Plies to count.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
+    """Count the legal move sequences of DEPTH plies (the standard check of a rules core) and time it."""
+    result = perft(togyz_position(fen), depth)
+    if as_json:
+        payload = {
+            "depth": depth,
+            "nodes": result.nodes,
+            "seconds": round(result.seconds, 6),
+            "nps": round(result.nps),
+        }
+        click.echo(json.dumps(payload))
+    else:
+        click.echo(
+            f"depth {depth}: {count(result.nodes, 'node')} in {result.seconds:.3f} s, "
+            f"{result.nps:,.0f} nodes/s"
+        )
+
+
+@click.command()
+@click.argument("fen")
+@TOGYZ_LIMIT
+@click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
+@click.option(
+    "--played",
+    type=click.IntRange(1, 9),
+    help="Judge the move from this pit (1 to 9) against the best, as a review does: its score, the kumalak "
+    "it loses, the winning chances it gives away and its mark.",
+)
+@book_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def search(
+    fen: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    multipv: int,
+    played: int | None,
+    book_path: str | None,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line; with
+    --played, judge that move as a review does; with --book, a move of the book that the engine does not
+    refute when the book has one."""
+    position = togyz_position(fen)
+    if position.is_game_over():
+        raise click.BadParameter("the game is over in this position", param_hint="FEN")
+    if played is not None and (book_path is not None or multipv > 1):
+        raise click.UsageError("--played judges one move: it does not go with --book or --multipv")
+    player = None if book_path is None else book_player(book_path, seed)
+    limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, default_limit())
+    if played is not None:
+        _judge(position, played, limit, as_json)
+        return
+    pit = None if player is None else book_move(player, position, Engine(), limit)
+    if pit is not None:
+        book = {"best": position.san(pit), "book": True}
+        click.echo(json.dumps(book) if as_json else f"book move {position.san(pit)}")
+        return
+    info = Engine().analyse(position, limit, multipv=multipv)
+    if as_json:
+        click.echo(json.dumps(search_json(position, info, multipv)))
+        return
+    for rank, line in enumerate(info.lines, 1):
+        shown = search_line(position, line)
+        click.echo(f"{rank}. {shown['move']:<8} {shown['score_text']:>10}  {' '.join(shown['pv'])}")
+    solved = ", solved" if info.solved else ""
+    click.echo(f"depth {info.depth}/{info.seldepth}, {info.nodes} nodes, {info.nps:,.0f} nodes/s{solved}")
+
+
+def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
+    """Print the move from ``pit`` (1 to 9) of ``position`` judged against the best (``judge_move``)."""
+    if not position.is_legal(pit):
+        raise click.BadParameter(position.illegal_reason(pit), param_hint="--played")
+    from taldau.games.togyz.chances import load_win_curve
+    from taldau.games.togyz.kind import SCALE
+
+    judged = judge_move(position, pit, Engine(), load_win_curve(), limit)
+    mark = SCALE.mark(judged.drop)
+    if as_json:
+        click.echo(json.dumps(judged_json(position, pit, judged, mark)))
+        return
+    click.echo(
+        f"played {position.san(pit)} {judged.played.score}, best {position.san(judged.best.best)} "
+        f"{judged.best.score}: loses {judged.loss:.2f} kumalak, {judged.drop:.3f} winning chances"
+        f"{f' ({mark})' if mark else ''}; depth {judged.best.depth}"
+    )
+
+
+@click.command()
+@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", show_default=True)
+@click.option(
+    "--a",
+    "first",
+    help=f"Togyz: search settings ({SETTINGS_NAMES}) or a weights file [default: default]. "
+    "Backgammon: ENGINE:PLIES such as own:2, sage:2 (bgsage; own stands in where it cannot run), gnubg:0 "
+    "(with gnubg-nn installed) or nets.npz:0 (our nets from "
+    f"a weights file) [default: {DEFAULT_A}].",
+)
+@click.option(
+    "--b",
+    "second",
+    help=f"Togyz: search settings ({SETTINGS_NAMES}) or a weights file [default: plain]. "
+    f"Backgammon: ENGINE:PLIES as for --a [default: {DEFAULT_B}: the same nets without lookahead].",
+)
+@BOTH_GAMES_LIMIT
+@click.option(
+    "--openings",
+    "count",
+    type=click.IntRange(1, 613),
+    default=100,
+    show_default=True,
+    help="Togyz: openings (three-ply lines); each is played with both colours.",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Backgammon: games, an even number (pairs of duplicate games).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Backgammon: seed of the dice; of the book's choices.",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--book",
+    "book_path",
+    type=click.Path(exists=True, file_okay=False),
+    help="A's opening book (backgammon: its opening rolls).",
+)
+@click.option(
+    "--judge",
+    default=DEFAULT_JUDGE,
+    show_default=True,
+    help="Backgammon: the evaluator (own, sage, gnubg with gnubg-nn installed, FILE.npz) that measures each "
+    "roll's luck at 0-ply for the luck-adjusted result, or none.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def match(
+    game: str,
+    first: str | None,
+    second: str | None,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    count: int,
+    games: int,
+    seed: int,
+    jobs: int,
+    book_path: str | None,
+    judge: str,
+    as_json: bool,
+) -> None:
+    """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
+    Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
+    (duplicate dice); A's points per game with a 95% margin, plain and luck-adjusted."""
+    jobs = within_ceiling(jobs, "--jobs", game)
+    if game == "backgammon":
+        backgammon_match(
+            first or DEFAULT_A, second or DEFAULT_B, games, seed, as_json, book_path, judge, jobs
+        )
+        return
+    first, second = first or "default", second or "plain"
+    limit = BOTH_GAMES_LIMIT.limit(depth, nodes, movetime, Limit(nodes=5_000))
+    player = None if book_path is None else book_player(book_path, seed)
+    result, _ = run_match(
+        _engine_settings(first), _engine_settings(second), limit, openings(count), jobs, player
+    )
+    if not as_json:
+        click.echo(f"{first} vs {second} at {limit}: {result}")
+        return
+    scores = {name: getattr(result, name) for name in ("games", "wins", "draws", "losses", "score", "margin")}
+    click.echo(json.dumps({"a": first, "b": second, "limit": str(limit)} | scores))
+
+
+@click.command()
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--shrink",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.5,
+    show_default=True,
+    help="Scale of the positional weights relative to the fit (chosen by match).",
+)
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the weights here instead of stdout.")
+def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> None:
+    """Fit the evaluation weights on the results of the real games in PATHS (reproducible)."""
+    document = tune_weights(samples(_games(paths)), shrink=shrink, source=" ".join(paths))
+    _write(dumps(document), out)
+
+
+@click.command("fit-curve")
+@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@TOGYZ_LIMIT
+@click.option(
+    "--every", type=click.IntRange(min=1), default=12, show_default=True, help="Sample every Nth ply."
+)
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the curve here instead of stdout.")
+def fit_curve(
+    game: str,
+    paths: tuple[str, ...],
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    every: int,
+    out: str | None,
+) -> None:
+    """Fit the winning-chance curve on engine scores and results of the real games in PATHS."""
+    limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, Limit(depth=8))
+    scores, progress, results = curve_samples(samples(_games(paths), every=every), Engine(), limit)
+    curve = fit_win_curve(scores, progress, results, source=f"{' '.join(paths)}, {limit}, every {every}")
+    _write(curve.to_json(), out)
