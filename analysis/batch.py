@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.games.kind import Analyser, AnalysisOptions, GameFacts, GameKind
+from taldau.games.kind import Analyser, AnalysisOptions, CubeEquities, GameFacts, GameKind
 from taldau.games.records import ReadLimits
 from taldau.games.registry import analyser, game_kind
 from taldau.schemas import (
@@ -28,13 +28,13 @@ from taldau.schemas import (
     MOVES_SCHEMA_VERSION,
     GameRow,
     MoveRow,
-    SideFigures,
     Status,
     moves_table,
 )
+from taldau.schemas.columns import column_names
 
 from .accounting import NotUsed, Place, Unused, place_id
-from .review import GameReview, MarkedDecision, PlayerStats, Thresholds, check_thresholds, review_task
+from .review import GameReview, MarkedDecision, Thresholds, check_thresholds, review_task
 from .validation import Unreadable, archive_games
 
 
@@ -259,66 +259,35 @@ def plan(
         yield from _unique(_tasks(kind, pending, settings), first)
 
 
-def side_figures(player: PlayerStats) -> SideFigures:
-    """A player's figures as the ``games`` table's columns of a side."""
-    return SideFigures(
-        inaccuracies=player.inaccuracies,
-        mistakes=player.mistakes,
-        blunders=player.blunders,
-        accuracy=player.accuracy,
-        mean_loss=player.mean_loss,
-        decisions=player.decisions,
-        counted=player.counted,
-        error=player.error,
-        checker_counted=player.checker_counted,
-        checker_error=player.checker_error,
-        cube_counted=player.cube_counted,
-        cube_error=player.cube_error,
-        error_mwc=player.error_mwc,
-        pr=player.pr,
-        luck=player.luck,
-        rating=player.rating,
-    )
+# The moves table's columns named otherwise in the decision record (``taldau.games.kind.Decision``): the
+# table keeps the names its readers know; every other column is the decision's field of the same name.
+_COLUMN_OF_FIELD = {
+    "position": "fen",
+    "played": "move",
+    "best": "best_move",
+    "chance_before": "win_chance_before",
+    "chance_after": "win_chance_after",
+}
+_CUBE_COLUMNS = tuple(item.name for item in fields(CubeEquities))
+_CONVERTED = {"game_id", "kind", "dice", "mark", "luck_mark", *_CUBE_COLUMNS}  # see move_row
+_SAME_NAME = tuple(
+    name for name in column_names(MoveRow) if name not in _CONVERTED and name not in _COLUMN_OF_FIELD.values()
+)
 
 
 def move_row(game_id: str, row: MarkedDecision) -> MoveRow:
-    """The ``moves`` row of a marked decision."""
+    """The ``moves`` row of a marked decision: its fields by name (or by ``_COLUMN_OF_FIELD``), the enums as
+    their strings, the dice as two digits, the cube's equities in their own columns."""
     decision, cube = row.decision, row.decision.cube
     return MoveRow(
         game_id=game_id,
-        ply=decision.ply,
-        side=decision.side,
+        **{name: getattr(decision, name) for name in _SAME_NAME},
+        **{column: getattr(decision, name) for name, column in _COLUMN_OF_FIELD.items()},
+        **{name: None if cube is None else getattr(cube, name) for name in _CUBE_COLUMNS},
         kind=str(decision.kind),
         dice=None if decision.dice is None else "".join(str(die) for die in decision.dice),
-        fen=decision.position,
-        match_id=decision.match_id,
-        key=decision.key,
-        move=decision.played,
-        best_move=decision.best,
-        pv=decision.pv,
-        score_best=decision.score_best,
-        score_played=decision.score_played,
-        loss=decision.loss,
-        plies_to_result_best=decision.plies_to_result_best,
-        plies_to_result_played=decision.plies_to_result_played,
-        win_chance_before=decision.chance_before,
-        win_chance_after=decision.chance_after,
         mark=row.mark,
-        forced=decision.forced,
-        counted=decision.counted,
-        depth=decision.depth,
-        seldepth=decision.seldepth,
-        nodes=decision.nodes,
-        seconds=decision.seconds,
-        cubeless_best=decision.cubeless_best,
-        cubeless_played=decision.cubeless_played,
-        no_double=None if cube is None else cube.no_double,
-        double_take=None if cube is None else cube.double_take,
-        double_pass=None if cube is None else cube.double_pass,
-        verdict=None if cube is None else cube.verdict,
-        luck=decision.luck,
         luck_mark=None if decision.luck_mark is None else str(decision.luck_mark),
-        loss_mwc=decision.loss_mwc,
     )
 
 
@@ -347,8 +316,8 @@ def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, lis
                 source=task.source,
                 index=planned.index,
                 format=task.format,
-                white=side_figures(white),
-                black=side_figures(black),
+                white=white,
+                black=black,
                 task=task.id,
             )
         )

@@ -25,6 +25,7 @@ from taldau.games.kind import (
     mark_for,
     pov,
 )
+from taldau.schemas import SideFigures
 
 Thresholds = tuple[float, float, float]
 
@@ -45,52 +46,12 @@ class MarkedDecision:
     mark: Mark | None
 
 
-@dataclass
-class PlayerStats:
-    """A player's figures over some decisions (a game's, a match's), in the game's unit (Togyz kumalak,
-    backgammon EMG): the decisions of kind move (``moves``) and of kinds cube and take (``cube_decisions``),
-    the forced ones, those counted in the error rate and their error (the sum of their ``loss``), checker
-    (kind move) and cube (kinds cube and take) apart; counts of each mark; the error rate (``mean_loss``)
-    and the mean accuracy (0 to 100) of the counted decisions; the match winning chances lost and the
-    luck where the decisions have them (else None); XG's PR and the rating band where the analyser's
-    scale has them (else None)."""
-
-    moves: int = 0
-    cube_decisions: int = 0
-    forced: int = 0
-    checker_counted: int = 0
-    cube_counted: int = 0
-    checker_error: float = 0.0
-    cube_error: float = 0.0
-    inaccuracies: int = 0
-    mistakes: int = 0
-    blunders: int = 0
-    mean_loss: float = 0.0
-    accuracy: float = 100.0
-    error_mwc: float | None = None
-    luck: float | None = None
-    pr: float | None = None
-    rating: str | None = None
-
-    @property
-    def decisions(self) -> int:
-        return self.moves + self.cube_decisions
-
-    @property
-    def counted(self) -> int:
-        return self.checker_counted + self.cube_counted
-
-    @property
-    def error(self) -> float:
-        return self.checker_error + self.cube_error
-
-
 @dataclass(frozen=True)
 class GameReview:
     """The marked decisions of a game, in order, and the figures of both players (index = side)."""
 
     decisions: tuple[MarkedDecision, ...]
-    players: tuple[PlayerStats, PlayerStats] = field(default_factory=lambda: (PlayerStats(), PlayerStats()))
+    players: tuple[SideFigures, SideFigures] = field(default_factory=lambda: player_stats(()))
 
     @property
     def marks(self) -> dict[int, Mark]:
@@ -151,51 +112,49 @@ def move_accuracy(chances_before: float, chances_after: float) -> float:
 
 def player_stats(
     rows: Sequence[MarkedDecision], scale: MarkScale | None = None
-) -> tuple[PlayerStats, PlayerStats]:
+) -> tuple[SideFigures, SideFigures]:
     """Both sides' figures (index = side) over ``rows``: those of a game, or all the games of a match for
     the match's. Counts and losses split by kind (move; cube and take); the error rate (``mean_loss``)
-    and the accuracy are means over the decisions that are ``counted``; PR and rating band come from the
-    error rate through ``scale`` (None without one). The luck (over every decision) and the match winning
-    chances lost (over the counted ones) are sums for both sides when any decision has them, else None."""
-    stats = (PlayerStats(), PlayerStats())
-    mwc: tuple[list[float], list[float]] = ([], [])
-    luck: tuple[list[float], list[float]] = ([], [])
-    accuracies: tuple[list[float], list[float]] = ([], [])
-    for row in rows:
-        decision = row.decision
-        side = decision.side
-        player = stats[side]
-        checker = decision.kind is DecisionKind.MOVE
-        player.moves += checker
-        player.cube_decisions += not checker
-        player.forced += decision.forced
-        player.inaccuracies += row.mark is Mark.DOUBTFUL
-        player.mistakes += row.mark is Mark.BAD
-        player.blunders += row.mark is Mark.VERY_BAD
-        if decision.luck is not None:
-            luck[side].append(decision.luck)
-        if not decision.counted:
-            continue
-        if checker:
-            player.checker_counted += 1
-            player.checker_error += decision.loss
-        else:
-            player.cube_counted += 1
-            player.cube_error += decision.loss
-        if decision.loss_mwc is not None:
-            mwc[side].append(decision.loss_mwc)
-        before = pov(decision.chance_before, side)
-        after = pov(decision.chance_after, side)
-        accuracies[side].append(move_accuracy(before, after))
+    and the accuracy are means over the decisions that are ``counted`` (0 and 100 without one); PR and
+    rating band come from the error rate through ``scale`` (None without one). The luck (over every
+    decision) and the match winning chances lost (over the counted ones) are sums for both sides when any
+    decision has them, else None."""
     has_mwc = any(row.decision.loss_mwc is not None for row in rows)
     has_luck = any(row.decision.luck is not None for row in rows)
-    for side, player in enumerate(stats):
-        player.error_mwc = sum(mwc[side]) if has_mwc else None
-        player.luck = sum(luck[side]) if has_luck else None
-        if player.counted:
-            player.mean_loss = player.error / player.counted
-            player.accuracy = sum(accuracies[side]) / player.counted
-            if scale is not None:
-                player.pr = scale.performance(player.mean_loss)
-                player.rating = scale.rating(player.mean_loss)
-    return stats
+    return tuple(
+        _side_figures([row for row in rows if row.decision.side == side], has_mwc, has_luck, scale)
+        for side in (0, 1)
+    )  # type: ignore[return-value]
+
+
+def _side_figures(
+    rows: Sequence[MarkedDecision], has_mwc: bool, has_luck: bool, scale: MarkScale | None
+) -> SideFigures:
+    """One side's figures over its decisions ``rows`` (see ``player_stats``)."""
+    counted = [row.decision for row in rows if row.decision.counted]
+    checker = [decision for decision in counted if decision.kind is DecisionKind.MOVE]
+    cube = [decision for decision in counted if decision.kind is not DecisionKind.MOVE]
+    checker_error = sum((decision.loss for decision in checker), 0.0)
+    cube_error = sum((decision.loss for decision in cube), 0.0)
+    error = checker_error + cube_error
+    mean_loss = error / len(counted) if counted else 0.0
+    accuracies = [move_accuracy(pov(d.chance_before, d.side), pov(d.chance_after, d.side)) for d in counted]
+    marks = [row.mark for row in rows]
+    return SideFigures(
+        inaccuracies=marks.count(Mark.DOUBTFUL),
+        mistakes=marks.count(Mark.BAD),
+        blunders=marks.count(Mark.VERY_BAD),
+        accuracy=sum(accuracies) / len(counted) if counted else 100.0,
+        mean_loss=mean_loss,
+        decisions=len(rows),
+        counted=len(counted),
+        error=error,
+        checker_counted=len(checker),
+        checker_error=checker_error,
+        cube_counted=len(cube),
+        cube_error=cube_error,
+        error_mwc=sum(d.loss_mwc for d in counted if d.loss_mwc is not None) if has_mwc else None,
+        pr=scale.performance(mean_loss) if scale is not None and counted else None,
+        luck=sum(row.decision.luck for row in rows if row.decision.luck is not None) if has_luck else None,
+        rating=scale.rating(mean_loss) if scale is not None and counted else None,
+    )

@@ -31,98 +31,96 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from .columns import described, table_schema
+
 BOOK_SCHEMA_VERSION = "1"
 
 
-def _field(name: str, kind: pa.DataType, doc: str) -> pa.Field:
-    return pa.field(name, kind, metadata={"doc": doc})
+KEY = described("key", pa.uint64(), "the book key of the position before the move")
+DICE = described("dice", pa.string(), "backgammon: the roll, high die first ('31'); '' for Togyz")
+MOVE = described("move", pa.string(), "the move in record notation ('' : a roll that could not be played)")
 
-
-def _schema(table: str, fields: list[pa.Field]) -> pa.Schema:
-    return pa.schema(
-        fields, metadata={"taldau.table": f"book_{table}", "taldau.schema_version": BOOK_SCHEMA_VERSION}
-    )
-
-
-KEY = _field("key", pa.uint64(), "the book key of the position before the move")
-DICE = _field("dice", pa.string(), "backgammon: the roll, high die first ('31'); '' for Togyz")
-MOVE = _field("move", pa.string(), "the move in record notation ('' : a roll that could not be played)")
-
-BOOK_PLIES_SCHEMA = _schema(
-    "plies",
+BOOK_PLIES_SCHEMA = table_schema(
+    "book_plies",
+    BOOK_SCHEMA_VERSION,
     [
-        _field("game_id", pa.string(), "content-derived id of the game"),
-        _field("ply", pa.int16(), "the move's index in the game's opening, from 0"),
+        described("game_id", pa.string(), "content-derived id of the game"),
+        described("ply", pa.int16(), "the move's index in the game's opening, from 0"),
         KEY,
-        _field("position", pa.string(), "the position before the move: Togyz FEN, gnubg Position ID"),
+        described("position", pa.string(), "the position before the move: Togyz FEN, gnubg Position ID"),
         DICE,
         MOVE,
-        _field("mover", pa.int8(), "the side that moved: 0 the first player, 1 the second"),
-        _field("after", pa.uint64(), "the book key of the position after the move"),
-        _field("points_for", pa.float64(), "what the mover scored in the game; null: no result"),
-        _field("points_against", pa.float64(), "what the mover's opponent scored; null: no result"),
-        _field("gammon", pa.bool_(), "backgammon: the game's winner won a gammon or backgammon"),
-        _field("rating", pa.float64(), "the mover's rating from the record's headers"),
-        _field("opponent_rating", pa.float64(), "the mover's opponent's rating from the record's headers"),
-        _field("date", pa.date32(), "the game's date from the record's headers"),
+        described("mover", pa.int8(), "the side that moved: 0 the first player, 1 the second"),
+        described("after", pa.uint64(), "the book key of the position after the move"),
+        described("points_for", pa.float64(), "what the mover scored in the game; null: no result"),
+        described("points_against", pa.float64(), "what the mover's opponent scored; null: no result"),
+        described("gammon", pa.bool_(), "backgammon: the game's winner won a gammon or backgammon"),
+        described("rating", pa.float64(), "the mover's rating from the record's headers"),
+        described("opponent_rating", pa.float64(), "the mover's opponent's rating from the record's headers"),
+        described("date", pa.date32(), "the game's date from the record's headers"),
     ],
 )
 
-BOOK_EVALS_SCHEMA = _schema(
-    "evals",
+BOOK_EVALS_SCHEMA = table_schema(
+    "book_evals",
+    BOOK_SCHEMA_VERSION,
     [
-        _field("game_id", pa.string(), "content-derived id of the analysed game"),
-        _field("ply", pa.int16(), "the move's index among the game's moves, from 0"),
+        described("game_id", pa.string(), "content-derived id of the analysed game"),
+        described("ply", pa.int16(), "the move's index among the game's moves, from 0"),
         KEY,
         DICE,
         MOVE,
-        _field("best_move", pa.string(), "the engine's best move in the position"),
-        _field("eval_move", pa.float64(), "the engine's value after the move played, mover's side"),
-        _field("eval_position", pa.float64(), "the engine's value after its best move, mover's side"),
-        _field("marked", pa.bool_(), "the move was marked ?!, ? or ??"),
+        described("best_move", pa.string(), "the engine's best move in the position"),
+        described("eval_move", pa.float64(), "the engine's value after the move played, mover's side"),
+        described("eval_position", pa.float64(), "the engine's value after its best move, mover's side"),
+        described("marked", pa.bool_(), "the move was marked ?!, ? or ??"),
     ],
 )
 
 _RESULTS = [
-    _field("games", pa.int64(), "games (a position reached twice in one game counts twice)"),
-    _field("wins", pa.int64(), "games the mover won"),
-    _field("draws", pa.int64(), "games drawn (Togyz)"),
-    _field("losses", pa.int64(), "games the mover lost"),
-    _field("points_won", pa.float64(), "points the mover scored over the games"),
-    _field("points_lost", pa.float64(), "points the mover's opponents scored"),
-    _field("gammons_won", pa.int64(), "backgammon: games the mover won by a gammon or backgammon"),
-    _field("gammons_lost", pa.int64(), "backgammon: games the mover lost by a gammon or backgammon"),
-    _field("score", pa.float64(), "points_won / (points_won + points_lost); null without a result"),
-    _field("mean_rating", pa.float64(), "the movers' mean rating, over the games that give one"),
-    _field("mean_opponent_rating", pa.float64(), "their opponents' mean rating, where given"),
-    _field("first_date", pa.date32(), "the earliest game's date"),
-    _field("last_date", pa.date32(), "the latest game's date"),
-    _field("analysed", pa.int64(), "engine evaluations of it from analyses"),
+    described("games", pa.int64(), "games (a position reached twice in one game counts twice)"),
+    described("wins", pa.int64(), "games the mover won"),
+    described("draws", pa.int64(), "games drawn (Togyz)"),
+    described("losses", pa.int64(), "games the mover lost"),
+    described("points_won", pa.float64(), "points the mover scored over the games"),
+    described("points_lost", pa.float64(), "points the mover's opponents scored"),
+    described("gammons_won", pa.int64(), "backgammon: games the mover won by a gammon or backgammon"),
+    described("gammons_lost", pa.int64(), "backgammon: games the mover lost by a gammon or backgammon"),
+    described("score", pa.float64(), "points_won / (points_won + points_lost); null without a result"),
+    described("mean_rating", pa.float64(), "the movers' mean rating, over the games that give one"),
+    described("mean_opponent_rating", pa.float64(), "their opponents' mean rating, where given"),
+    described("first_date", pa.date32(), "the earliest game's date"),
+    described("last_date", pa.date32(), "the latest game's date"),
+    described("analysed", pa.int64(), "engine evaluations of it from analyses"),
 ]
 
-BOOK_POSITIONS_SCHEMA = _schema(
-    "positions",
+BOOK_POSITIONS_SCHEMA = table_schema(
+    "book_positions",
+    BOOK_SCHEMA_VERSION,
     [
         KEY,
         DICE,
-        _field("position", pa.string(), "the position as text (the first of its texts in sort order)"),
-        _field("ply", pa.int16(), "the fewest moves it was reached in"),
+        described("position", pa.string(), "the position as text (the first of its texts in sort order)"),
+        described("ply", pa.int16(), "the fewest moves it was reached in"),
         *_RESULTS,
-        _field("eval", pa.float64(), "the engine's mean value of the position (after its best move)"),
-        _field("best_move", pa.string(), "the engine's best move here, the most often named (played or not)"),
+        described("eval", pa.float64(), "the engine's mean value of the position (after its best move)"),
+        described(
+            "best_move", pa.string(), "the engine's best move here, the most often named (played or not)"
+        ),
     ],
 )
 
-BOOK_MOVES_SCHEMA = _schema(
-    "moves",
+BOOK_MOVES_SCHEMA = table_schema(
+    "book_moves",
+    BOOK_SCHEMA_VERSION,
     [
         KEY,
         DICE,
         MOVE,
-        _field("after", pa.uint64(), "the book key of the position the move leads to"),
+        described("after", pa.uint64(), "the book key of the position the move leads to"),
         *_RESULTS,
-        _field("eval", pa.float64(), "the engine's mean value after the move"),
-        _field("marked", pa.int64(), "times analyses marked it ?!, ? or ??"),
-        _field("best", pa.bool_(), "it is the position's best_move"),
+        described("eval", pa.float64(), "the engine's mean value after the move"),
+        described("marked", pa.int64(), "times analyses marked it ?!, ? or ??"),
+        described("best", pa.bool_(), "it is the position's best_move"),
     ],
 )

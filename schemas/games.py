@@ -41,6 +41,8 @@ from enum import StrEnum
 
 import pyarrow as pa
 
+from .columns import column, column_names, columns_of, described, table_schema
+
 GAMES_SCHEMA_VERSION = "2"
 # the first and the second player's names where the record has no White / Black header (backgammon)
 PLAYER_NOTE = {"White": "; else the first player's name", "Black": "; else the second player's name"}
@@ -66,52 +68,44 @@ class Status(StrEnum):
 
 @dataclass(frozen=True)
 class SideFigures:
-    """One side's figures over an analysed game (the columns ``white_<name>`` / ``black_<name>``; their
-    meanings are in the module's docstring). The figures after ``mean_loss`` are None where they do not
-    apply."""
+    """One side's figures over some decisions (a game's: the columns ``white_<name>`` / ``black_<name>``;
+    a match's, summed over its games), in the game's unit (Togyz kumalak, backgammon EMG); each field a
+    column, declared with its type and meaning (the games table's side columns are generated from them).
+    The figures after ``mean_loss`` are None where they do not apply (and in files of version 1)."""
 
-    inaccuracies: int
-    mistakes: int
-    blunders: int
-    accuracy: float
-    mean_loss: float
-    decisions: int | None = None
-    counted: int | None = None
-    error: float | None = None
-    checker_counted: int | None = None
-    checker_error: float | None = None
-    cube_counted: int | None = None
-    cube_error: float | None = None
-    error_mwc: float | None = None
-    pr: float | None = None
-    luck: float | None = None
-    rating: str | None = None
+    inaccuracies: int = column(pa.int32(), "decisions marked ?! (inaccuracy, doubtful)", True)
+    mistakes: int = column(pa.int32(), "decisions marked ? (mistake, bad)", True)
+    blunders: int = column(pa.int32(), "decisions marked ?? (blunder, very bad)", True)
+    accuracy: float = column(pa.float64(), "mean accuracy of the counted decisions, 0 to 100", True)
+    mean_loss: float = column(
+        pa.float64(), "error rate: error / counted, Togyz kumalak, backgammon EMG (x 1000: mEMG)", True
+    )
+    decisions: int | None = column(pa.int32(), "every decision of the side, forced ones too", True, None)
+    counted: int | None = column(pa.int32(), "decisions counted in the error rate", True, None)
+    error: float | None = column(
+        pa.float64(), "loss summed over the counted decisions, Togyz kumalak, backgammon EMG", True, None
+    )
+    checker_counted: int | None = column(pa.int32(), "counted decisions of kind move", True, None)
+    checker_error: float | None = column(pa.float64(), "error over the decisions of kind move", True, None)
+    cube_counted: int | None = column(
+        pa.int32(), "counted decisions of kinds cube and take (0 for Togyz)", True, None
+    )
+    cube_error: float | None = column(
+        pa.float64(), "error over the decisions of kinds cube and take (0 for Togyz)", True, None
+    )
+    error_mwc: float | None = column(
+        pa.float64(), "match winning chances lost, 0 to 1 (backgammon match play)", True, None
+    )
+    pr: float | None = column(
+        pa.float64(), "XG's performance rating: 500 x mean loss in EMG (backgammon)", True, None
+    )
+    luck: float | None = column(pa.float64(), "luck of the side's rolls summed, EMG (backgammon)", True, None)
+    rating: str | None = column(
+        pa.string(), "gnubg's band of the error rate, Supernatural ... Awful! (backgammon)", True, None
+    )
 
 
-def _field(name: str, kind: pa.DataType, doc: str, nullable: bool = True) -> pa.Field:
-    return pa.field(name, kind, nullable=nullable, metadata={"doc": doc})
-
-
-# A side's figures: the column's name after ``white_`` / ``black_``, its type and what it holds.
-_SIDE_COLUMNS = (
-    ("inaccuracies", pa.int32(), "decisions marked ?! (inaccuracy, doubtful)"),
-    ("mistakes", pa.int32(), "decisions marked ? (mistake, bad)"),
-    ("blunders", pa.int32(), "decisions marked ?? (blunder, very bad)"),
-    ("accuracy", pa.float64(), "mean accuracy of the counted decisions, 0 to 100"),
-    ("mean_loss", pa.float64(), "error rate: error / counted, Togyz kumalak, backgammon EMG (x 1000: mEMG)"),
-    ("decisions", pa.int32(), "every decision of the side, forced ones too"),
-    ("counted", pa.int32(), "decisions counted in the error rate"),
-    ("error", pa.float64(), "loss summed over the counted decisions, Togyz kumalak, backgammon EMG"),
-    ("checker_counted", pa.int32(), "counted decisions of kind move"),
-    ("checker_error", pa.float64(), "error over the decisions of kind move"),
-    ("cube_counted", pa.int32(), "counted decisions of kinds cube and take (0 for Togyz)"),
-    ("cube_error", pa.float64(), "error over the decisions of kinds cube and take (0 for Togyz)"),
-    ("error_mwc", pa.float64(), "match winning chances lost, 0 to 1 (backgammon match play)"),
-    ("pr", pa.float64(), "XG's performance rating: 500 x mean loss in EMG (backgammon)"),
-    ("luck", pa.float64(), "luck of the side's rolls summed, EMG (backgammon)"),
-    ("rating", pa.string(), "gnubg's band of the error rate, Supernatural ... Awful! (backgammon)"),
-)
-SIDE_STATS = tuple(name for name, _, _ in _SIDE_COLUMNS)
+SIDE_STATS = column_names(SideFigures)
 
 
 @dataclass(frozen=True)
@@ -167,8 +161,8 @@ class GameRow:
             "points": self.points,
             "settings": self.settings,
         }
-        for header, column in HEADER_COLUMNS.items():
-            row[column] = self.headers.get(header)
+        for header, name in HEADER_COLUMNS.items():
+            row[name] = self.headers.get(header)
         if len(self.players) == 2:
             row["white"] = row["white"] or self.players[0]
             row["black"] = row["black"] or self.players[1]
@@ -180,40 +174,41 @@ class GameRow:
 
 def _side_fields(side: str) -> list[pa.Field]:
     name = "first player (Togyz White)" if side == "white" else "second player (Togyz Black)"
-    return [_field(f"{side}_{column}", kind, f"{name}: {doc}") for column, kind, doc in _SIDE_COLUMNS]
+    return columns_of(SideFigures, f"{side}_", f"{name}: ")
 
 
-GAMES_SCHEMA = pa.schema(
+GAMES_SCHEMA = table_schema(
+    "games",
+    GAMES_SCHEMA_VERSION,
     [
-        _field("game_id", pa.string(), "content-derived id of the game", nullable=False),
-        _field("game", pa.string(), "the game: togyz, backgammon", nullable=False),
-        _field("source", pa.string(), "the record file", nullable=False),
-        _field("index", pa.int32(), "the game's number in its record file, from 1", nullable=False),
-        _field("format", pa.string(), "the record's format"),
+        described("game_id", pa.string(), "content-derived id of the game", nullable=False),
+        described("game", pa.string(), "the game: togyz, backgammon", nullable=False),
+        described("source", pa.string(), "the record file", nullable=False),
+        described("index", pa.int32(), "the game's number in its record file, from 1", nullable=False),
+        described("format", pa.string(), "the record's format"),
         *[
-            _field(column, pa.string(), f"the record's {header} header{PLAYER_NOTE.get(header, '')}")
+            described(column, pa.string(), f"the record's {header} header{PLAYER_NOTE.get(header, '')}")
             for header, column in HEADER_COLUMNS.items()
         ],
-        _field("headers", pa.map_(pa.string(), pa.string()), "every header of the record"),
-        _field("result", pa.string(), "the result as the record gives it"),
-        _field("termination", pa.string(), "how the game ended"),
-        _field("plies", pa.int32(), "decisions of the game (moves rows when analysed)", nullable=False),
-        _field("status", pa.string(), "ok, invalid or failed", nullable=False),
-        _field("error", pa.string(), "why the game is invalid or failed"),
-        _field(
+        described("headers", pa.map_(pa.string(), pa.string()), "every header of the record"),
+        described("result", pa.string(), "the result as the record gives it"),
+        described("termination", pa.string(), "how the game ended"),
+        described("plies", pa.int32(), "decisions of the game (moves rows when analysed)", nullable=False),
+        described("status", pa.string(), "ok, invalid or failed", nullable=False),
+        described("error", pa.string(), "why the game is invalid or failed"),
+        described(
             "task", pa.string(), "id of the task the game was analysed in (a Togyz game, a backgammon match)"
         ),
-        _field("match_length", pa.int32(), "backgammon: points to win the match, 0 for money play"),
-        _field("white_match_score", pa.int32(), "backgammon: the first player's score before the game"),
-        _field("black_match_score", pa.int32(), "backgammon: the second player's score before the game"),
-        _field("cube", pa.int32(), "backgammon: the cube's value when the game ended"),
-        _field("winner", pa.int8(), "backgammon: the side that won the game, 0 first player, 1 second"),
-        _field("points", pa.int32(), "backgammon: the points the winner won"),
+        described("match_length", pa.int32(), "backgammon: points to win the match, 0 for money play"),
+        described("white_match_score", pa.int32(), "backgammon: the first player's score before the game"),
+        described("black_match_score", pa.int32(), "backgammon: the second player's score before the game"),
+        described("cube", pa.int32(), "backgammon: the cube's value when the game ended"),
+        described("winner", pa.int8(), "backgammon: the side that won the game, 0 first player, 1 second"),
+        described("points", pa.int32(), "backgammon: the points the winner won"),
         *_side_fields("white"),
         *_side_fields("black"),
-        _field("settings", pa.string(), "the settings key of the analysis", nullable=False),
+        described("settings", pa.string(), "the settings key of the analysis", nullable=False),
     ],
-    metadata={"taldau.table": "games", "taldau.schema_version": GAMES_SCHEMA_VERSION},
 )
 
 

@@ -160,7 +160,7 @@ def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
             assert row.pv.split()[0] == row.best_move
             assert row.mark in (None, "?!", "?", "??")
         players = review.players
-        assert sum(p.moves for p in players) == game.plies
+        assert sum(p.decisions for p in players) == game.plies
         # The annotated scoresheet reads back as the same game with the marks as glyphs.
         text = write_scoresheet(game, marks=review.marks, headers=review_headers(review, "taldau, depth 4"))
         (again,) = read_games(text.encode(), "annotated")

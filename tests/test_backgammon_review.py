@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.analysis.review import PlayerStats, judge, player_stats
+from taldau.analysis.review import judge, player_stats
 from taldau.games.backgammon.board import ROLL_COUNTS
 from taldau.games.backgammon.cube import MatchState, Rules
 from taldau.games.backgammon.cubeful import CubeMistake
@@ -43,6 +43,7 @@ from taldau.games.backgammon.review import (
     roll_luck,
 )
 from taldau.games.kind import EMG_SCALE
+from taldau.schemas import SideFigures
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
 ANALYSES = sorted(FOLDER.glob("*.json"))
@@ -183,14 +184,15 @@ def test_fed_gnubgs_probabilities_the_statistics_are_gnubgs(fed_reviews) -> None
 
 
 def assert_statistics(
-    decisions: Sequence[Decision], ours: PlayerStats, player: int, gnubg: dict, where: object, beaver: bool
+    decisions: Sequence[Decision], ours: SideFigures, player: int, gnubg: dict, where: object, beaver: bool
 ) -> None:
     """gnubg's statistics of ``player``: the figures summed from his ``decisions`` (``ours``) and the
     counts of each kind of cube action and mistake among them. With a beaver, gnubg counts no decision
     for it but a take for the doubler's acceptance (which the review does not have), so the counts of
     cube decisions differ by design."""
     checker, cube, overall = gnubg["checker"], gnubg["cube"], gnubg["overall"]
-    assert (ours.moves, ours.checker_counted) == (checker["moves"], checker["unforced"]), where
+    moves = sum(d.kind is DecisionKind.MOVE for d in decisions if d.player == player)
+    assert (moves, ours.checker_counted) == (checker["moves"], checker["unforced"]), where
     assert ours.checker_error == pytest.approx(checker["error"], abs=1e-3), where
     assert ours.cube_error == pytest.approx(cube["error"], abs=1e-3), where
     if beaver:
