@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-from taldau.games.kind import AnalysisOptions, CubeEquities, Decision, DecisionKind, LuckMark, Mark
+from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 from taldau.schemas import GameRow
 
 from .accounting import NotUsed, Unused
 from .batch import BatchSettings, GameTask, plan
 from .review import GameReview, MarkedDecision, annotation, player_stats, review_task
+from .rows import marked_decision
 
 TABLES = ("games", "moves")
 
@@ -54,49 +55,6 @@ def is_analysis_folder(path: str | Path) -> bool:
     """Whether ``path`` is a ``taldau analyze`` output folder (``manifest.json``, ``games/``, ``moves/``)."""
     folder = Path(path)
     return (folder / "manifest.json").is_file() and all((folder / name).is_dir() for name in TABLES)
-
-
-def _decision(row: dict[str, Any]) -> MarkedDecision:
-    """A ``moves`` row as the decision it stores, with its stored mark. The rows keep no ``drop`` (the
-    mark stands stored): it is the winning chances the decision gave away, from its maker's side."""
-    sign = 1 if row["side"] == 0 else -1
-    cube = None
-    if row.get("verdict") is not None:
-        cube = CubeEquities(row["no_double"], row["double_take"], row["double_pass"], row["verdict"])
-    dice = row.get("dice")
-    decision = Decision(
-        ply=row["ply"],
-        side=row["side"],
-        kind=DecisionKind(row["kind"]),
-        dice=None if dice is None else (int(dice[0]), int(dice[1])),
-        position=row["fen"],
-        key=row["key"],
-        played=row["move"],
-        best=row["best_move"],
-        pv=row["pv"],
-        score_best=row["score_best"],
-        score_played=row["score_played"],
-        loss=row["loss"],
-        drop=sign * (row["win_chance_before"] - row["win_chance_after"]),
-        chance_before=row["win_chance_before"],
-        chance_after=row["win_chance_after"],
-        plies_to_result_best=row["plies_to_result_best"],
-        plies_to_result_played=row["plies_to_result_played"],
-        forced=row["forced"],
-        counted=row["counted"],
-        depth=row["depth"],
-        seldepth=row["seldepth"],
-        nodes=row["nodes"],
-        seconds=row["seconds"],
-        match_id=row.get("match_id"),
-        cubeless_best=row.get("cubeless_best"),
-        cubeless_played=row.get("cubeless_played"),
-        cube=cube,
-        luck=row.get("luck"),
-        luck_mark=None if row.get("luck_mark") is None else LuckMark(row["luck_mark"]),
-        loss_mwc=row.get("loss_mwc"),
-    )
-    return MarkedDecision(decision, None if row["mark"] is None else Mark(row["mark"]))
 
 
 def _read(folder: Path, name: str) -> list[dict[str, Any]]:
@@ -131,7 +89,7 @@ class StoredAnalysis:
         decisions: dict[str, list[MarkedDecision]] = defaultdict(list)
         for row in _read(folder, "moves"):
             if row["game_id"] in games:
-                decisions[row["game_id"]].append(_decision(row))
+                decisions[row["game_id"]].append(marked_decision(row))
         for rows in decisions.values():
             rows.sort(key=lambda marked: marked.decision.ply)
         return cls(folder, settings, games, dict(decisions))

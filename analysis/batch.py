@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.games.kind import Analyser, AnalysisOptions, CubeEquities, GameFacts, GameKind
+from taldau.games.kind import Analyser, AnalysisOptions, GameFacts, GameKind
 from taldau.games.records import ReadLimits
 from taldau.games.registry import analyser, game_kind
 from taldau.schemas import (
@@ -31,10 +31,10 @@ from taldau.schemas import (
     Status,
     moves_table,
 )
-from taldau.schemas.columns import column_names
 
 from .accounting import NotUsed, Place, Unused, place_id
-from .review import GameReview, MarkedDecision, Thresholds, check_thresholds, review_task
+from .review import Thresholds, check_thresholds, review_task
+from .rows import move_rows
 from .validation import Unreadable, archive_games
 
 
@@ -257,43 +257,6 @@ def plan(
             yield NotUsed(facts.source, facts.index, Unused.OTHER_GAME, why)
     if pending:
         yield from _unique(_tasks(kind, pending, settings), first)
-
-
-# The moves table's columns named otherwise in the decision record (``taldau.games.kind.Decision``): the
-# table keeps the names its readers know; every other column is the decision's field of the same name.
-_COLUMN_OF_FIELD = {
-    "position": "fen",
-    "played": "move",
-    "best": "best_move",
-    "chance_before": "win_chance_before",
-    "chance_after": "win_chance_after",
-}
-_CUBE_COLUMNS = tuple(item.name for item in fields(CubeEquities))
-_CONVERTED = {"game_id", "kind", "dice", "mark", "luck_mark", *_CUBE_COLUMNS}  # see move_row
-_SAME_NAME = tuple(
-    name for name in column_names(MoveRow) if name not in _CONVERTED and name not in _COLUMN_OF_FIELD.values()
-)
-
-
-def move_row(game_id: str, row: MarkedDecision) -> MoveRow:
-    """The ``moves`` row of a marked decision: its fields by name (or by ``_COLUMN_OF_FIELD``), the enums as
-    their strings, the dice as two digits, the cube's equities in their own columns."""
-    decision, cube = row.decision, row.decision.cube
-    return MoveRow(
-        game_id=game_id,
-        **{name: getattr(decision, name) for name in _SAME_NAME},
-        **{column: getattr(decision, name) for name, column in _COLUMN_OF_FIELD.items()},
-        **{name: None if cube is None else getattr(cube, name) for name in _CUBE_COLUMNS},
-        kind=str(decision.kind),
-        dice=None if decision.dice is None else "".join(str(die) for die in decision.dice),
-        mark=row.mark,
-        luck_mark=None if decision.luck_mark is None else str(decision.luck_mark),
-    )
-
-
-def move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
-    """The ``moves`` rows of a reviewed game."""
-    return [move_row(game_id, row) for row in review.decisions]
 
 
 def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, list[GameRow]]:

@@ -103,7 +103,13 @@ def _labelled(values: dict[str, float], digits: int) -> str:
 @click.argument("position", required=False)
 @click.argument("dice", required=False)
 @click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
-@click.option("--plies", type=click.IntRange(0, 4), help="Rank the plays by the engine at this many plies.")
+@click.option(
+    "--depth",
+    "--plies",
+    "depth",
+    type=click.IntRange(0, 4),
+    help="Rank the plays by the engine at this depth in plies (gnubg's numbering; --plies: the same).",
+)
 @ENGINE
 @rollout_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -111,7 +117,7 @@ def plays(
     position: str | None,
     dice: str | None,
     batch_file: Any,
-    plies: int | None,
+    depth: int | None,
     engine: str,
     rollout: bool,
     trials: int,
@@ -120,24 +126,24 @@ def plays(
     as_json: bool,
 ) -> None:
     """List the legal backgammon plays of DICE (like 31) in POSITION (a gnubg Position ID, GNUbgID or
-    XGID), each with the resulting position's Position ID from the next player's side. With --plies N,
+    XGID), each with the resulting position's Position ID from the next player's side. With --depth N,
     ranked best first by the engine at N plies (gnubg's: 0 the raw evaluation, 2 its default analysis),
     each with its cubeless equity, the difference to the best and the five probabilities (win, win gammon,
     win backgammon, lose gammon, lose backgammon). With --batch, one JSON line per input line, the engine
     loaded once; a bad line gets a JSON line with its error and the rest go on. With --rollout (--engine
-    sage), the best plays of the ranking at --plies (0 by default: up to 5 within 0.08) are rolled out and
+    sage), the best plays of the ranking at --depth (0 by default: up to 5 within 0.08) are rolled out and
     ranked by the rollout, each with its standard errors; exit 2 with an engine that has no rollouts."""
     if rollout:
         if batch_file is not None or position is None or dice is None:
             raise click.UsageError("--rollout takes POSITION and DICE, not --batch")
-        _plays_rollout(position, dice, plies or 0, _rollout(engine, trials, seed, threads), as_json)
+        _plays_rollout(position, dice, depth or 0, _rollout(engine, trials, seed, threads), as_json)
         return
-    ranking = None if plies is None else evaluator(engine)
+    ranking = None if depth is None else evaluator(engine)
 
     def payload_of(position: str, dice: str) -> dict[str, Any]:
-        if ranking is None or plies is None:
+        if ranking is None or depth is None:
             return plays_json(position, dice)
-        return ranked_plays_json(ranking, position, dice, plies)
+        return ranked_plays_json(ranking, position, dice, depth)
 
     if batch_file is not None:
         if position is not None:
@@ -154,7 +160,7 @@ def plays(
         return
     for rank, play in enumerate(payload["plays"], start=1):
         move = play["move"] or "(no move)"
-        if plies is None:
+        if depth is None:
             click.echo(f"{move:<28} {play['result']}")
             continue
         click.echo(
@@ -206,16 +212,24 @@ def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: 
 
 @click.command("eval")
 @click.argument("position")
-@click.option("--plies", type=click.IntRange(0, 4), default=0, show_default=True, help="Plies to look ahead.")
+@click.option(
+    "--depth",
+    "--plies",
+    "depth",
+    type=click.IntRange(0, 4),
+    default=0,
+    show_default=True,
+    help="Plies to look ahead (gnubg's numbering; --plies: the same).",
+)
 @ENGINE
 @rollout_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def eval_command(
-    position: str, plies: int, engine: str, rollout: bool, trials: int, seed: int, threads: int, as_json: bool
+    position: str, depth: int, engine: str, rollout: bool, trials: int, seed: int, threads: int, as_json: bool
 ) -> None:
     """Evaluate a backgammon POSITION (a gnubg Position ID, GNUbgID or XGID) before the roll, from the side
     on roll: the five cubeless probabilities (win, win gammon, win backgammon, lose gammon, lose
-    backgammon; gammons count backgammons too) and the cubeless equity, at --plies; with --rollout
+    backgammon; gammons count backgammons too) and the cubeless equity, at --depth; with --rollout
     (--engine sage) by a rollout, each number with its standard error (exit 2 with another engine)."""
     setup = backgammon_position(position)
     if rollout:
@@ -232,12 +246,12 @@ def eval_command(
         click.echo(f"SE {_labelled(rolled.to_json()['standard_errors'], 4)}")
         return
     chosen = evaluator(engine)
-    result = evaluate_position(chosen, setup.position, plies)
+    result = evaluate_position(chosen, setup.position, depth)
     if as_json:
         click.echo(json.dumps({"position": position, "engine": chosen.name} | result.to_json()))
         return
     exact = ", exact: the game is over" if result.exact else ""
-    click.echo(f"{chosen.name} {plies}-ply{exact}")
+    click.echo(f"{chosen.name} {depth}-ply{exact}")
     click.echo(f"equity {result.equity:+.4f}")
     click.echo(_labelled(result.to_json()["probabilities"], 3))
 

@@ -53,11 +53,13 @@ PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positio
     f"[default: {SupervisedSettings.max_positions:,}; prune: {PRUNE_POSITIONS.max_positions:,}]",
 )
 @click.option(
+    "--depth",
     "--plies",
+    "depth",
     type=click.IntRange(0, 3),
     default=SupervisedSettings.label_plies,
     show_default=True,
-    help="supervised: plies of the labels.",
+    help="supervised: the labels' search depth in plies (--plies: the same).",
 )
 @click.option(
     "--epochs",
@@ -100,7 +102,7 @@ PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positio
     type=(click.IntRange(min=1), click.IntRange(min=1)),
     default=None,
     metavar="TRIALS STEPS",
-    help="supervised: label by variance-reduced rollouts of TRIALS trials of STEPS rolls instead of --plies.",
+    help="supervised: label by variance-reduced rollouts of TRIALS trials of STEPS rolls instead of --depth.",
 )
 def train(
     game: str,
@@ -111,7 +113,7 @@ def train(
     start_from: str | None,
     matches: tuple[str, ...],
     positions: int | None,
-    plies: int,
+    depth: int,
     epochs: int | None,
     rate: float | None,
     stop_at: int | None,
@@ -142,7 +144,7 @@ def train(
         selfplay_games=base.selfplay_games if games is None else games,
         matches=matches,
         max_positions=base.max_positions if positions is None else positions,
-        label_plies=0 if stage == "prune" else plies,
+        label_plies=0 if stage == "prune" else depth,
         epochs=base.epochs if epochs is None else epochs,
         rate=base.rate if rate is None else rate,
         seed=seed,

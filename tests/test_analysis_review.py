@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from helpers import make_position
-from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, move_rows, plan
+from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 from taldau.analysis.review import (
     GameReview,
     check_thresholds,
@@ -20,6 +20,7 @@ from taldau.analysis.review import (
     move_accuracy,
     review_headers,
 )
+from taldau.analysis.rows import move_rows
 from taldau.analysis.winchance import fit_win_curve
 from taldau.games.identity import game_id
 from taldau.games.kind import AnalysisOptions, Mark, mark_for

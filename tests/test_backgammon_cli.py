@@ -1,5 +1,5 @@
 """The ``taldau`` command line on backgammon: validate (match files, alone and beside Togyz records), show
-(gnubg Position ID, GNUbgID, XGID), plays (text, --json, --batch; ranked with --plies), eval, match --game
+(gnubg Position ID, GNUbgID, XGID), plays (text, --json, --batch; ranked with --depth), eval, match --game
 backgammon and bench --game backgammon. The ranked answers come from gnubg-nn (skipped without it) and
 are checked against gnubg-nn's own numbers.
 
@@ -381,7 +381,7 @@ def test_validate_json_carries_warnings() -> None:
     assert report["summary"]["invalid"] == 0
 
 
-# --- eval, plays --plies, match --game backgammon (the engine; gnubg-nn for real numbers)
+# --- eval, plays --depth, match --game backgammon (the engine; gnubg-nn for real numbers)
 
 needs_gnubg = pytest.mark.skipif(
     not gnubg_available(), reason="needs gnubg-nn (pip install 'taldau[gnubg]'), an optional extra"
@@ -390,7 +390,7 @@ needs_gnubg = pytest.mark.skipif(
 
 def test_plays_plies_with_an_engine_that_cannot_load_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)  # as if gnubg-nn were not installed
-    code, output = run("plays", START_ID, "31", "--plies", "0", "--engine", "gnubg")
+    code, output = run("plays", START_ID, "31", "--depth", "0", "--engine", "gnubg")
     assert code == 1 and "pip install 'taldau[gnubg]'" in output
     code, output = run("eval", START_ID, "--engine", "gnubg")
     assert code == 1 and "pip install 'taldau[gnubg]'" in output
@@ -418,13 +418,13 @@ def test_eval_start_with_gnubg() -> None:
 def test_eval_of_a_finished_game_is_exact() -> None:
     # row 0 (the side not on roll) has nothing left; the side on roll has 15 checkers on its 6-point
     over = Position(np.array([[0] * 25, [0] * 5 + [15] + [0] * 19])).position_id()
-    payload = run_json("eval", over, "--engine", "gnubg", "--plies", "1", "--json")
+    payload = run_json("eval", over, "--engine", "gnubg", "--depth", "1", "--json")
     assert payload["exact"] and payload["equity"] == -2.0 and payload["probabilities"]["lose_gammon"] == 1.0
 
 
 @needs_gnubg
 def test_plays_ranked_by_gnubg() -> None:
-    payload = run_json("plays", START_ID, "31", "--plies", "0", "--engine", "gnubg", "--json")
+    payload = run_json("plays", START_ID, "31", "--depth", "0", "--engine", "gnubg", "--json")
     assert (payload["position"], payload["dice"], payload["engine"], payload["plies"]) == (
         START_ID,
         "31",
@@ -439,7 +439,7 @@ def test_plays_ranked_by_gnubg() -> None:
         play["difference"] == pytest.approx(play["equity"] - equities[0], abs=2e-6)
         for play in payload["plays"]
     )
-    code, output = run("plays", START_ID, "31", "--plies", "0", "--engine", "gnubg")
+    code, output = run("plays", START_ID, "31", "--depth", "0", "--engine", "gnubg")
     assert code == 0
     lines = output.splitlines()
     assert len(lines) == 16 and lines[0].split()[:2] == ["1.", "8/5"]
@@ -459,7 +459,7 @@ def test_plays_batch_ranked_loads_the_engine_once(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(cli_backgammon, "choose_evaluator", counting)
     batch = tmp_path / "positions.txt"
     batch.write_text(f"{START_ID} 31\nnonsense 31\n{START_XGID} 65\n")
-    code, output = run("plays", "--batch", str(batch), "--plies", "0", "--engine", "gnubg")
+    code, output = run("plays", "--batch", str(batch), "--depth", "0", "--engine", "gnubg")
     assert code == 1 and loaded == ["gnubg"]
     first, bad, third = (json.loads(line) for line in output.splitlines())
     assert first["plays"][0]["move"] == "8/5 6/5" and len(first["plays"]) == 16

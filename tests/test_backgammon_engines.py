@@ -72,7 +72,7 @@ def test_eval_and_plays_print_the_stand_ins_line(no_sage: None) -> None:
     assert result.exit_code == 0, result.output
     assert result.stderr.strip() == f"{REASON}: using the engine own instead"
     assert json.loads(result.stdout)["engine"] == "own"
-    result = CliRunner().invoke(main, ["plays", START, "31", "--engine", "sage", "--plies", "0", "--json"])
+    result = CliRunner().invoke(main, ["plays", START, "31", "--engine", "sage", "--depth", "0", "--json"])
     assert result.exit_code == 0, result.output
     assert result.stderr.count("using the engine own instead") == 1
     assert json.loads(result.stdout)["engine"] == "own"

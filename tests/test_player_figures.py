@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, GNUBG_FIXTURES
-from taldau.analysis.batch import game_row, move_rows
+from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
+from taldau.analysis.rows import move_rows
 from taldau.cli.main import main
 from taldau.games.kind import (
     EMG_SCALE,
