@@ -27,7 +27,6 @@ from taldau.games.backgammon.strength import (
     DEFAULT_REFERENCE,
     DEFAULT_SEED,
 )
-from taldau.games.kind import AnalysisOptions
 from taldau.games.togyz.engine import Limit
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
@@ -151,7 +150,7 @@ def bench(
         sys.exit(_soak(soak_games, depth, keep, as_json))
     elif marks:
         jobs = within_ceiling(jobs, "--jobs", game)
-        options = AnalysisOptions(depth, nodes, movetime)
+        options = BOTH_GAMES_LIMIT.given(depth, nodes, movetime)
         marks_bench(
             game,
             options,

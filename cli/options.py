@@ -49,13 +49,14 @@ class LimitOptions:
     def given(self, depth: int | None, nodes: int | None, movetime: float | None = None) -> AnalysisOptions:
         """The limit given on the command line (nothing given: all None); a usage error when more than one
         of them is."""
-        if sum(value is not None for value in (depth, nodes, movetime)) > 1:
+        try:
+            return AnalysisOptions(depth, nodes, movetime)
+        except ValueError:  # more than one given: the option ranges keep each value in range
             raise click.UsageError(
                 "give one of --depth, --nodes or --movetime"
                 if self.movetime is not None
                 else "give at most one of --depth and --nodes"
-            )
-        return AnalysisOptions(depth, nodes, movetime)
+            ) from None
 
     def limit(self, depth: int | None, nodes: int | None, movetime: float | None, default: Limit) -> Limit:
         """The Togyz search limit given on the command line, or ``default`` when none is."""

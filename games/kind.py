@@ -29,7 +29,7 @@ import datetime
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -82,12 +82,23 @@ class GameFacts:
 
 @dataclass(frozen=True)
 class AnalysisOptions:
-    """What the user may say about how deep to analyse: plies (``depth``), ``nodes`` or seconds per
-    decision (``movetime``); all None means the analyser's default."""
+    """What the user may say about how deep to analyse, one of: the search ``depth`` in plies (0 or more),
+    ``nodes`` (1 or more) or seconds per decision (``movetime``, above 0); all None means the analyser's
+    default. The one limit type every command and both games are given (each analyser turns it into its
+    engine's own search limit); more than one, or a value out of range, is a ValueError."""
 
     depth: int | None = None
     nodes: int | None = None
     movetime: float | None = None
+
+    def __post_init__(self) -> None:
+        given = {name: value for name, value in asdict(self).items() if value is not None}
+        if len(given) > 1:
+            raise ValueError(f"give one of depth, nodes and movetime, not {' and '.join(given)}")
+        lowest = {"depth": 0, "nodes": 1}
+        for name, value in given.items():
+            if value < lowest.get(name, 0) or (name == "movetime" and value <= 0):
+                raise ValueError(f"{name} {value} is out of range")
 
 
 class DecisionKind(StrEnum):

@@ -83,3 +83,14 @@ def analysed_examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pat
         assert result.exit_code == 0, result.output
         folders[game] = out
     return folders
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``-n``, the suite's default) the tests that start Redis and Celery workers
+    (``service``) or drive Chromium (``browser``) run one after another on one worker each (``--dist
+    loadgroup``): each already starts processes of its own, and their fault tests wait on real timeouts
+    that a machine oversubscribed by two of them at once could stretch."""
+    for item in items:
+        for marker in ("service", "browser"):
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.xdist_group(marker))

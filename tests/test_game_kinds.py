@@ -188,3 +188,12 @@ def test_rows_keep_the_tables_columns_and_status_strings() -> None:
     assert stored["headers"] == [("White", "A"), ("Event", "E")]
     assert (stored["white_blunders"], stored["white_accuracy"], stored["black_accuracy"]) == (3, 88.5, None)
     assert games_table([row]).schema.equals(GAMES_SCHEMA, check_metadata=True)
+
+
+def test_analysis_options_are_one_limit_within_its_range() -> None:
+    assert AnalysisOptions(depth=0).depth == 0 and AnalysisOptions() == AnalysisOptions(None, None, None)
+    with pytest.raises(ValueError, match="not depth and nodes"):
+        AnalysisOptions(depth=2, nodes=1_000)
+    for wrong in ({"depth": -1}, {"nodes": 0}, {"movetime": 0.0}):
+        with pytest.raises(ValueError, match="out of range"):
+            AnalysisOptions(**wrong)
