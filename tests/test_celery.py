@@ -416,20 +416,20 @@ def client_thread(archive: Path, out: Path, broker: str, service) -> tuple[threa
 
 
 def taldau_keys(client: redis.Redis) -> list[bytes]:
-    """What runs leave in Redis: delivery counts, queued markers and results."""
-    patterns = ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*")
+    """What runs leave in Redis: delivery counts, queued markers, results and rows."""
+    patterns = ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*", "taldau:rows:*")
     return sorted(key for pattern in patterns for key in client.keys(pattern))
 
 
 @pytest.mark.slow
-def test_a_relative_out_is_made_absolute_for_workers_elsewhere(
-    tmp_path: Path, archive: Path, broker, monkeypatch
-) -> None:
-    """Workers started in another directory write where the client reads (the path is sent absolute)."""
-    elsewhere, here = tmp_path / "worker-cwd", tmp_path / "client-cwd"
-    elsewhere.mkdir()
-    here.mkdir()
-    remote = Worker(broker.url, tmp_path / "worker.log", cwd=elsewhere)
+def test_a_worker_elsewhere_needs_only_the_broker(tmp_path: Path, archive: Path, broker, monkeypatch) -> None:
+    """A worker started in another directory, with another TMPDIR, and never told of the client's output
+    folder (a relative --out, the client's own directory): the rows come back through Redis and the client
+    writes them; the worker writes nothing where it runs."""
+    elsewhere, scratch, here = tmp_path / "worker-cwd", tmp_path / "worker-tmp", tmp_path / "client-cwd"
+    for folder in (elsewhere, scratch, here):
+        folder.mkdir()
+    remote = Worker(broker.url, tmp_path / "worker.log", cwd=elsewhere, env={"TMPDIR": str(scratch)})
     monkeypatch.chdir(here)
     try:
         code, stdout = analyze(str(archive), "--out", "out", "--depth", "2", "--broker", broker.url, "--json")
@@ -438,48 +438,56 @@ def test_a_relative_out_is_made_absolute_for_workers_elsewhere(
     summary = json.loads(stdout)
     assert code == 1 and (summary["ok"], summary["invalid"], summary["failed"]) == (7, 1, 0)
     assert len(table(here / "out", "games")) == 8
-    assert not (elsewhere / "out").exists()
+    assert list(elsewhere.iterdir()) == [] and list(scratch.iterdir()) == []
+    assert taldau_keys(broker.client()) == []
 
 
-def _unshare_works() -> bool:
-    try:
-        return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        return False
+def _private_mounts() -> list[str] | None:
+    """The command that runs another in a mount namespace of its own (``unshare -m`` as root, ``unshare -rm``
+    otherwise), None where neither is permitted here."""
+    for command in (["unshare", "-m"], ["unshare", "-rm"]):
+        try:
+            if subprocess.run([*command, "true"], capture_output=True).returncode == 0:
+                return command
+        except FileNotFoundError:
+            return None
+    return None
 
 
-@pytest.mark.skipif(not _unshare_works(), reason="needs `unshare -m` (root) to give a worker its own mounts")
-@pytest.mark.parametrize("view", ["read-only", "another folder"])
+PRIVATE_MOUNTS = _private_mounts()
+
+
+@pytest.mark.skipif(
+    PRIVATE_MOUNTS is None, reason="`unshare -m` (or `unshare -rm`) is not permitted here: no private mounts"
+)
 @pytest.mark.slow
-def test_a_worker_that_does_not_store_where_the_client_reads_fails_the_run(
-    tmp_path: Path, archive: Path, broker, view: str
+def test_a_worker_that_cannot_see_the_client_s_disk_gives_the_local_rows(
+    tmp_path: Path, archive: Path, broker
 ) -> None:
-    """A worker that sees the output folder read-only, or another folder at the same path (its own mount),
-    makes the run stop with exit 69 and an error naming the worker; its queued tasks are withdrawn."""
-    from taldau.analysis.batch import BatchSettings
-
-    out = tmp_path / "out"
-    out.mkdir()
-    key = BatchSettings(depth=2).key
-    if view == "read-only":
-        mounts = f"mount --bind {out} {out} && mount -o remount,ro,bind {out}"
-    else:
-        mounts = f"mount -t tmpfs none {out} && mkdir -p {out}/parts/{key}/games {out}/parts/{key}/moves"
-    wrap = ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
-    misplaced = Worker(broker.url, tmp_path / "worker.log", concurrency=1, wrap=wrap)
+    """A worker in a mount namespace of its own, an empty tmpfs over the parent of the client's output
+    folder and another over /tmp: it sees nothing of the client's files, and the run gives the rows of a
+    local run."""
+    assert PRIVATE_MOUNTS is not None
+    local, out = tmp_path / "local", tmp_path / "results" / "out"
+    out.parent.mkdir()
+    mounts = f"mount -t tmpfs none {out.parent} && mount -t tmpfs none /tmp && test ! -e {archive}"
+    wrap = [*PRIVATE_MOUNTS, "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
+    blind = Worker(broker.url, tmp_path / "worker.log", wrap=wrap)
     try:
-        result = CliRunner().invoke(
-            main, ["analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url]
+        assert blind.process.poll() is None, blind.log.read_text()
+        code, stdout = analyze(
+            str(archive), "--out", str(out), "--depth", "3", "--broker", broker.url, "--json"
         )
-        queued = broker.client().llen("celery")
     finally:
-        misplaced.stop()
-    assert result.exit_code == 69, result.stderr
-    assert f"worker {misplaced.name}" in result.stderr
-    why = "Read-only file system" if view == "read-only" else "is not there"
-    assert why in result.stderr
-    assert queued == 0
-    assert not broker.client().keys("taldau:queued:*")
+        blind.stop()
+    assert code == 1, stdout  # the broken game
+    summary = json.loads(stdout)
+    assert (summary["ok"], summary["invalid"], summary["failed"]) == (7, 1, 0)
+    assert analyze(str(archive), "--out", str(local), "--depth", "3", "--jobs", "1")[0] == 1
+    assert table(out, "moves") == table(local, "moves")
+    assert table(out, "games") == table(local, "games")
+    assert len(blind.received()) == 7
+    assert taldau_keys(broker.client()) == []
 
 
 @pytest.mark.slow
@@ -583,6 +591,62 @@ def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
     assert [json.loads(output)["ok"] for output in outputs] == [8, 8]
     received = held.received()
     assert len(received) == len(set(received)) == 8, "a game was queued twice"
+    assert taldau_keys(broker.client()) == []
+
+
+def client_process(archive: Path, out: Path, broker: str, log: Path, *extra: str) -> subprocess.Popen:
+    """`taldau analyze --json` at depth 2 in a process of its own, its stderr (the plain progress lines) in
+    ``log``, its stdout piped."""
+    command = [TALDAU, "analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker]
+    with open(log, "ab") as errors:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            [*command, "--json", *extra], stdout=subprocess.PIPE, stderr=errors, preexec_fn=interruptible
+        )
+
+
+def succeeded(*workers: Worker) -> list[str]:
+    """The ids of the tasks the workers finished, in order (from their logs)."""
+    found = r"Task taldau\.analyse_game\[([^\]]+)\] succeeded"
+    return [task for worker in workers for task in re.findall(found, worker.log.read_text())]
+
+
+@pytest.mark.slow
+def test_a_client_killed_mid_run_and_rerun_loses_no_game_and_analyses_none_twice(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """The client is SIGKILLed while the worker holds the first game and the others wait in the queue; the
+    worker goes on, and its results wait in Redis. The same command run again collects the results waiting
+    (none sent again), follows the tasks still queued or running, and every game is analysed once and
+    stored once."""
+    add_hold_game(archive)
+    held = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    out = tmp_path / "out"
+    try:
+        first = client_process(archive, out, broker.url, tmp_path / "first.err")
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        wait_for(lambda: broker.client().llen("celery") == 7, 60, "the other games queued")
+        first.kill()
+        first.wait(timeout=60)
+        (tmp_path / "release").write_text("go\n")
+        wait_for(lambda: len(succeeded(held)) >= 3, 300, "results left for nobody")
+        waiting = len(broker.client().keys("taldau:rows:*"))
+        rerun = client_process(archive, out, broker.url, tmp_path / "rerun.err")
+        stdout, _ = rerun.communicate(timeout=300)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        held.stop()
+    assert waiting >= 3, "no result waited in Redis for the rerun"
+    assert rerun.returncode == 1, (tmp_path / "rerun.err").read_text()
+    summary = json.loads(stdout)
+    assert (summary["ok"], summary["resumed"], summary["invalid"]) == (8, 0, 1)
+    received = held.received()
+    assert len(received) == len(set(received)) == 8, "a game was analysed twice"
+    assert sorted(succeeded(held)) == sorted(received)
+    games = table(out, "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 9
+    moves = table(out, "moves")
+    analysed = sum(g["plies"] for g in games if g["status"] == "ok")
+    assert len(moves) == len({(m["game_id"], m["ply"]) for m in moves}) == analysed
     assert taldau_keys(broker.client()) == []
 
 
