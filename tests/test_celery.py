@@ -611,6 +611,48 @@ def succeeded(*workers: Worker) -> list[str]:
 
 
 @pytest.mark.slow
+def test_a_client_waits_for_a_worker_that_starts_after_it(tmp_path: Path, archive: Path, broker) -> None:
+    """No worker yet: the client queues the games and says it waits; a worker started later says once that
+    it is ready, takes them at once, the progress counts it, and the run completes."""
+    out, said = tmp_path / "out", tmp_path / "client.err"
+    client = client_process(archive, out, broker.url, said)
+    late: Worker | None = None
+    try:
+        wait_for(lambda: b"waiting for a worker: 7 games queued" in said.read_bytes(), 120, "the client")
+        assert broker.client().llen("celery") == 7
+        late = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+        stdout, _ = client.communicate(timeout=300)
+    finally:
+        if client.poll() is None:
+            client.kill()
+        if late is not None:
+            late.stop()
+    assert client.returncode == 1, said.read_text()  # the broken game
+    assert json.loads(stdout)["ok"] == 7
+    log, errors = late.log.read_text(), said.read_text()
+    assert f"taldau worker {late.name}: ready, engines loaded, 1 processes" in log
+    assert "loading the engines" in log.split(": ready,")[0]
+    assert "1 worker answering" in errors and re.search(r"games, 1 worker, ", errors)
+    assert len(table(out, "games")) == 8
+    assert taldau_keys(broker.client()) == []
+
+
+@pytest.mark.service
+def test_wait_for_workers_gives_up_with_exit_69_and_withdraws_the_games(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """`--wait-for-workers` is for scripts: with no worker within it, exit 69 saying why, and the games it
+    queued are taken off the queue again."""
+    out = str(tmp_path / "out")
+    command = ["analyze", str(archive), "--out", out, "--depth", "2", "--broker", broker.url]
+    result = CliRunner().invoke(main, [*command, "--wait-for-workers", "1"])
+    assert result.exit_code == 69, result.output
+    assert "no worker has answered for" in result.stderr and "waiting for a worker" in result.stderr
+    assert broker.client().llen("celery") == 0
+    assert taldau_keys(broker.client()) == []
+
+
+@pytest.mark.slow
 def test_a_client_killed_mid_run_and_rerun_loses_no_game_and_analyses_none_twice(
     tmp_path: Path, archive: Path, broker
 ) -> None:
@@ -647,6 +689,42 @@ def test_a_client_killed_mid_run_and_rerun_loses_no_game_and_analyses_none_twice
     moves = table(out, "moves")
     analysed = sum(g["plies"] for g in games if g["status"] == "ok")
     assert len(moves) == len({(m["game_id"], m["ply"]) for m in moves}) == analysed
+    assert taldau_keys(broker.client()) == []
+
+
+@pytest.mark.slow
+def test_a_worker_stopped_with_sigterm_finishes_its_game(tmp_path: Path, archive: Path, broker) -> None:
+    """SIGTERM (what `docker compose stop` sends) in the middle of a game: Celery's warm shutdown takes no
+    new game, finishes the one it runs (its result reaches the client) and exits 0; the other games go to a
+    worker that joins meanwhile, and each game is analysed once."""
+    add_hold_game(archive)
+    leaving = Worker(broker.url, tmp_path / "leaving.log", concurrency=1, env=hold_env(tmp_path))
+    joining: Worker | None = None
+    out = tmp_path / "out"
+    client = client_process(archive, out, broker.url, tmp_path / "client.err")
+    try:
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        leaving.process.send_signal(signal.SIGTERM)
+        wait_for(lambda: "warm shutdown" in leaving.log.read_text().lower(), 60, "the warm shutdown")
+        joining = Worker(broker.url, tmp_path / "joining.log", concurrency=1)
+        wait_for(lambda: len(succeeded(joining)) == 7, 300, "the joining worker to take the other games")
+        assert leaving.process.poll() is None, "the leaving worker did not wait for its game"
+        (tmp_path / "release").write_text("go\n")
+        assert leaving.process.wait(timeout=120) == 0
+        stdout, _ = client.communicate(timeout=300)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        if client.poll() is None:
+            client.kill()
+        leaving.stop()
+        if joining is not None:
+            joining.stop()
+    assert client.returncode == 1 and json.loads(stdout)["ok"] == 8
+    assert len(succeeded(leaving)) == 1
+    done = succeeded(leaving, joining)
+    assert len(done) == len(set(done)) == 8, "a game was analysed twice"
+    games = table(out, "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 9
     assert taldau_keys(broker.client()) == []
 
 
