@@ -693,24 +693,29 @@ def test_a_client_killed_mid_run_and_rerun_loses_no_game_and_analyses_none_twice
 
 
 @pytest.mark.slow
-def test_a_worker_stopped_with_sigterm_finishes_its_game(tmp_path: Path, archive: Path, broker) -> None:
+def test_a_worker_stopped_with_sigterm_finishes_its_game_and_the_client_waits_for_another(
+    tmp_path: Path, archive: Path, broker
+) -> None:
     """SIGTERM (what `docker compose stop` sends) in the middle of a game: Celery's warm shutdown takes no
-    new game, finishes the one it runs (its result reaches the client) and exits 0; the other games go to a
-    worker that joins meanwhile, and each game is analysed once."""
+    new game, finishes the one it runs (its result reaches the client) and exits 0. The client, left with
+    no worker in the middle of the run, waits and says so; a worker that joins takes the other games, and
+    each game is analysed once."""
     add_hold_game(archive)
     leaving = Worker(broker.url, tmp_path / "leaving.log", concurrency=1, env=hold_env(tmp_path))
     joining: Worker | None = None
-    out = tmp_path / "out"
-    client = client_process(archive, out, broker.url, tmp_path / "client.err")
+    out, said = tmp_path / "out", tmp_path / "client.err"
+    client = client_process(archive, out, broker.url, said)
     try:
         wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
         leaving.process.send_signal(signal.SIGTERM)
         wait_for(lambda: "warm shutdown" in leaving.log.read_text().lower(), 60, "the warm shutdown")
-        joining = Worker(broker.url, tmp_path / "joining.log", concurrency=1)
-        wait_for(lambda: len(succeeded(joining)) == 7, 300, "the joining worker to take the other games")
         assert leaving.process.poll() is None, "the leaving worker did not wait for its game"
         (tmp_path / "release").write_text("go\n")
         assert leaving.process.wait(timeout=120) == 0
+        wait_for(
+            lambda: b"waiting for a worker: 7 games queued" in said.read_bytes(), 120, "the client to wait"
+        )
+        joining = Worker(broker.url, tmp_path / "joining.log", concurrency=1)
         stdout, _ = client.communicate(timeout=300)
     finally:
         (tmp_path / "release").write_text("go\n")
@@ -720,11 +725,59 @@ def test_a_worker_stopped_with_sigterm_finishes_its_game(tmp_path: Path, archive
         if joining is not None:
             joining.stop()
     assert client.returncode == 1 and json.loads(stdout)["ok"] == 8
-    assert len(succeeded(leaving)) == 1
+    assert len(succeeded(leaving)) == 1 and len(succeeded(joining)) == 7
     done = succeeded(leaving, joining)
     assert len(done) == len(set(done)) == 8, "a game was analysed twice"
+    assert "1 worker answering" in said.read_text()
     games = table(out, "games")
     assert len(games) == len({(g["source"], g["index"]) for g in games}) == 9
+    assert taldau_keys(broker.client()) == []
+
+
+def outstanding(client: redis.Redis) -> set[str]:
+    """The ids of the tasks the broker holds: queued, taken by a worker and not acknowledged, or done with
+    their rows waiting for the client."""
+    queued = {json.loads(raw)["headers"]["id"] for raw in client.lrange("celery", 0, -1)}
+    taken = {json.loads(raw)[0]["headers"]["id"] for raw in client.hvals("unacked")}
+    rows = {key.decode().removeprefix("taldau:rows:") for key in client.keys("taldau:rows:*")}
+    return queued | taken | rows
+
+
+@pytest.mark.slow
+def test_the_client_keeps_no_more_than_its_window_on_the_broker(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """With a window of two, the broker never holds more than two of the run's tasks (queued, running, or
+    with rows waiting), however many games the run has: it sends more as it collects."""
+    from taldau.workers.celery_app import ServiceSettings
+
+    add_hold_game(archive)
+    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    client, outcome = client_thread(archive, tmp_path / "out", broker.url, ServiceSettings(window=2))
+    seen: list[int] = []
+
+    def sample() -> None:
+        while client.is_alive():
+            seen.append(len(outstanding(broker.client())))
+
+    sampler = threading.Thread(target=sample)
+    try:
+        client.start()
+        sampler.start()
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        wait_for(lambda: len(seen) > 100, 60, "samples while the worker holds a game")
+        assert broker.client().llen("celery") == 1  # the held game and one more: the window
+        (tmp_path / "release").write_text("go\n")
+        client.join(timeout=300)
+        sampler.join(timeout=60)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        single.stop()
+    manifest = outcome["manifest"]
+    assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+    assert max(seen) == 2
+    received = single.received()
+    assert len(received) == len(set(received)) == 8
     assert taldau_keys(broker.client()) == []
 
 

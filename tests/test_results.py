@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from taldau.schemas import GameRow, MoveRow, Status, games_table, moves_table
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, MoveRow, Status, games_table, moves_table
 from taldau.workers.messages import TaskReport, TaskResult
 from taldau.workers.results import decode_table, encode_table, fetch_rows, put_rows, rows_key, with_rows
 
@@ -49,15 +49,18 @@ def result(moves: bool = True) -> TaskResult:
 
 
 def test_a_table_reads_back_equal_with_its_schema_and_metadata() -> None:
-    for table in (result().moves, result().games):
+    for table, schema in ((result().moves, MOVES_SCHEMA), (result().games, GAMES_SCHEMA)):
         assert table is not None
-        back = decode_table(encode_table(table))
+        back = decode_table(encode_table(table), schema)
         assert back.equals(table) and back.schema.equals(table.schema, check_metadata=True)
+    with pytest.raises(ValueError, match="another schema"):
+        decode_table(encode_table(result().games), MOVES_SCHEMA)
 
 
-def test_the_stream_is_compressed() -> None:
+def test_the_stream_is_compressed_and_leaves_the_schemas_descriptions_home() -> None:
     table = moves_table(move(ply % 3) for ply in range(2000))
     assert len(encode_table(table)) < table.nbytes / 4
+    assert len(encode_table(result().games)) < 3_000  # one row; the schema's descriptions alone take 6 KB
 
 
 @pytest.fixture()

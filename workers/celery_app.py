@@ -78,12 +78,13 @@ class ServiceSettings:
 
     ``window``: the most tasks a client has sent and not yet collected (queued, running, or done with their
     rows waiting in Redis); it sends more as it collects. This bounds what Redis holds for a client, rows
-    included, and a client that falls behind slows the workers down instead of filling Redis. The default
-    keeps a few hundred worker processes busy (each holds one task running and one reserved) while Redis
-    holds at most that many tasks' rows (a Togyz game's compressed rows take about 10 KB, a long backgammon
-    match's about 60 KB: some 30 MB at worst). ``results_expire``: seconds a task's result and rows wait in
-    Redis for a client to collect them (the next run of the same command, when its client died) before they
-    expire: a week, as long as the markers of queued tasks.
+    included, and a client that falls behind slows the workers down instead of filling Redis. The default,
+    512, keeps a couple of hundred worker processes busy (each holds one task running and may hold one
+    reserved, and the client collects every ``poll``) while Redis holds at most 512 tasks' rows and
+    messages: a Togyz game's rows take about 11 KB (6 MB in all), a long backgammon match's (834
+    decisions) about 65 KB (33 MB at worst; ``results``). ``results_expire``: seconds a task's result and
+    rows wait in Redis for a client to collect them (the next run of the same command, when its client
+    died) before they expire: a week, as long as the markers of queued tasks.
     """
 
     visibility_timeout: int = 4 * 3_600

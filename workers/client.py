@@ -91,7 +91,8 @@ class _Client:
         self.store = ResultStore(spec.out, spec.key)
         self.pending: dict[str, Pending] = {}  # by task id, oldest first
         self.unsent: deque[GameTask] = deque()  # not sent yet: the window is full
-        self.sent: set[str] = set()  # task ids whose marker this run set
+        self.sent: set[str] = set()  # task ids this run sent
+        self.claimed: set[str] = set()  # task ids whose marker this run set (sent, or collected)
 
     def result_key(self, task: str) -> bytes | str:
         """The result backend's key of a task's result."""
@@ -137,6 +138,7 @@ class _Client:
                 for task, claimed, owner in zip(batch, claims, owners, strict=True)
                 if claimed or owner == self.spec.id.encode()
             ]
+            self.claimed.update(mine)
             # Read once the marker is ours: a worker stores a result before it removes the marker.
             waiting = set() if self.spec.redo else self.waiting_results(mine)
             stale = [task for task in mine if task not in waiting]
@@ -183,6 +185,7 @@ class _Client:
             return
         self.redis.set(QUEUED_KEY.format(task), self.spec.id, ex=MARKER_SECONDS)
         self.redis.delete(self.result_key(task), rows_key(task))
+        self.claimed.add(task)
         self.sent.add(task)
         self.send(task, pending.task)
         pending.resent += 1
@@ -359,8 +362,8 @@ class _Client:
             patiently(self.mark_finished)
             raise
         except BrokerUnavailable:
-            if not watch.ever_answered:  # no worker ever answered: nothing of this run was analysed
-                patiently(lambda: self.withdraw(tasks))
+            if not watch.ever_answered:  # no worker answered: what this run sent was never analysed
+                patiently(lambda: self.withdraw(self.claimed))
             raise
         patiently(lambda: self.cleanup(tasks))
         patiently(self.mark_finished)

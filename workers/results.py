@@ -2,10 +2,17 @@
 
 A worker needs nothing but the broker: it analyses the task it is handed (the record travels in it) and
 leaves the task's ``moves`` and ``games`` tables in a Redis hash of their own (``ROWS_KEY``, fields
-``moves`` and ``games``), each an Arrow IPC stream compressed with zstd; the Celery result, JSON, is only the
-``TaskReport`` with that hash's key. The client reads the hash, writes the task's parts (``ResultStore``),
-and only then deletes the hash and the result, so a client that dies in between loses nothing: the next run
-of the same command (the same task ids) finds the rows and writes them.
+``moves`` and ``games``), each an Arrow IPC stream compressed with zstd as a whole; the Celery result, JSON,
+is only the ``TaskReport`` with that hash's key. The streams leave out the schemas' descriptions and version
+(about 6 KB a table, more than a short game's rows): a worker of the client's settings key has the same
+schemas (their versions are part of the key), and the client puts its own back. So a Togyz game's rows
+take about 11 KB, a long backgammon match's (834 decisions) about 65 KB. (Arrow's own per-buffer
+compression, ``IpcWriteOptions(compression=...)``, frames each of the some 90 columns' buffers apart and
+made the same rows twice as large.)
+
+The client reads the hash, writes the task's parts (``ResultStore``), and only then deletes the hash and the
+result, so a client that dies in between loses nothing: the next run of the same command (the same task ids)
+finds the rows and writes them.
 
 Rows nobody collects (their client died and was never run again) expire with the task's Celery result,
 after ``ServiceSettings.results_expire`` seconds. How much Redis holds is bounded by the client: it has at
@@ -18,6 +25,7 @@ from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 import redis
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
 from .messages import TaskReport, TaskResult
 
@@ -31,18 +39,31 @@ def rows_key(task: str) -> str:
     return ROWS_KEY.format(task)
 
 
+def bare(schema: pa.Schema) -> pa.Schema:
+    """``schema`` without its metadata and its fields' (names, types and nullability only)."""
+    return pa.schema([field.remove_metadata() for field in schema])
+
+
 def encode_table(table: pa.Table) -> bytes:
-    """``table`` (its schema and metadata included) as one compressed Arrow IPC stream."""
+    """``table`` as one Arrow IPC stream, its schema bare (``decode_table`` restores it), compressed."""
     sink = pa.BufferOutputStream()
-    options = pa.ipc.IpcWriteOptions(compression=COMPRESSION)
-    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
-        writer.write_table(table)
+    plain = pa.Table.from_arrays(list(table.columns), schema=bare(table.schema))
+    with (
+        pa.CompressedOutputStream(sink, COMPRESSION) as compressed,
+        pa.ipc.new_stream(compressed, plain.schema) as writer,
+    ):
+        writer.write_table(plain)
     return sink.getvalue().to_pybytes()
 
 
-def decode_table(data: bytes) -> pa.Table:
-    """The table ``encode_table`` wrote."""
-    return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+def decode_table(data: bytes, schema: pa.Schema) -> pa.Table:
+    """The table ``encode_table`` wrote, with ``schema`` (its metadata included) put back; ValueError when
+    the stream holds other columns."""
+    with pa.CompressedInputStream(pa.BufferReader(data), COMPRESSION) as stream:
+        table = pa.ipc.open_stream(stream).read_all()
+    if not table.schema.equals(bare(schema)):
+        raise ValueError(f"rows of another schema: {table.schema.names}")
+    return pa.Table.from_arrays(list(table.columns), schema=schema)
 
 
 def put_rows(client: redis.Redis, task: str, result: TaskResult, expire: int) -> str | None:
@@ -80,5 +101,5 @@ def with_rows(report: TaskReport, fields: Mapping[bytes, bytes]) -> TaskResult |
         return TaskResult(report)
     if _GAMES not in fields:
         return None
-    moves = decode_table(fields[_MOVES]) if _MOVES in fields else None
-    return TaskResult(report, moves, decode_table(fields[_GAMES]))
+    moves = decode_table(fields[_MOVES], MOVES_SCHEMA) if _MOVES in fields else None
+    return TaskResult(report, moves, decode_table(fields[_GAMES], GAMES_SCHEMA))

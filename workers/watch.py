@@ -72,10 +72,13 @@ class Watch:
         return time.monotonic() - self.last_answer
 
     def progress(self) -> None:
-        """A result came: the workers are alive and busy."""
+        """A result came: the workers are alive and busy (when none answered the last look, one has come:
+        look again at once, to count them)."""
         now = time.monotonic()
         self.last_answer = self.last_result = now
         self.suspects = set()
+        if not self.workers:
+            self.next_look = now
 
     def overdue(self) -> bool:
         """Whether no worker has answered for longer than the service's ``wait_for_workers`` (never when
