@@ -630,7 +630,7 @@ def test_a_client_waits_for_a_worker_that_starts_after_it(tmp_path: Path, archiv
     assert client.returncode == 1, said.read_text()  # the broken game
     assert json.loads(stdout)["ok"] == 7
     log, errors = late.log.read_text(), said.read_text()
-    assert f"taldau worker {late.name}: ready, engines loaded, 1 processes" in log
+    assert f"taldau worker {late.name}: ready, engines loaded, 1 process taking games" in log
     assert "loading the engines" in log.split(": ready,")[0]
     assert "1 worker answering" in errors and re.search(r"games, 1 worker, ", errors)
     assert len(table(out, "games")) == 8

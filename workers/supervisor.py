@@ -72,6 +72,7 @@ def run_worker(settings: WorkerSettings, say: Callable[[str], object] = lambda _
     race of a parent that dies before the child asks)."""
     from celery import signals
     from celery.utils.nodenames import host_format
+    from taldau.analysis.accounting import count
     from taldau.games.processes import die_with_parent
 
     from .broker import safe_url
@@ -91,10 +92,9 @@ def run_worker(settings: WorkerSettings, say: Callable[[str], object] = lambda _
     signals.worker_shutting_down.connect(lambda sig, **_: stopped_by.append(sig), weak=False)
     parent = os.getpid()
     signals.worker_process_init.connect(lambda **_: die_with_parent(parent), weak=False)
-    ready = (
-        f"taldau worker {hostname}: ready, engines loaded, {settings.concurrency} processes taking games "
-        f"from {safe_url(settings.broker)}"
-    )
+    processes = count(settings.concurrency, "process", "processes")
+    ready = f"taldau worker {hostname}: ready, engines loaded, {processes} taking games"
+    ready += f" from {safe_url(settings.broker)}"
     signals.worker_ready.connect(lambda **_: say(ready), weak=False)
     celery_worker.start()
     return Stop(celery_worker.exitcode, stopped_by[0] if stopped_by else None)
