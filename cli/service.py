@@ -183,7 +183,8 @@ def _run_analysis(
 def _interrupted(interrupted: Any, on_celery: bool) -> NoReturn:
     """Say what an interrupted (or cancelled) run left, and exit 130."""
     where = (
-        f"{count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
+        f"{count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers "
+        "(their rows wait there)"
         if interrupted.queued
         else f"{count(interrupted.left, 'game')} not analysed"
     )
@@ -304,9 +305,10 @@ def status(broker: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per run on stdout.")
 def cancel(run: str | None, out: str | None, broker: str, as_json: bool) -> None:
     """Withdraw the queued games of RUN (its id, as `taldau status` lists it) or of the runs writing to
-    --out. Games already running finish and are stored; games a worker holds reserved are dropped; a
-    client following the run stops, and the same `analyze` command analyses what is left. Exit 0, 1 when
-    no such run has games queued or running, 69 when the broker is unreachable."""
+    --out. Games already running finish (their rows wait on the broker); games a worker holds reserved
+    are dropped; a client following the run stops, and the same `analyze` command stores the games that
+    finished and analyses what is left. Exit 0, 1 when no such run has games queued or running, 69 when
+    the broker is unreachable."""
     from taldau.workers.run import BrokerUnavailable
     from taldau.workers.status import UnknownRun, cancel_runs
 
