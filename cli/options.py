@@ -143,11 +143,14 @@ def broker_url(url: str) -> str:
         sys.exit(EX_USAGE)
 
 
-def service_settings() -> Any:
-    """The service's settings from the environment (``ServiceSettings.from_env``), or a usage error."""
+def service_settings(wait_for_workers: float | None = None) -> Any:
+    """The service's settings from the environment (``ServiceSettings.from_env``), waiting for workers
+    ``wait_for_workers`` seconds (None: as long as it takes), or a usage error."""
+    from dataclasses import replace
+
     from taldau.workers.celery_app import ServiceSettings
 
     try:
-        return ServiceSettings.from_env()
+        return replace(ServiceSettings.from_env(), wait_for_workers=wait_for_workers)
     except ValueError as error:
         raise click.UsageError(str(error)) from None

@@ -54,6 +54,13 @@ BROKER = click.option(
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
 )
+@click.option(
+    "--wait-for-workers",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="With --broker: give up (exit 69) when no worker has answered for SECONDS, at the start or later. "
+    "Default: wait as long as it takes.",
+)
 @click.option("--resume/--no-resume", default=True, show_default=True, help="Skip games already analysed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON on stdout.")
 def analyze(
@@ -65,14 +72,17 @@ def analyze(
     engine: str | None,
     jobs: int,
     broker: str | None,
+    wait_for_workers: float | None,
     resume: bool,
     as_json: bool,
 ) -> None:
     """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json). OUT
     accumulates: games of other archives analysed there before stay, and the summary counts this run's
-    games. Exit 0, 1 when some of this run's games are invalid or failed, 69 when the broker or the workers
-    cannot serve the run (unreachable, or a worker that does not store where this client reads), 130 when
-    interrupted (a rerun of the same command resumes)."""
+    games. On Celery workers (--broker) it waits for workers as long as it takes, saying so, unless
+    --wait-for-workers says how long. Exit 0, 1 when some of this run's games are invalid or failed, 69
+    when the broker or the workers cannot serve the run (the broker unreachable, no worker within
+    --wait-for-workers, or a worker of another engine or version), 130 when interrupted (a rerun of the same
+    command resumes)."""
     from taldau.analysis.batch import BatchSettings
 
     if broker:
@@ -87,48 +97,79 @@ def analyze(
         raise click.UsageError(str(error)) from None
     if settings.fallback is not None:
         say(settings.fallback)
-    manifest, resumed = _run_analysis(paths, out, settings, broker, jobs, resume)
+    service = service_settings(wait_for_workers) if broker else None
+    manifest, resumed = _run_analysis(paths, out, settings, broker, service, jobs, resume)
     sys.exit(_summary(manifest, resumed, out, game, paths, as_json))
 
 
-def _run_analysis(
-    paths: tuple[str, ...], out: str, settings: Any, broker: str | None, jobs: int, resume: bool
-) -> tuple[dict[str, Any], int]:
-    """``run_analysis`` on Celery (``broker``) or ``jobs`` local processes, its progress shown: the
-    manifest and the games resumed (analysed by an earlier run, not again). Exit 2 when OUT holds other
-    settings, 69 when the service cannot serve the run, 130 when interrupted."""
-    from taldau.workers.run import (
-        BrokerUnavailable,
-        Interrupted,
-        Progress,
-        WorkerProblem,
-        local_executor,
-        run_analysis,
-    )
-    from taldau.workers.store import SettingsMismatch
+class _Display:
+    """What a run shows while it runs: games done, the rate, failures; on Celery, the workers answering, and
+    one line of its own each time it starts waiting for a worker (or the broker) and stops."""
 
-    if broker:
-        from taldau.workers.client import celery_executor
+    def __init__(self) -> None:
+        self.shown: Any = None  # the ProgressLine, once shown
+        self.state: Any = None  # the run's Progress, once it reports
+        self.seen: Any = None  # the last ServiceState, on Celery
 
-        executor = celery_executor(broker, service_settings())
-    else:
-        jobs = within_ceiling(jobs, "--jobs", settings.game)
-        executor = local_executor(jobs, lambda line: shown.note(line))  # says once if it compiles
-    last: list[Progress] = []  # the run's progress object, once it reports
+    def progress(self, state: Any) -> None:
+        self.state = state
+        self._show()
 
-    def update(state: Progress) -> None:
-        last[:] = [state]
+    def service(self, seen: Any) -> None:
+        """What the client sees of the workers (``workers.watch.ServiceState``)."""
+        was_waiting = self.seen is not None and self.seen.waiting
+        if seen.waiting and not was_waiting:
+            what = "a worker" if seen.workers is not None else "the broker"
+            self.shown.note(f"waiting for {what}: {count(seen.games, 'game')} queued")
+        elif was_waiting and not seen.waiting:
+            self.shown.note(f"{count(seen.workers, 'worker')} answering")
+        self.seen = seen
+        self._show()
+
+    def _show(self) -> None:
+        state = self.state
+        if state is None or self.shown is None:
+            return
         rate = state.decisions / max(time.perf_counter() - state.started, 1e-9)
-        shown.update(
+        workers = ""
+        if self.seen is not None:
+            workers = (
+                "waiting for a worker, " if self.seen.waiting else f"{count(self.seen.workers, 'worker')}, "
+            )
+        self.shown.update(
             state.games_done,
             state.games,
-            f"{rate:,.1f} decisions/s, {state.failed} failed, {state.invalid} invalid, "
+            f"{workers}{rate:,.1f} decisions/s, {state.failed} failed, {state.invalid} invalid, "
             f"{state.games_resumed} resumed",
         )
 
+
+def _run_analysis(
+    paths: tuple[str, ...],
+    out: str,
+    settings: Any,
+    broker: str | None,
+    service: Any,
+    jobs: int,
+    resume: bool,
+) -> tuple[dict[str, Any], int]:
+    """``run_analysis`` on Celery (``broker``, with the ``service`` settings) or ``jobs`` local processes,
+    its progress shown: the manifest and the games resumed (analysed by an earlier run, not again). Exit 2
+    when OUT holds other settings, 69 when the service cannot serve the run, 130 when interrupted."""
+    from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
+    from taldau.workers.store import SettingsMismatch
+
+    display = _Display()
+    if broker:
+        from taldau.workers.client import celery_executor
+
+        executor = celery_executor(broker, service, display.service)
+    else:
+        jobs = within_ceiling(jobs, "--jobs", settings.game)
+        executor = local_executor(jobs, lambda line: display.shown.note(line))  # says once if it compiles
     try:
-        with progress_line("analysing", "games") as shown:
-            manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=update)
+        with progress_line("analysing", "games") as display.shown:
+            manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=display.progress)
     except SettingsMismatch as error:
         raise click.UsageError(str(error)) from None
     except (BrokerUnavailable, WorkerProblem) as error:
@@ -136,16 +177,19 @@ def _run_analysis(
         sys.exit(EX_UNAVAILABLE)
     except Interrupted as interrupted:
         _interrupted(interrupted, broker is not None)
-    return manifest, last[0].games_resumed if last else 0
+    return manifest, display.state.games_resumed if display.state is not None else 0
 
 
 def _interrupted(interrupted: Any, on_celery: bool) -> NoReturn:
     """Say what an interrupted (or cancelled) run left, and exit 130."""
     where = (
-        f"{count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers"
+        f"{count(interrupted.queued, 'game')} stay queued on the broker and are analysed by the workers "
+        "(their rows wait there)"
         if interrupted.queued
         else f"{count(interrupted.left, 'game')} not analysed"
     )
+    if interrupted.queued and interrupted.left > interrupted.queued:
+        where += f", {count(interrupted.left - interrupted.queued, 'game')} not sent yet"
     how = "interrupted"
     if on_celery:
         from taldau.workers.client import Cancelled
@@ -261,9 +305,10 @@ def status(broker: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per run on stdout.")
 def cancel(run: str | None, out: str | None, broker: str, as_json: bool) -> None:
     """Withdraw the queued games of RUN (its id, as `taldau status` lists it) or of the runs writing to
-    --out. Games already running finish and are stored; games a worker holds reserved are dropped; a
-    client following the run stops, and the same `analyze` command analyses what is left. Exit 0, 1 when
-    no such run has games queued or running, 69 when the broker is unreachable."""
+    --out. Games already running finish (their rows wait on the broker); games a worker holds reserved
+    are dropped; a client following the run stops, and the same `analyze` command stores the games that
+    finished and analyses what is left. Exit 0, 1 when no such run has games queued or running, 69 when
+    the broker is unreachable."""
     from taldau.workers.run import BrokerUnavailable
     from taldau.workers.status import UnknownRun, cancel_runs
 

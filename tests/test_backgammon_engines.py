@@ -86,11 +86,12 @@ def test_a_worker_whose_sage_fell_back_is_refused(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
     runs._settings.cache_clear()
     try:
-        report = runs.store_task(task.to_json(), spec)
+        result = runs.run_task(task, spec)
     finally:
         runs._settings.cache_clear()
-    assert report["outcome"] == "refused" and report["key"] != client.key
-    assert "using the engine own instead" in report["problem"]
+    report = result.report
+    assert report.outcome == "refused" and report.key != client.key and result.games is None
+    assert report.problem is not None and "using the engine own instead" in report.problem
 
 
 def test_togyz_takes_no_engine(tmp_path: Path, togyz_examples: Path) -> None:

@@ -243,19 +243,24 @@ def test_compaction_and_the_manifest_wait_for_the_folder_lock(tmp_path: Path, ar
     assert json.loads((out / "manifest.json").read_text())["counts"]["ok"] == 5
 
 
-def test_a_worker_that_does_not_see_the_output_folder_writes_nothing(tmp_path: Path, archive: Path) -> None:
-    """A task whose output folder is gone (deleted after its run, or not mounted on that worker) never
-    recreates it: it reports why instead."""
+def test_a_worker_writes_nothing_and_hands_its_rows_back(tmp_path: Path, archive: Path) -> None:
+    """A task run by a worker (a pool process or a Celery worker) never touches the output folder, which it
+    may not see at all: it returns the task's rows, in the tables' own schemas, for the client to store."""
     from taldau.analysis.batch import BatchSettings, GameTask, plan
+    from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
     from taldau.workers.messages import RunSpec
-    from taldau.workers.run import store_task
+    from taldau.workers.run import run_task
 
     settings = BatchSettings(depth=1)
     task = next(item for item in plan([archive], settings) if isinstance(item, GameTask))
     gone = tmp_path / "gone"
-    report = store_task(task.to_json(), RunSpec("run", str(gone), settings.to_json(), settings.key))
-    assert report["outcome"] == "refused" and "does not see the output folder" in report["problem"]
+    result = run_task(task, RunSpec("run", str(gone), settings.to_json(), settings.key))
     assert not gone.exists()
+    assert result.report.outcome == "analysed" and result.report.problem is None
+    assert result.moves is not None and result.games is not None
+    assert result.moves.schema.equals(MOVES_SCHEMA) and result.games.schema.equals(GAMES_SCHEMA)
+    assert result.moves.num_rows == result.report.decisions == task.plies
+    assert result.games.column("task").to_pylist() == [task.id]
 
 
 def test_ctrl_c_stops_a_local_run_with_exit_130(tmp_path: Path, togyz_examples: Path) -> None:

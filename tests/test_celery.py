@@ -416,20 +416,20 @@ def client_thread(archive: Path, out: Path, broker: str, service) -> tuple[threa
 
 
 def taldau_keys(client: redis.Redis) -> list[bytes]:
-    """What runs leave in Redis: delivery counts, queued markers and results."""
-    patterns = ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*")
+    """What runs leave in Redis: delivery counts, queued markers, results and rows."""
+    patterns = ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*", "taldau:rows:*")
     return sorted(key for pattern in patterns for key in client.keys(pattern))
 
 
 @pytest.mark.slow
-def test_a_relative_out_is_made_absolute_for_workers_elsewhere(
-    tmp_path: Path, archive: Path, broker, monkeypatch
-) -> None:
-    """Workers started in another directory write where the client reads (the path is sent absolute)."""
-    elsewhere, here = tmp_path / "worker-cwd", tmp_path / "client-cwd"
-    elsewhere.mkdir()
-    here.mkdir()
-    remote = Worker(broker.url, tmp_path / "worker.log", cwd=elsewhere)
+def test_a_worker_elsewhere_needs_only_the_broker(tmp_path: Path, archive: Path, broker, monkeypatch) -> None:
+    """A worker started in another directory, with another TMPDIR, and never told of the client's output
+    folder (a relative --out, the client's own directory): the rows come back through Redis and the client
+    writes them; the worker writes nothing where it runs."""
+    elsewhere, scratch, here = tmp_path / "worker-cwd", tmp_path / "worker-tmp", tmp_path / "client-cwd"
+    for folder in (elsewhere, scratch, here):
+        folder.mkdir()
+    remote = Worker(broker.url, tmp_path / "worker.log", cwd=elsewhere, env={"TMPDIR": str(scratch)})
     monkeypatch.chdir(here)
     try:
         code, stdout = analyze(str(archive), "--out", "out", "--depth", "2", "--broker", broker.url, "--json")
@@ -438,48 +438,56 @@ def test_a_relative_out_is_made_absolute_for_workers_elsewhere(
     summary = json.loads(stdout)
     assert code == 1 and (summary["ok"], summary["invalid"], summary["failed"]) == (7, 1, 0)
     assert len(table(here / "out", "games")) == 8
-    assert not (elsewhere / "out").exists()
+    assert list(elsewhere.iterdir()) == [] and list(scratch.iterdir()) == []
+    assert taldau_keys(broker.client()) == []
 
 
-def _unshare_works() -> bool:
-    try:
-        return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
-    except FileNotFoundError:
-        return False
+def _private_mounts() -> list[str] | None:
+    """The command that runs another in a mount namespace of its own (``unshare -m`` as root, ``unshare -rm``
+    otherwise), None where neither is permitted here."""
+    for command in (["unshare", "-m"], ["unshare", "-rm"]):
+        try:
+            if subprocess.run([*command, "true"], capture_output=True).returncode == 0:
+                return command
+        except FileNotFoundError:
+            return None
+    return None
 
 
-@pytest.mark.skipif(not _unshare_works(), reason="needs `unshare -m` (root) to give a worker its own mounts")
-@pytest.mark.parametrize("view", ["read-only", "another folder"])
+PRIVATE_MOUNTS = _private_mounts()
+
+
+@pytest.mark.skipif(
+    PRIVATE_MOUNTS is None, reason="`unshare -m` (or `unshare -rm`) is not permitted here: no private mounts"
+)
 @pytest.mark.slow
-def test_a_worker_that_does_not_store_where_the_client_reads_fails_the_run(
-    tmp_path: Path, archive: Path, broker, view: str
+def test_a_worker_that_cannot_see_the_client_s_disk_gives_the_local_rows(
+    tmp_path: Path, archive: Path, broker
 ) -> None:
-    """A worker that sees the output folder read-only, or another folder at the same path (its own mount),
-    makes the run stop with exit 69 and an error naming the worker; its queued tasks are withdrawn."""
-    from taldau.analysis.batch import BatchSettings
-
-    out = tmp_path / "out"
-    out.mkdir()
-    key = BatchSettings(depth=2).key
-    if view == "read-only":
-        mounts = f"mount --bind {out} {out} && mount -o remount,ro,bind {out}"
-    else:
-        mounts = f"mount -t tmpfs none {out} && mkdir -p {out}/parts/{key}/games {out}/parts/{key}/moves"
-    wrap = ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
-    misplaced = Worker(broker.url, tmp_path / "worker.log", concurrency=1, wrap=wrap)
+    """A worker in a mount namespace of its own, an empty tmpfs over the parent of the client's output
+    folder and another over /tmp: it sees nothing of the client's files, and the run gives the rows of a
+    local run."""
+    assert PRIVATE_MOUNTS is not None
+    local, out = tmp_path / "local", tmp_path / "results" / "out"
+    out.parent.mkdir()
+    mounts = f"mount -t tmpfs none {out.parent} && mount -t tmpfs none /tmp && test ! -e {archive}"
+    wrap = [*PRIVATE_MOUNTS, "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
+    blind = Worker(broker.url, tmp_path / "worker.log", wrap=wrap)
     try:
-        result = CliRunner().invoke(
-            main, ["analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url]
+        assert blind.process.poll() is None, blind.log.read_text()
+        code, stdout = analyze(
+            str(archive), "--out", str(out), "--depth", "3", "--broker", broker.url, "--json"
         )
-        queued = broker.client().llen("celery")
     finally:
-        misplaced.stop()
-    assert result.exit_code == 69, result.stderr
-    assert f"worker {misplaced.name}" in result.stderr
-    why = "Read-only file system" if view == "read-only" else "is not there"
-    assert why in result.stderr
-    assert queued == 0
-    assert not broker.client().keys("taldau:queued:*")
+        blind.stop()
+    assert code == 1, stdout  # the broken game
+    summary = json.loads(stdout)
+    assert (summary["ok"], summary["invalid"], summary["failed"]) == (7, 1, 0)
+    assert analyze(str(archive), "--out", str(local), "--depth", "3", "--jobs", "1")[0] == 1
+    assert table(out, "moves") == table(local, "moves")
+    assert table(out, "games") == table(local, "games")
+    assert len(blind.received()) == 7
+    assert taldau_keys(broker.client()) == []
 
 
 @pytest.mark.slow
@@ -583,6 +591,193 @@ def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
     assert [json.loads(output)["ok"] for output in outputs] == [8, 8]
     received = held.received()
     assert len(received) == len(set(received)) == 8, "a game was queued twice"
+    assert taldau_keys(broker.client()) == []
+
+
+def client_process(archive: Path, out: Path, broker: str, log: Path, *extra: str) -> subprocess.Popen:
+    """`taldau analyze --json` at depth 2 in a process of its own, its stderr (the plain progress lines) in
+    ``log``, its stdout piped."""
+    command = [TALDAU, "analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker]
+    with open(log, "ab") as errors:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            [*command, "--json", *extra], stdout=subprocess.PIPE, stderr=errors, preexec_fn=interruptible
+        )
+
+
+def succeeded(*workers: Worker) -> list[str]:
+    """The ids of the tasks the workers finished, in order (from their logs)."""
+    found = r"Task taldau\.analyse_game\[([^\]]+)\] succeeded"
+    return [task for worker in workers for task in re.findall(found, worker.log.read_text())]
+
+
+@pytest.mark.slow
+def test_a_client_waits_for_a_worker_that_starts_after_it(tmp_path: Path, archive: Path, broker) -> None:
+    """No worker yet: the client queues the games and says it waits; a worker started later says once that
+    it is ready, takes them at once, the progress counts it, and the run completes."""
+    out, said = tmp_path / "out", tmp_path / "client.err"
+    client = client_process(archive, out, broker.url, said)
+    late: Worker | None = None
+    try:
+        wait_for(lambda: b"waiting for a worker: 7 games queued" in said.read_bytes(), 120, "the client")
+        assert broker.client().llen("celery") == 7
+        late = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+        stdout, _ = client.communicate(timeout=300)
+    finally:
+        if client.poll() is None:
+            client.kill()
+        if late is not None:
+            late.stop()
+    assert client.returncode == 1, said.read_text()  # the broken game
+    assert json.loads(stdout)["ok"] == 7
+    log, errors = late.log.read_text(), said.read_text()
+    assert f"taldau worker {late.name}: ready, engines loaded, 1 process taking games" in log
+    assert "loading the engines" in log.split(": ready,")[0]
+    assert "1 worker answering" in errors and re.search(r"games, 1 worker, ", errors)
+    assert len(table(out, "games")) == 8
+    assert taldau_keys(broker.client()) == []
+
+
+@pytest.mark.service
+def test_wait_for_workers_gives_up_with_exit_69_and_withdraws_the_games(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """`--wait-for-workers` is for scripts: with no worker within it, exit 69 saying why, and the games it
+    queued are taken off the queue again."""
+    out = str(tmp_path / "out")
+    command = ["analyze", str(archive), "--out", out, "--depth", "2", "--broker", broker.url]
+    result = CliRunner().invoke(main, [*command, "--wait-for-workers", "1"])
+    assert result.exit_code == 69, result.output
+    assert "no worker has answered for" in result.stderr and "waiting for a worker" in result.stderr
+    assert broker.client().llen("celery") == 0
+    assert taldau_keys(broker.client()) == []
+
+
+@pytest.mark.slow
+def test_a_client_killed_mid_run_and_rerun_loses_no_game_and_analyses_none_twice(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """The client is SIGKILLed while the worker holds the first game and the others wait in the queue; the
+    worker goes on, and its results wait in Redis. The same command run again collects the results waiting
+    (none sent again), follows the tasks still queued or running, and every game is analysed once and
+    stored once."""
+    add_hold_game(archive)
+    held = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    out = tmp_path / "out"
+    try:
+        first = client_process(archive, out, broker.url, tmp_path / "first.err")
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        wait_for(lambda: broker.client().llen("celery") == 7, 60, "the other games queued")
+        first.kill()
+        first.wait(timeout=60)
+        (tmp_path / "release").write_text("go\n")
+        wait_for(lambda: len(succeeded(held)) >= 3, 300, "results left for nobody")
+        waiting = len(broker.client().keys("taldau:rows:*"))
+        rerun = client_process(archive, out, broker.url, tmp_path / "rerun.err")
+        stdout, _ = rerun.communicate(timeout=300)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        held.stop()
+    assert waiting >= 3, "no result waited in Redis for the rerun"
+    assert rerun.returncode == 1, (tmp_path / "rerun.err").read_text()
+    summary = json.loads(stdout)
+    assert (summary["ok"], summary["resumed"], summary["invalid"]) == (8, 0, 1)
+    received = held.received()
+    assert len(received) == len(set(received)) == 8, "a game was analysed twice"
+    assert sorted(succeeded(held)) == sorted(received)
+    games = table(out, "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 9
+    moves = table(out, "moves")
+    analysed = sum(g["plies"] for g in games if g["status"] == "ok")
+    assert len(moves) == len({(m["game_id"], m["ply"]) for m in moves}) == analysed
+    assert taldau_keys(broker.client()) == []
+
+
+@pytest.mark.slow
+def test_a_worker_stopped_with_sigterm_finishes_its_game_and_the_client_waits_for_another(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """SIGTERM (what `docker compose stop` sends) in the middle of a game: Celery's warm shutdown takes no
+    new game, finishes the one it runs (its result reaches the client) and exits 0. The client, left with
+    no worker in the middle of the run, waits and says so; a worker that joins takes the other games, and
+    each game is analysed once."""
+    add_hold_game(archive)
+    leaving = Worker(broker.url, tmp_path / "leaving.log", concurrency=1, env=hold_env(tmp_path))
+    joining: Worker | None = None
+    out, said = tmp_path / "out", tmp_path / "client.err"
+    client = client_process(archive, out, broker.url, said)
+    try:
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        leaving.process.send_signal(signal.SIGTERM)
+        wait_for(lambda: "warm shutdown" in leaving.log.read_text().lower(), 60, "the warm shutdown")
+        assert leaving.process.poll() is None, "the leaving worker did not wait for its game"
+        (tmp_path / "release").write_text("go\n")
+        assert leaving.process.wait(timeout=120) == 0
+        wait_for(
+            lambda: b"waiting for a worker: 7 games queued" in said.read_bytes(), 120, "the client to wait"
+        )
+        joining = Worker(broker.url, tmp_path / "joining.log", concurrency=1)
+        stdout, _ = client.communicate(timeout=300)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        if client.poll() is None:
+            client.kill()
+        leaving.stop()
+        if joining is not None:
+            joining.stop()
+    assert client.returncode == 1 and json.loads(stdout)["ok"] == 8
+    assert len(succeeded(leaving)) == 1 and len(succeeded(joining)) == 7
+    done = succeeded(leaving, joining)
+    assert len(done) == len(set(done)) == 8, "a game was analysed twice"
+    assert "1 worker answering" in said.read_text()
+    games = table(out, "games")
+    assert len(games) == len({(g["source"], g["index"]) for g in games}) == 9
+    assert taldau_keys(broker.client()) == []
+
+
+def outstanding(client: redis.Redis) -> set[str]:
+    """The ids of the tasks the broker holds: queued, taken by a worker and not acknowledged, or done with
+    their rows waiting for the client."""
+    queued = {json.loads(raw)["headers"]["id"] for raw in client.lrange("celery", 0, -1)}
+    taken = {json.loads(raw)[0]["headers"]["id"] for raw in client.hvals("unacked")}
+    rows = {key.decode().removeprefix("taldau:rows:") for key in client.keys("taldau:rows:*")}
+    return queued | taken | rows
+
+
+@pytest.mark.slow
+def test_the_client_keeps_no_more_than_its_window_on_the_broker(
+    tmp_path: Path, archive: Path, broker
+) -> None:
+    """With a window of two, the broker never holds more than two of the run's tasks (queued, running, or
+    with rows waiting), however many games the run has: it sends more as it collects."""
+    from taldau.workers.celery_app import ServiceSettings
+
+    add_hold_game(archive)
+    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    client, outcome = client_thread(archive, tmp_path / "out", broker.url, ServiceSettings(window=2))
+    seen: list[int] = []
+
+    def sample() -> None:
+        while client.is_alive():
+            seen.append(len(outstanding(broker.client())))
+
+    sampler = threading.Thread(target=sample)
+    try:
+        client.start()
+        sampler.start()
+        wait_for((tmp_path / "holding").exists, 120, "the worker to hold a game")
+        wait_for(lambda: len(seen) > 100, 60, "samples while the worker holds a game")
+        assert broker.client().llen("celery") == 1  # the held game and one more: the window
+        (tmp_path / "release").write_text("go\n")
+        client.join(timeout=300)
+        sampler.join(timeout=60)
+    finally:
+        (tmp_path / "release").write_text("go\n")
+        single.stop()
+    manifest = outcome["manifest"]
+    assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+    assert max(seen) == 2
+    received = single.received()
+    assert len(received) == len(set(received)) == 8
     assert taldau_keys(broker.client()) == []
 
 

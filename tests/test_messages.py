@@ -30,7 +30,7 @@ def test_a_run_spec_goes_over_the_wire_as_before_and_never_carries_a_loaded_engi
 
 
 def test_a_task_report_reads_back_and_an_older_one_counts_one_game() -> None:
-    report = TaskReport("t", "a.pgn", 2, "ok", 1, 40, 38, "stored", "k", "worker@host")
+    report = TaskReport("t", "a.pgn", 2, "ok", 1, 40, 38, "analysed", "k", "worker@host", None, "rows:t")
     assert TaskReport.from_json(json.loads(json.dumps(report.to_json()))) == report
     older = {"task": "t", "source": "a.pgn", "index": 2, "status": "ok", "plies": 40, "outcome": "exists"}
     assert (TaskReport.from_json(older).games, TaskReport.from_json(older).decisions) == (1, 0)

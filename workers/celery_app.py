@@ -7,14 +7,20 @@ only. Redis keeps no delivery count, so the task counts its own deliveries and g
 MAX_DELIVERIES: a record that crashes its worker every time ends as a ``failed`` row instead of looping
 forever.
 
+A worker needs nothing but the broker: the task carries its record, and the worker leaves the task's rows in
+Redis (``results``) and returns its ``TaskReport`` with their key as the Celery result (JSON); the client
+writes the rows into the output folder, then deletes them and the result.
+
 A task's id comes from its game (or match), its settings key and its output folder, so the same task of the
 same run is never queued twice: a marker key, set only if absent (``SET NX``), says that a task is queued or
 running and which run sent it; a client that finds the marker follows the task instead of sending it again (a
-rerun after an interruption, or two clients on one folder). Once the task's result is stored the worker
-removes the marker and the delivery count; the client removes the results it read, and when the run is over
-marks it finished: a task of that run delivered again later (a worker killed holding it comes back after the
-visibility timeout) is then dropped without a trace. A task whose marker and result are both gone has ended
-and another client took its result: its parts on disk tell how it ended.
+rerun after an interruption, or two clients on one folder), and a client that finds a task's result waiting
+(its client died before collecting it) collects it instead of sending the task again. Once the task's result
+is stored the worker removes the marker and the delivery count; the client removes the results (and rows) it
+stored, and when the run is over marks it finished: a task of that run delivered again later (a worker
+killed holding it comes back after the visibility timeout) is then dropped without a trace. A task whose
+marker and result are both gone has ended and another client took its result: its parts on disk tell how it
+ended.
 
 The client side of a run is ``client``, what the broker holds is ``status``, the liveness of the workers a
 client follows is ``watch``."""
@@ -37,7 +43,8 @@ from taldau.analysis.batch import GameTask
 
 from .broker import celery_url
 from .messages import RunSpec
-from .run import MAX_DELIVERIES, run_task, store_failure
+from .results import ROWS_KEY, put_rows
+from .run import MAX_DELIVERIES, failure_result, run_task
 
 TASK_NAME = "taldau.analyse_game"
 DELIVERIES_KEY = "taldau:deliveries:{}"  # per task id: how many times a worker started it
@@ -59,20 +66,34 @@ class ServiceSettings:
     ``visibility_timeout``: seconds after which Redis hands out again a task that a worker took and never
     acknowledged (a worker killed while holding it); the time limits stay below it so that a running task
     is never handed out twice. Unacknowledged tasks are looked at every tenth of it (at most every 100 s,
-    kombu's default). ``look_every``: seconds without a result before the client looks at the workers;
-    ``patience``: seconds without any worker answering before it gives up (exit 69); ``wait_for_workers``:
-    the same at the start; ``poll``: seconds between rounds of asking for results;
-    ``max_memory_per_child``: KiB of resident memory past which a worker process is replaced after its task
-    (a process holds about 300 MB with the backgammon nets and bear-off database; replacing processes after
-    a fixed number of tasks instead cost short tasks 6%: each new process loads its kernels again).
+    kombu's default). ``look_every``: seconds between two looks at the workers (how many answer; and when
+    no result has come meanwhile, which pending tasks they have lost); ``wait_for_workers``: seconds
+    without any worker answering (at the start, or later; or without the broker answering, once the run has
+    started) before the client gives up with exit 69, None to wait as long as it takes (the default: workers
+    come and go, and a client told so waits for them); ``poll``: seconds between rounds of asking for
+    results; ``max_memory_per_child``: KiB of resident memory past which a worker process is replaced after
+    its task (a process holds about 300 MB with the backgammon nets and bear-off database; replacing
+    processes after a fixed number of tasks instead cost short tasks 6%: each new process loads its kernels
+    again).
+
+    ``window``: the most tasks a client has sent and not yet collected (queued, running, or done with their
+    rows waiting in Redis); it sends more as it collects. This bounds what Redis holds for a client, rows
+    included, and a client that falls behind slows the workers down instead of filling Redis. The default,
+    512, keeps a couple of hundred worker processes busy (each holds one task running and may hold one
+    reserved, and the client collects every ``poll``) while Redis holds at most 512 tasks' rows and
+    messages: a Togyz game's rows take about 11 KB (6 MB in all), a long backgammon match's (834
+    decisions) about 65 KB (33 MB at worst; ``results``). ``results_expire``: seconds a task's result and
+    rows wait in Redis for a client to collect them (the next run of the same command, when its client
+    died) before they expire: a week, as long as the markers of queued tasks.
     """
 
     visibility_timeout: int = 4 * 3_600
     look_every: float = 15.0
-    patience: float = 120.0
-    wait_for_workers: float = 30.0
+    wait_for_workers: float | None = None
     poll: float = 0.25
     max_memory_per_child: int = 1_048_576
+    window: int = 512
+    results_expire: int = 7 * 24 * 3_600
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> ServiceSettings:
@@ -151,7 +172,7 @@ def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
         broker_connection_retry_on_startup=True,
         result_backend_always_retry=True,  # a result stored while Redis restarts is stored once it is back
         result_backend_max_retries=10,
-        result_expires=7 * 24 * 3_600,
+        result_expires=service.results_expire,
     )
     client = redis_client(broker)  # connects on first use, in each process that uses it
 
@@ -162,9 +183,10 @@ def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
 
     @app.task(name=TASK_NAME, bind=True, after_return=release)
     def analyse_game(self: Any, task: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
-        """Analyse and store one task (``GameTask.to_json()``) of a run (``RunSpec.to_json()``), unless
-        its run is over (then drop the task without a result) or it has already been delivered
-        MAX_DELIVERIES times (then store it as failed); returns its ``TaskReport.to_json()``."""
+        """Analyse one task (``GameTask.to_json()``) of a run (``RunSpec.to_json()``) and leave its rows in
+        Redis for the client, unless its run is over (then drop the task without a result) or it has already
+        been delivered MAX_DELIVERIES times (then its rows say it failed); returns its
+        ``TaskReport.to_json()``, with the key of its rows."""
         spec = RunSpec.from_json(run)
         if client.exists(FINISHED_KEY.format(spec.id)):
             logger.warning("%s: its run %s is over; delivered again, dropped", self.request.id, spec.id)
@@ -177,10 +199,11 @@ def make_app(broker: str, service: ServiceSettings | None = None) -> Celery:
             message = (
                 f"failed after {MAX_DELIVERIES} deliveries: the worker died analysing this game each time"
             )
-            report = store_failure(game, spec, message)
+            result = failure_result(game, spec, message)
         else:
-            report = run_task(game, spec)
-        return replace(report, worker=self.request.hostname).to_json()
+            result = run_task(game, spec)
+        rows = put_rows(client, self.request.id, result, service.results_expire)
+        return replace(result.report, worker=self.request.hostname, rows=rows).to_json()
 
     return app
 
@@ -198,11 +221,12 @@ def chunks(items: list[str], size: int = SEND_BATCH) -> Iterable[list[str]]:
 
 
 def forget(app: Celery, client: redis.Redis, run: str, tasks: Collection[str]) -> None:
-    """Remove the delivery counts, results and run ``run``'s markers of ``tasks``."""
+    """Remove the delivery counts, results, rows and run ``run``'s markers of ``tasks``."""
     release = client.register_script(_RELEASE)
     for batch in chunks(sorted(tasks)):
         pipe = client.pipeline(transaction=False)
         for task in batch:
-            pipe.delete(DELIVERIES_KEY.format(task), app.backend.get_key_for_task(task))
+            keys = (DELIVERIES_KEY.format(task), app.backend.get_key_for_task(task), ROWS_KEY.format(task))
+            pipe.delete(*keys)
             release(keys=[QUEUED_KEY.format(task)], args=[run], client=pipe)
         pipe.execute()

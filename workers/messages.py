@@ -1,8 +1,10 @@
 """What crosses the worker boundary besides the task itself (``analysis.batch.GameTask``): the run a task
-belongs to (``RunSpec``) and what the task reports back (``TaskReport``).
+belongs to (``RunSpec``), what the task reports back (``TaskReport``), and the report with the task's rows
+(``TaskResult``).
 
-Each goes over the wire as its ``to_json()``, read back with ``from_json``: the arguments and the result of
-the Celery task (Celery's JSON serializer), and what a local pool's processes are handed and give back.
+``RunSpec`` and ``TaskReport`` go over the wire as their ``to_json()``, read back with ``from_json``: the
+arguments and the result of the Celery task (Celery's JSON serializer). A task's rows travel beside its
+report: through Redis as Arrow IPC bytes (``results``), or from a local pool's process as the tables.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import pyarrow as pa
 from taldau.analysis.batch import BatchSettings
 
 
@@ -52,8 +55,10 @@ class RunSpec:
 @dataclass(frozen=True)
 class TaskReport:
     """What a task reports to the client: its status (``ok`` unless a game of it is not), games, plies and
-    decisions (its ``moves`` rows), what was done (``stored``; ``exists``: stored before; ``refused``), the
-    settings key it computed, the worker that ran it, and a problem if any (why it was refused)."""
+    decisions (its ``moves`` rows), what was done (``analysed``; ``failed``: failed rows made without an
+    analysis; ``exists``: stored before; ``refused``), the settings key it computed, the worker that ran it,
+    a problem if any (why it was refused), and ``rows``: the Redis key holding its rows on their way to the
+    client (None when they travel otherwise, or there are none)."""
 
     task: str
     source: str
@@ -66,6 +71,7 @@ class TaskReport:
     key: str
     worker: str | None = None
     problem: str | None = None
+    rows: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,3 +81,13 @@ class TaskReport:
         """A report as a worker sent it (one of an earlier version may lack ``games``: one, ``decisions``:
         none, and ``key``)."""
         return cls(**{"games": 1, "decisions": 0, "key": "", **data})
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """A task's report and its rows for the output folder's one writer: ``moves`` (None when it has none: a
+    failed task) and ``games`` (None when there is nothing to store: refused, or stored before)."""
+
+    report: TaskReport
+    moves: pa.Table | None = None
+    games: pa.Table | None = None

@@ -1,10 +1,11 @@
 """Running a batch analysis end to end on an executor: plan, skip what is done, analyse, store, compact.
 
 The executor is a local process pool (the default, no broker) or Celery workers behind a Redis broker; both
-run ``run_task`` on each task (a game, or a backgammon match), so both write the same rows. Every result an
-executor reports is checked against the output folder: a task reported stored must have its parts there, or
-the run stops with a ``WorkerProblem`` naming the worker (a worker that writes elsewhere, cannot write, or
-runs another engine)."""
+run ``run_task`` on each task (a game, or a backgammon match) and hand its rows back to this process, the
+only writer of the output folder, which stores them as the task's parts (``ResultStore.write``): both
+executors write the same rows the same way, and a worker needs no access to the output folder. A worker
+that computes another settings key than the client (another engine or version) refuses its tasks, and the
+run stops with a ``WorkerProblem`` naming it."""
 
 from __future__ import annotations
 
@@ -25,9 +26,9 @@ from taldau.analysis.accounting import Inputs, NotUsed
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 from taldau.games.jit import warm_kernels
 from taldau.games.processes import worker_pool
-from taldau.schemas import GameRow, Status
+from taldau.schemas import GameRow, Status, games_table
 
-from .messages import RunSpec, TaskReport
+from .messages import RunSpec, TaskReport, TaskResult
 from .store import ResultStore, RunRecord
 
 MAX_DELIVERIES = 3  # a game whose worker process dies this many times is recorded as failed
@@ -38,8 +39,8 @@ class BrokerUnavailable(Exception):
 
 
 class WorkerProblem(Exception):
-    """A worker reported a game it did not store where the client expects it (it does not see or cannot
-    write the output folder, or computes another settings key). The message names the worker."""
+    """A worker refused a task: it computes another settings key than the client (another engine, or
+    another version of it). The message names the worker."""
 
 
 class Interrupted(Exception):
@@ -95,11 +96,11 @@ def _report(
     )
 
 
-def store_failure(task: GameTask, spec: RunSpec, message: str) -> TaskReport:
-    """Store ``failed`` rows for a task whose analysis could not be run."""
+def failure_result(task: GameTask, spec: RunSpec, message: str) -> TaskResult:
+    """The ``failed`` rows of a task whose analysis could not be run (``message`` says why)."""
     batch = _settings(spec.settings)
-    ResultStore(spec.out, batch.key).write(task.id, None, failed_rows(task, batch, message))
-    return _report(task, batch.key, Status.FAILED, 0, "stored")
+    rows = games_table(failed_rows(task, batch, message))
+    return TaskResult(_report(task, batch.key, Status.FAILED, 0, "failed"), None, rows)
 
 
 @functools.lru_cache(maxsize=8)
@@ -111,57 +112,35 @@ def _settings(settings: BatchSettings) -> BatchSettings:
     return settings
 
 
-def run_task(task: GameTask, spec: RunSpec) -> TaskReport:
-    """Analyse one task and store its rows under ``spec.out``; an exception in the analysis becomes
-    ``failed`` rows. Nothing is written (and the report says why) when this process computes another
-    settings key than the client or does not see the output folder; a task already stored is not
-    analysed again unless ``spec.redo``."""
+def run_task(task: GameTask, spec: RunSpec) -> TaskResult:
+    """Analyse one task into its rows, for the client to store; an exception in the analysis becomes
+    ``failed`` rows. Refused (no rows; the report says why) when this process computes another settings
+    key than the client."""
     batch = _settings(spec.settings)
-    store = ResultStore(spec.out, batch.key)
     if batch.key != spec.key:
         engine = batch.describe()["engine"]
         problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
         if batch.fallback is not None:
             problem += f": {batch.fallback}"
-        return _report(task, batch.key, Status.FAILED, 0, "refused", problem)
-    if not store.visible():
-        problem = f"does not see the output folder {spec.out} (no {store.parts}): is it mounted there?"
-        return _report(task, batch.key, Status.FAILED, 0, "refused", problem)
-    if not spec.redo and store.done(task.id):
-        stored = store.stored(task.id)
-        if stored is not None:
-            decisions = store.decisions(task.id)
-            return _report(task, batch.key, stored["status"], stored["plies"], "exists", None, decisions)
+        return TaskResult(_report(task, batch.key, Status.FAILED, 0, "refused", problem))
     try:
         moves, rows = analyse_task(task, batch)
     except Exception as error:  # a failed task is reported in its rows, the batch goes on
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         moves, rows = None, failed_rows(task, batch, detail)
-    try:
-        store.write(task.id, moves, rows)
-    except OSError as error:
-        return _report(task, batch.key, Status.FAILED, 0, "refused", f"cannot write in {spec.out}: {error}")
     status = next((row.status for row in rows if row.status is not Status.OK), Status.OK)
     decisions = 0 if moves is None else moves.num_rows
-    return _report(task, batch.key, status, sum(row.plies for row in rows), "stored", None, decisions)
+    plies = sum(row.plies for row in rows)
+    report = _report(task, batch.key, status, plies, "analysed", None, decisions)
+    return TaskResult(report, moves, games_table(rows))
 
 
-def store_task(task: dict[str, Any], spec: RunSpec) -> dict[str, Any]:
-    """``run_task`` on a task given as its JSON (a message's body), its report as JSON."""
-    return run_task(GameTask.from_json(task), spec).to_json()
-
-
-def check_stored(report: TaskReport, store: ResultStore) -> None:
-    """Raise WorkerProblem unless the task a worker reports done has its parts in the client's folder."""
-    name = report.worker or "?"
-    where = f"{report.source}, game {report.index}"
+def check_report(report: TaskReport) -> None:
+    """Raise WorkerProblem when a worker refused a task (the message names the worker and why)."""
     if report.problem:
-        raise WorkerProblem(f"worker {name} did not store {where}: it {report.problem}")
-    missing = store.missing(report.task, report.status)
-    if missing:
+        name = report.worker or "?"
         raise WorkerProblem(
-            f"worker {name} reports {where} stored, but {missing[0]} is not there: the worker writes "
-            "somewhere else (another folder at the same path?)"
+            f"worker {name} refused {report.source}, game {report.index}: it {report.problem}"
         )
 
 
@@ -194,13 +173,14 @@ class Progress:
         self.failed += report.games if report.status == Status.FAILED else 0
 
 
-Finished = Callable[[TaskReport], None]  # told of each task as it ends, in the client's process
+Finished = Callable[[TaskResult], None]  # handed each task's result as it ends, in the client's process
 Executor = Callable[[list[GameTask], RunSpec, Finished], None]
 
 
 def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> Executor:
     """Run tasks on a pool of ``jobs`` worker processes (no more than there are tasks), at most ``jobs``
-    at a time; the processes die with this one, also when it is killed.
+    at a time, each task's rows handed back to this process (the tables, pickled through the pool's pipe)
+    for ``finished`` to store; the processes die with this one, also when it is killed.
 
     The run's game is warmed in this process before the pool starts: the workers, forked from it, inherit
     its compiled kernels and loaded engine instead of each compiling the same kernels on a machine's first
@@ -228,7 +208,7 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
 def _run_pool(queue: deque[GameTask], jobs: int, spec: RunSpec, finished: Finished) -> list[GameTask]:
     """Run tasks from ``queue`` until it is empty or the pool breaks; returns the tasks in flight then."""
     with worker_pool(jobs) as pool:
-        flying: dict[Future[TaskReport], GameTask] = {}
+        flying: dict[Future[TaskResult], GameTask] = {}
         while queue or flying:
             while queue and len(flying) < jobs:
                 task = queue.popleft()
@@ -259,7 +239,7 @@ def _run_alone(task: GameTask, spec: RunSpec, finished: Finished) -> None:
             except BrokenProcessPool:
                 continue
     message = f"failed after {MAX_DELIVERIES} attempts: the worker process died analysing this game each time"
-    finished(store_failure(task, spec, message))
+    finished(failure_result(task, spec, message))
 
 
 def run_analysis(
@@ -308,9 +288,12 @@ def run_analysis(
     state.total = len(tasks)
     progress(state)
 
-    def finished(report: TaskReport) -> None:
-        check_stored(report, store)
-        state.add(report)
+    def finished(result: TaskResult) -> None:
+        """Store a task's rows (this process is the folder's one writer) and count it."""
+        check_report(result.report)
+        if result.games is not None:
+            store.write(result.report.task, result.moves, result.games)
+        state.add(result.report)
         progress(state)
 
     try:

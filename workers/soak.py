@@ -307,7 +307,7 @@ def _soak(settings: SoakSettings, root: Path) -> dict[str, Any]:
         client = redis_client(server.url)
         report["left_in_redis"] = sum(
             len(client.keys(pattern))
-            for pattern in ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*")
+            for pattern in ("taldau:deliveries:*", "taldau:queued:*", "celery-task-meta-*", "taldau:rows:*")
         )
         report["unacknowledged_left"] = client.hlen("unacked")
     finally:

@@ -5,7 +5,8 @@ Every task carries its run (``RunSpec``: the run's id and output folder), in the
 what the workers report running, so queued and running games are grouped by run. Cancelling a run takes its
 messages off the queue, removes their markers, delivery counts and results as the run's own client does when
 it stops, and marks the run over: its games a worker holds reserved are dropped when they start, and a
-client still following the run stops (``Cancelled``). Games already running finish and are stored."""
+client still following the run stops (``Cancelled``). Games already running finish: their rows wait on the
+broker for the same command, run again, to store them (``results``)."""
 
 from __future__ import annotations
 
@@ -136,7 +137,8 @@ class QueueStatus:
 @dataclass(frozen=True)
 class Withdrawal:
     """What `cancel` did to one run: ``withdrawn`` queued games taken off the queue, ``reserved`` games a
-    worker holds that it drops when it comes to them, ``running`` games that finish and are stored."""
+    worker holds that it drops when it comes to them, ``running`` games that finish (their rows wait on the
+    broker for a rerun of the run's command)."""
 
     run: str
     out: str

@@ -3,7 +3,7 @@
 Layout of an output directory::
 
     parts/<settings key>/moves/part-<task id>.parquet   one file per task (a game, or a backgammon match),
-    parts/<settings key>/games/part-<task id>.parquet   written by whoever analysed it; an invalid game's
+    parts/<settings key>/games/part-<task id>.parquet   written by the run's client; an invalid game's
                                                         row is a part of its own, named by its game id
     moves/<settings key>-00000.parquet                  compacted, sorted by game and ply, zstd
     games/<settings key>-00000.parquet                  compacted, sorted by source and index
@@ -12,18 +12,18 @@ Layout of an output directory::
     .lock                                               exists only while compacting (or reading the
                                                         compacted files for a task) and is then removed
 
-A part is written to a temporary name that does not end in ``.parquet`` (readers' globs skip it) and names
-its writer (host, process id and a random tag), synced and renamed: a game analysed twice (a redelivered
-task) overwrites its part instead of duplicating it, and two writers never share a temporary file. The
-client makes the part folders before any task is sent; a writer never creates them, so a worker that does
-not see the output folder (another machine's mount, a deleted folder) writes nothing.
+A part is written by the run's client (the one writer of the folder: workers hand their rows back to it,
+local processes and Celery workers alike) to a temporary name that does not end in ``.parquet`` (readers'
+globs skip it) and names its writer (host, process id and a random tag), synced and renamed: a game
+analysed twice (a redelivered task) overwrites its part instead of duplicating it, and two clients on one
+folder never share a temporary file. The client makes the part folders before any task is sent.
 
 Compaction merges the parts into the compacted files (a part's games replace the rows of the same games
 stored before: a task analysed again), writes the manifest, then removes the parts it merged, under the
 folder's lock. The compacted files are then the record of what is done: a resumed run skips the tasks
 whose rows there are ``ok`` (and those whose parts are there, from a run not compacted yet). Parts written
-meanwhile (another run's workers writing into the same folder) stay for the next compaction; the part
-folders stay, since another run's workers may be about to write in them.
+meanwhile (another run's client writing into the same folder) stay for the next compaction; the part
+folders stay, since another run's client may be about to write in them.
 """
 
 from __future__ import annotations
@@ -155,18 +155,9 @@ class ResultStore:
         for table in TABLES:
             (self.parts / table).mkdir(parents=True, exist_ok=True)
 
-    def visible(self) -> bool:
-        """Whether the part folders exist here (a worker that does not see them must not write)."""
-        return all((self.parts / table).is_dir() for table in TABLES)
-
     def part(self, table: str, identity: str) -> Path:
         """The part file of one task (or one invalid game) in ``games`` or ``moves``."""
         return self.parts / table / f"part-{identity}.parquet"
-
-    def done(self, identity: str) -> bool:
-        """Whether the task's parts are here, both of them (a failed task has no moves part, so a rerun
-        tries it again). A worker asks this of a task delivered again; a run asks ``analysed`` once."""
-        return self.part("games", identity).exists() and self.part("moves", identity).exists()
 
     def analysed(self) -> frozenset[str]:
         """The ids of the tasks analysed in this folder: those whose compacted ``games`` rows are all
@@ -197,22 +188,6 @@ class ResultStore:
         status = next((row["status"] for row in rows if row["status"] != Status.OK), Status.OK)
         return {"task": identity, "status": str(status), "plies": sum(row["plies"] for row in rows)}
 
-    def decisions(self, identity: str) -> int:
-        """The number of ``moves`` rows (decisions) of a task whose parts are here; 0 when it has none."""
-        try:
-            return pq.ParquetFile(self.part("moves", identity)).metadata.num_rows
-        except FileNotFoundError:
-            return 0
-
-    def missing(self, identity: str, status: str) -> list[Path]:
-        """The parts a task stored with ``status`` should have and that are not here (nor merged into the
-        compacted files since)."""
-        tables = TABLES if status == Status.OK else ("games",)
-        absent = [path for path in (self.part(table, identity) for table in tables) if not path.exists()]
-        if absent and self._compacted_task(identity):
-            return []
-        return absent
-
     def _compacted_task(self, identity: str) -> list[dict[str, Any]]:
         """The status and plies of the task's compacted ``games`` rows."""
         with _locked(self.out):
@@ -234,11 +209,13 @@ class ResultStore:
         empty = schema.empty_table() if columns is None else schema.empty_table().select(columns)
         return pa.concat_tables([empty, *tables])
 
-    def write(self, identity: str, moves: pa.Table | None, rows: list[GameRow]) -> None:
-        """Store one task: its moves (if any), then its games rows, each atomically."""
+    def write(self, identity: str, moves: pa.Table | None, games: pa.Table | list[GameRow]) -> None:
+        """Store one task: its moves (if any), then its games rows (the table, or the rows), each
+        atomically, replacing the task's parts written before."""
         if moves is not None:
             write_atomic(moves, self.part("moves", identity))
-        write_atomic(games_table(rows), self.part("games", identity))
+        table = games if isinstance(games, pa.Table) else games_table(games)
+        write_atomic(table, self.part("games", identity))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
         """Merge the parts into the compacted files, write the manifest and remove the parts merged, holding

@@ -1,17 +1,38 @@
-"""Whether the workers a client follows are alive, and which of its tasks they have lost."""
+"""Whether the workers a client follows are alive, how many answer, and which of its tasks they have lost."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 import redis
 from celery import Celery
 
 from .celery_app import ServiceSettings
 from .queued import queued_task_ids
-from .run import BrokerUnavailable
 from .status import held_tasks, ping_workers
+
+QUIET_LOOK = 1.0  # seconds between looks while no worker answers (each look waits for answers a while)
+
+
+@dataclass(frozen=True)
+class ServiceState:
+    """What a client sees of the service, for progress displays: the ``workers`` that answered its last
+    look (None: the broker does not answer), the run's ``games`` not analysed yet, and the seconds since a
+    worker last answered (``silent``; 0 while they answer)."""
+
+    workers: int | None
+    games: int
+    silent: float = 0.0
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the run waits: no worker answers, or the broker does not."""
+        return not self.workers
+
+
+Notify = Callable[[ServiceState], None]  # told what the client sees of the service, as it changes
 
 
 def held_task_ids(app: Celery) -> set[str] | None:
@@ -23,30 +44,46 @@ def held_task_ids(app: Celery) -> set[str] | None:
 
 
 class Watch:
-    """Looks at the workers when no result has come for ``service.look_every`` seconds while games are
-    pending. Gives up (raising BrokerUnavailable) when no worker has answered for ``service.patience``
-    seconds: the games stay queued for a rerun. Reports tasks as lost when, twice in a row, a pending task
-    is neither waiting in the queue, nor running or reserved on any worker, nor finished: a worker that died
-    holding a task leaves it invisible until the broker's visibility timeout (hours). Tasks are told apart by
-    their ids, never by worker names. A broker that is briefly unreachable (a restart) counts as no answer,
-    not as an error."""
+    """Looks at the workers every ``service.look_every`` seconds (every second while none answers) and
+    counts those that answer (``workers``); ``overdue`` once none has answered for
+    ``service.wait_for_workers`` seconds, if set (otherwise the client waits as long as it takes: workers
+    may come later, the games stay queued meanwhile). When no result has come since the last look, it
+    also reports tasks as lost when, twice in a row, a pending task is neither waiting in the queue, nor
+    running or reserved on any worker, nor finished: a worker that died holding a task leaves it invisible
+    until the broker's visibility timeout (hours). Tasks are told apart by their ids, never by worker
+    names. A broker that is briefly unreachable (a restart) counts as no answer, not as an error."""
 
     def __init__(self, app: Celery, client: redis.Redis, service: ServiceSettings) -> None:
         self.app = app
         self.client = client
-        self.patience = service.patience
+        self.wait_for_workers = service.wait_for_workers
         self.every = service.look_every
         now = time.monotonic()
-        self.last_answer = now
-        self.next_look = now + self.every
+        self.last_answer = now  # when a worker last answered (or the watch began)
+        self.last_result = now  # when a result last came (or the watch began)
+        self.next_look = now
+        self.workers: int | None = None  # how many answered the last look
+        self.ever_answered = False  # whether any worker answered while this watch looked
         self.suspects: set[str] = set()
 
+    @property
+    def silent(self) -> float:
+        """Seconds since a worker last answered (or since the watch began)."""
+        return time.monotonic() - self.last_answer
+
     def progress(self) -> None:
-        """A result came: the workers are alive and busy."""
+        """A result came: the workers are alive and busy (when none answered the last look, one has come:
+        look again at once, to count them)."""
         now = time.monotonic()
-        self.last_answer = now
-        self.next_look = now + self.every
+        self.last_answer = self.last_result = now
         self.suspects = set()
+        if not self.workers:
+            self.next_look = now
+
+    def overdue(self) -> bool:
+        """Whether no worker has answered for longer than the service's ``wait_for_workers`` (never when
+        it is None: wait as long as it takes)."""
+        return self.wait_for_workers is not None and self.silent > self.wait_for_workers
 
     def _unaccounted(self, pending: Collection[str]) -> set[str] | None:
         """The pending tasks that are nowhere to be seen (None: not known, a worker did not answer)."""
@@ -57,26 +94,25 @@ class Watch:
         candidates = set(pending) - waiting - held
         return {task for task in candidates if not self.app.AsyncResult(task).ready()}
 
-    def look(self, pending: Collection[str]) -> set[str]:
-        """Raises when the workers are gone for too long; returns the pending tasks that look lost."""
+    def look(self, pending: Collection[str]) -> set[str] | None:
+        """None when it is not yet time to look; otherwise counts the workers (``workers``; ``overdue``
+        says whether they have been gone too long) and returns the pending tasks that look lost."""
         now = time.monotonic()
         if now < self.next_look:
-            return set()
-        self.next_look = now + self.every
+            return None
         unaccounted: set[str] | None = None
         try:
-            answered = bool(ping_workers(self.app, limit=1))
-            if answered:
+            self.workers = len(ping_workers(self.app))
+            if self.workers and now - self.last_result >= self.every:
                 unaccounted = self._unaccounted(pending)
         except Exception:  # the broker is unreachable or restarting: no answer this time
-            answered = False
-        if not answered and now - self.last_answer > self.patience:
-            raise BrokerUnavailable(
-                f"no worker has answered for {now - self.last_answer:.0f} s with {len(pending)} games "
-                "pending; they stay queued: start workers and run the same command again to resume"
-            )
-        if answered:
-            self.last_answer = now
+            self.workers = None
+        self.next_look = time.monotonic() + (self.every if self.workers else min(self.every, QUIET_LOOK))
+        if not self.workers:
+            self.suspects = set()
+            return set()
+        self.last_answer = now
+        self.ever_answered = True
         if unaccounted is None:
             self.suspects = set()
             return set()
