@@ -26,6 +26,7 @@ default) is the one to trust.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import tempfile
@@ -94,9 +95,11 @@ class Samples:
     results: tuple[TaskResult, ...]
 
     def replica(self, number: int) -> tuple[GameTask, TaskResult]:
-        """Sample ``number`` (round robin) under a task id of its own: the same rows, another task."""
+        """Sample ``number`` (round robin) under a task id of its own, as long as the sample's (the keys
+        and messages that name it keep their size): the same rows, another task."""
         index = number % len(self.tasks)
-        identity = f"{self.tasks[index].id}-capacity-{number:06d}"
+        sample = self.tasks[index].id
+        identity = hashlib.sha256(f"{sample} replica {number}".encode()).hexdigest()[: len(sample)]
         result = self.results[index]
         report = replace(result.report, task=identity)
         return replace(self.tasks[index], id=identity), replace(result, report=report)
