@@ -288,7 +288,7 @@ def _capacity(
         f"one client serves {report['workers_per_client']} workers at {report['worker_rate']} Togyz games/s "
         f"each ({verdict} the target of {report['target_workers']}); a full window of {report['window']} "
         f"tasks takes {report['redis_mb_per_full_window']} MB of Redis at most, "
-        f"{report['redis_mb_per_worker']} MB per worker process"
+        f"{report['redis_mb_per_worker']} MB per worker process ({report['workers_per_redis_gb']:,} per GB)"
     )
 
 

@@ -123,5 +123,6 @@ def test_capacity_bench_reports_both_games(tmp_path: Path) -> None:
     workers = report["togyz"]["client_results_per_second"] / 1.85
     assert report["workers_per_client"] == pytest.approx(workers, abs=0.1)
     assert report["target_workers"] == 200
+    assert report["redis_mb_per_full_window"] > 0 and report["workers_per_redis_gb"] > 0
     assert report["meets_target"] == (report["workers_per_client"] >= 200)
     assert len(list(keep.glob("*/parts/*/games/part-*.parquet"))) == 24

@@ -279,8 +279,9 @@ def game_report(finished: Finished, queued: Queued, service: ServiceSettings) ->
 
 
 def capacity_report(games: dict[str, dict[str, Any]], bench: CapacityBench) -> dict[str, Any]:
-    """Both games' figures, and from the Togyz ones the workers one client serves and the Redis memory a
-    full window and a worker process take."""
+    """Both games' figures; from the Togyz ones the workers one client serves; from the largest task (queued
+    or finished, of either game) the Redis memory a full window and a worker process take at most, and
+    the worker processes a gigabyte of Redis serves."""
     togyz = games["togyz"]
     workers = togyz["client_results_per_second"] / bench.worker_rate
     worst = max(
@@ -300,6 +301,7 @@ def capacity_report(games: dict[str, dict[str, Any]], bench: CapacityBench) -> d
         "meets_target": workers >= TARGET_WORKERS,
         "redis_mb_per_full_window": round(window * worst / MB, 1),
         "redis_mb_per_worker": round(TASKS_PER_WORKER * worst / MB, 3),
+        "workers_per_redis_gb": int(1_000 * MB / (TASKS_PER_WORKER * worst)),
     }
 
 
