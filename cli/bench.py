@@ -47,12 +47,14 @@ def real_matches() -> Path:
 @click.option(
     "--capacity",
     is_flag=True,
-    help="Measure what one client and one Redis serve: results of real sizes collected and written, Redis "
-    "memory per queued and finished game, workers per client at --worker-rate.",
+    help="Measure what one client and one Redis serve: results of real sizes (Togyz games reviewed at "
+    "--depth [8], backgammon matches at 0-ply) collected and written, Redis memory per queued and finished "
+    "game, workers per client at --worker-rate.",
 )
 @click.option(
     "--worker-rate",
     type=click.FloatRange(min=0, min_open=True),
+    metavar="GAMES_PER_S",
     help="With --capacity: one worker process's Togyz games per second [1.85, BENCHMARKS.md].",
 )
 @click.option(
