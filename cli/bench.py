@@ -1,6 +1,6 @@
 """``taldau bench``, for either game: one command whose flags pick the measurement (``--soak``, ``--marks``,
-``--engines``, ``--against-gnubg``, ``--service``, else the speed of the game's core and engine), each run
-and printed by a function of its own here or in ``cli.marks`` and ``cli.strength``."""
+``--engines``, ``--against-gnubg``, ``--service``, ``--capacity``, else the speed of the game's core and
+engine), each run and printed by a function of its own here or in ``cli.marks`` and ``cli.strength``."""
 
 from __future__ import annotations
 
@@ -44,7 +44,22 @@ def real_matches() -> Path:
 @BOTH_GAMES_LIMIT
 @click.option("--service", is_flag=True, help="Time the batch analysis: local pools and Celery.")
 @click.option(
-    "--broker", envvar="TALDAU_BROKER", help="With --service: a Redis URL (default: a private one)."
+    "--capacity",
+    is_flag=True,
+    help="Measure what one client and one Redis serve: results of real sizes (Togyz games reviewed at "
+    "--depth [8], backgammon matches at 0-ply) collected and written, Redis memory per queued and finished "
+    "game, workers per client at --worker-rate.",
+)
+@click.option(
+    "--worker-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="GAMES_PER_S",
+    help="With --capacity: one worker process's Togyz games per second [1.85, BENCHMARKS.md].",
+)
+@click.option(
+    "--broker",
+    envvar="TALDAU_BROKER",
+    help="With --service or --capacity: a Redis URL (default: a private one).",
 )
 @click.option(
     "--archive",
@@ -63,9 +78,14 @@ def real_matches() -> Path:
     "--games",
     "soak_games",
     type=click.IntRange(min=1),
-    help="With --soak: games in the synthetic archive [10,000]; with --marks: games of the sample [30].",
+    help="With --soak: games in the synthetic archive [10,000]; with --marks: games of the sample [30]; "
+    "with --capacity: results collected and task messages queued of each game [2,000].",
 )
-@click.option("--keep", type=click.Path(file_okay=False), help="With --soak: work (and keep all) here.")
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False),
+    help="With --soak: work (and keep all) here; with --capacity: write the client's parts here.",
+)
 @engine_option(
     f"With --game backgammon: the evaluator timed on real decisions [{SPEED_ENGINE}], or the engine whose "
     "review --marks and --against-gnubg judge.",
@@ -115,6 +135,8 @@ def bench(
     nodes: int | None,
     movetime: float | None,
     service: bool,
+    capacity: bool,
+    worker_rate: float | None,
     broker: str | None,
     archive: Path | None,
     runs: str,
@@ -141,7 +163,8 @@ def bench(
     with --service, the batch analysis of --archive at --depth (default: 40 bundled Togyz games at depth 8)
     timed on each executor of --runs (decisions/s and the ratios between them); with
     --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
-    restarted, checked against a local run (exit 1 if a check fails).
+    restarted, checked against a local run (exit 1 if a check fails); with --capacity, the results per
+    second one client takes in and writes, and the Redis memory per queued and finished game.
     With --game backgammon (no --service): full-turn legal play sets generated per second on a fixed
     position set, then the evaluator's (--engine, own by default) 0-ply evaluations per second and
     engine.analyse's decisions per second at 0 and 2 plies on real decisions, beside gnubg's best_move at
@@ -171,6 +194,8 @@ def bench(
         backgammon_strength(archive, decisions, seed, reference, levels, as_json)
     elif game == "backgammon" and matches is not None:
         _against_gnubg(matches, 2 if depth is None else depth, as_json, engine or BACKGAMMON_ENGINE)
+    elif capacity:
+        _capacity(soak_games, depth, worker_rate, broker, keep, as_json)
     elif service:
         _service(game, archive, depth, runs, broker, as_json)
     elif game == "backgammon":
@@ -220,6 +245,52 @@ def _service(
         click.echo(
             f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
         )
+
+
+def _capacity(
+    games: int | None,
+    depth: int | None,
+    worker_rate: float | None,
+    broker: str | None,
+    keep: str | None,
+    as_json: bool,
+) -> None:
+    """``bench --capacity``: what one client and one Redis serve, printed."""
+    from taldau.workers.bench import SERVICE_DEPTH
+    from taldau.workers.capacity import RESULTS, WORKER_RATE, CapacityBench, run_capacity_bench
+
+    bench = CapacityBench(
+        EXAMPLES,
+        results=games or RESULTS,
+        queued=games or RESULTS,
+        depth=SERVICE_DEPTH if depth is None else depth,
+        worker_rate=worker_rate or WORKER_RATE,
+        broker=broker and broker_url(broker),
+        out=Path(keep) if keep else None,
+    )
+    report = run_capacity_bench(bench)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    for name in ("togyz", "backgammon"):
+        figures = report[name]
+        click.echo(
+            f"{name}: one client takes in {figures['client_results_per_second']:,} results/s "
+            f"({figures['client_games_per_second']:,} games/s; collected and written "
+            f"{figures['collected_per_second']:,}/s, {figures['write_share']:.0%} of it writing parts, "
+            f"sent {figures['sent_per_second']:,}/s); {figures['result_bytes']:,} bytes a result in Redis"
+        )
+        click.echo(
+            f"{name}: Redis needs {figures['redis_mb_per_1000_queued_games']} MB per 1,000 queued games and "
+            f"{figures['redis_mb_per_1000_finished_games']} MB per 1,000 finished games"
+        )
+    verdict = "meets" if report["meets_target"] else "misses"
+    click.echo(
+        f"one client serves {report['workers_per_client']} workers at {report['worker_rate']} Togyz games/s "
+        f"each ({verdict} the target of {report['target_workers']}); a full window of {report['window']} "
+        f"tasks takes {report['redis_mb_per_full_window']} MB of Redis at most, "
+        f"{report['redis_mb_per_worker']} MB per worker process ({report['workers_per_redis_gb']:,} per GB)"
+    )
 
 
 def _togyz_speed(limit: Limit, as_json: bool) -> None:
