@@ -4,6 +4,7 @@ a run's tasks queued as its client queues them, and no worker (none is needed to
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import uuid
 from collections.abc import Iterator
@@ -121,33 +122,43 @@ def test_cancel_needs_a_run_or_a_folder(broker: PrivateRedis) -> None:
 def test_cancel_stops_the_client_following_the_run(
     tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
 ) -> None:
-    """A run followed by its client, on one worker process: `cancel --out` withdraws the games still
-    queued, the client stops (exit 130, saying why), the game running is stored, the rest is not."""
-    from test_celery import Worker, wait_for
+    """A run followed by its client, its one worker process held in the middle of the first game:
+    `cancel --out` withdraws the games still queued and the client stops (exit 130, saying why). The game
+    running finishes and its rows wait on the broker; the same command run again stores it without
+    analysing it twice, and analyses the games withdrawn."""
+    from test_celery import Worker, add_hold_game, hold_env, succeeded, wait_for
 
-    worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
+    add_hold_game(archive)  # the first game sent: the worker holds it until released
+    games = SAMPLE_GAMES + 1
+    worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     out = tmp_path / "out"
+    command = ("analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url, "--json")
     outcome: dict[str, tuple[int, str, str]] = {}
-    sample = str(togyz_examples / "playok-2024-2025-sample.pgn")
-    client = threading.Thread(
-        target=lambda: outcome.setdefault(
-            "analyze", taldau("analyze", sample, "--out", str(out), "--depth", "9", "--broker", broker.url)
-        )
-    )
+    client = threading.Thread(target=lambda: outcome.setdefault("analyze", taldau(*command)))
     try:
         client.start()
-        wait_for(lambda: list((out / "parts").glob("*/moves/part-*.parquet")), 300, "the first game stored")
+        wait_for((tmp_path / "holding").exists, 300, "the worker to hold a game")
         code, stdout, _ = taldau("cancel", "--out", str(out), "--broker", broker.url, "--json")
         assert code == 0
-        withdrawn = json.loads(stdout)["withdrawn"]
-        assert withdrawn >= 1
+        withdrawal = json.loads(stdout)
+        assert withdrawal["running"] == 1
+        assert withdrawal["withdrawn"] + withdrawal["reserved"] == games - 1
         client.join(timeout=300)
         assert not client.is_alive(), "the client did not stop"
+        code, _, stderr = outcome["analyze"]
+        assert code == 130 and "cancelled by `taldau cancel`" in stderr
+        (tmp_path / "release").write_text("go\n")
         wait_for(lambda: status(broker.url)["runs"] == [], 300, "the running game to finish")
+        assert succeeded(worker) and len(worker.received()) == 1 + withdrawal["reserved"]
+        assert not list(out.glob("parts/*/games/part-*.parquet")), "a game was stored with no client"
+        code, stdout, stderr = taldau(*command)
     finally:
+        (tmp_path / "release").write_text("go\n")
         worker.stop()
-    code, _, stderr = outcome["analyze"]
-    assert code == 130
-    assert "cancelled by `taldau cancel`" in stderr
-    assert list(out.glob("parts/*/games/part-*.parquet")), "the game running when cancelled is stored"
-    assert len(worker.received()) <= SAMPLE_GAMES - withdrawn  # the games withdrawn never reached it
+    assert code == 0, stderr
+    assert json.loads(stdout)["ok"] == games
+    done = succeeded(worker)
+    assert len(done) == len(set(done)) == games, "a game was analysed twice, or not at all"

@@ -190,10 +190,11 @@ class _Client:
         self.send(task, pending.task)
         pending.resent += 1
 
-    def collect(self, finished: Finished) -> bool:
+    def collect(self, finished: Finished, heard: Callable[[], None] = lambda: None) -> bool:
         """Hand over the finished tasks among the oldest pending ones, with their rows; True when any
-        finished. A task's result and rows are deleted once handed over (``finished`` has stored them), so
-        a client that dies before leaves them for the next run.
+        finished. ``heard`` is called first when a worker's result came. A task's result and rows are
+        deleted once handed over (``finished`` has stored them), so a client that dies before leaves them
+        for the next run.
 
         The results (and markers) of a round are read in one ``MGET`` each, and the rows in one pipeline:
         asking Celery about each task (``AsyncResult.ready``) costs a round trip per pending task and
@@ -217,6 +218,8 @@ class _Client:
             if meta["status"] == states.SUCCESS
         }
         rows = dict(zip(reports, fetch_rows(self.redis, list(reports.values())), strict=True))
+        if ended:
+            heard()
         handed: list[bytes | str] = []  # the keys of the results handed over, deleted once stored
         for task, key, meta in ended:
             game = self.pending[task].task
@@ -335,6 +338,13 @@ class _Client:
         tasks = [task_id(self.spec, game.id) for game in games]
         self.unsent.extend(games)
 
+        def heard() -> None:
+            """A worker's result came: when none answered the last look, count them now, so that the
+            progress shown with the result says who works (a worker may come and finish a run of short
+            games between two looks)."""
+            watch.progress()
+            self.look(watch, finished)
+
         def patiently(action: Callable[[], None]) -> None:
             """Do ``action`` once the broker answers (again, if it restarts meanwhile)."""
             while True:
@@ -348,7 +358,7 @@ class _Client:
                 try:
                     self.top_up()
                     self.look(watch, finished)
-                    if self.collect(finished):
+                    if self.collect(finished, heard):
                         watch.progress()
                 except BROKER_DOWN as error:
                     self.wait_for_broker(watch, error)
