@@ -6,6 +6,7 @@ to BENCHMARKS.md)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,6 +52,17 @@ def samples(tmp_path: Path) -> Samples:
     return analysed_samples(archive, BatchSettings(game="togyz", depth=1), tmp_path / "out", 3)
 
 
+def _row(row: dict) -> str:
+    return json.dumps(row, sort_keys=True, default=str)
+
+
+def _rows(folder: Path) -> Counter[str]:
+    """The rows of the parts in ``folder`` (``moves`` or ``games``), each counted."""
+    schema = MOVES_SCHEMA if folder.name == "moves" else GAMES_SCHEMA
+    tables = [pq.read_table(path, schema=schema) for path in folder.glob("part-*.parquet")]
+    return Counter(_row(row) for table in tables for row in table.to_pylist())
+
+
 def test_collected_parts_equal_the_rows_left_in_redis(server: PrivateRedis, samples: Samples) -> None:
     client = _Client(server.url, ServiceSettings(), samples.spec)
     finished = collect_finished(client, samples, REPLICAS)
@@ -58,15 +70,14 @@ def test_collected_parts_equal_the_rows_left_in_redis(server: PrivateRedis, samp
     assert finished.decisions > 0
     assert finished.rounds == -(-REPLICAS // CHECK_PER_ROUND)
     assert finished.decisions == sum(samples.replica(i)[1].report.decisions for i in range(REPLICAS))
-    for number in range(REPLICAS):
-        task, result = samples.replica(number)
-        moves = pq.read_table(client.store.part("moves", task.id), schema=MOVES_SCHEMA)
-        games = pq.read_table(client.store.part("games", task.id), schema=GAMES_SCHEMA)
-        assert result.moves is not None and result.games is not None
-        assert moves.num_rows == result.moves.num_rows
-        assert moves.to_pylist() == result.moves.to_pylist()
-        assert games.to_pylist() == result.games.to_pylist()
-    assert len(list(client.store.parts.glob("*/part-*.parquet"))) == 2 * REPLICAS
+    # a round's tasks are stored together: two parts a round, holding every replica's rows
+    written = {name: _rows(client.store.parts / name) for name in ("moves", "games")}
+    replicas = [samples.replica(number)[1] for number in range(REPLICAS)]
+    assert all(result.moves is not None and result.games is not None for result in replicas)
+    assert written["moves"] == Counter(_row(row) for result in replicas for row in result.moves.to_pylist())
+    assert written["games"] == Counter(_row(row) for result in replicas for row in result.games.to_pylist())
+    parts = sorted(path.name for path in client.store.parts.glob("*/part-*.parquet"))
+    assert len(parts) == 2 * finished.rounds and all(name.startswith("part-round-") for name in parts)
     # collected: the results and rows are gone from Redis
     assert client.redis.keys("taldau:rows:*") == []
     assert client.redis.keys("celery-task-meta-*") == []
@@ -125,4 +136,6 @@ def test_capacity_bench_reports_both_games(tmp_path: Path) -> None:
     assert report["target_workers"] == 200
     assert report["redis_mb_per_full_window"] > 0 and report["workers_per_redis_gb"] > 0
     assert report["meets_target"] == (report["workers_per_client"] >= 200)
-    assert len(list(keep.glob("*/parts/*/games/part-*.parquet"))) == 24
+    parts = keep.glob("*/parts/*/games/part-*.parquet")
+    stored = [pq.read_table(path, schema=GAMES_SCHEMA) for path in parts]
+    assert sorted(table.num_rows for table in stored) == [12, report["backgammon"]["games"]]  # a round each

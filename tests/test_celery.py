@@ -177,6 +177,11 @@ def archive(tmp_path: Path, togyz_examples: Path) -> Path:
     return folder
 
 
+def games_in_parts(out: Path) -> int:
+    """The ``games`` rows the client has stored in parts (a task's own, or a round's), not compacted yet."""
+    return sum(pq.read_metadata(path).num_rows for path in out.glob("parts/*/games/part-*.parquet"))
+
+
 def analyze(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["analyze", *args])
     return result.exit_code, result.stdout
@@ -528,7 +533,7 @@ def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, b
         assert sorted(report["workers"]) == sorted([first.name, f"second@{socket.gethostname()}"])
         assert "hold.pgn" in [job["source"].rsplit("/", 1)[-1] for job in report["running"]]
         # The other games finish; the client keeps looking while the held game runs.
-        wait_for(lambda: len(list(out.glob("parts/*/games/part-*.parquet"))) == 8, 120, "the other games")
+        wait_for(lambda: games_in_parts(out) == 8, 120, "the other games")
         time.sleep(12)
         (tmp_path / "release").write_text("go\n")
         client.join(timeout=120)

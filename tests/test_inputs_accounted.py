@@ -6,6 +6,7 @@ everything and a second archive analysed into the same folder accumulates."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -192,3 +193,56 @@ def test_a_part_written_after_compaction_is_merged_the_next_time(
     assert store.analysed() == {one.id, two.id} and leftovers(tmp_path / "out") == []
     # Once compacted, a task is still found for the client that asks after it.
     assert store.stored(two.id) == {"task": two.id, "status": "ok", "plies": two.plies}
+
+
+def test_a_round_s_tasks_are_stored_together_and_the_newer_part_of_a_game_counts(
+    tmp_path: Path, togyz_examples: Path
+) -> None:
+    """A client's round of tasks is two parts, their moves then their games: its ``ok`` tasks count as
+    analysed, a failed one does not, and `stored` finds each. The failed task analysed again later (a part
+    of its own, newer) replaces its rows of the round: compaction keeps one row per game, the newer, with its
+    moves. A round whose games part was never written (its client died between the two) counts for nothing,
+    and its moves part goes once it is a day old."""
+    from taldau.analysis.batch import GameTask, analyse_task, plan
+    from taldau.schemas.files import write_atomic
+    from taldau.workers.run import failed_rows
+    from taldau.workers.store import STALE_TEMPORARY, ResultStore, RunRecord
+
+    settings = BatchSettings(depth=1)
+    archive = tmp_path / "games.pgn"
+    archive.write_text("\n".join(sample_games(togyz_examples)[:4]))
+    one, two, three, four = (item for item in plan([archive], settings) if isinstance(item, GameTask))
+    out = tmp_path / "out"
+    store = ResultStore(out, settings.key)
+    store.prepare()
+    failed = failed_rows(three, settings, "the worker died")
+    analysed = [(task.id, *analyse_task(task, settings)) for task in (one, two)]
+    store.write_round([*analysed, (three.id, None, failed)])
+    [moves_part] = (out / "parts" / settings.key / "moves").glob("part-round-*.parquet")
+    [games_part] = (out / "parts" / settings.key / "games").glob("part-round-*.parquet")
+    assert moves_part.name == games_part.name
+    assert store.analysed() == {one.id, two.id}
+    assert store.stored(one.id) == {"task": one.id, "status": "ok", "plies": one.plies}
+    assert store.stored(three.id) == {"task": three.id, "status": "failed", "plies": 0}
+    assert store.stored(four.id) is None
+    an_hour_ago = games_part.stat().st_mtime - 3_600
+    for part in (moves_part, games_part):
+        os.utime(part, (an_hour_ago, an_hour_ago))
+    store.write(three.id, *analyse_task(three, settings))  # run again, ok
+    four_moves, _ = analyse_task(four, settings)
+    orphan = out / "parts" / settings.key / "moves" / "part-round-0123456789abcdef.parquet"
+    write_atomic(four_moves, orphan)  # a round cut short after its moves
+    assert store.analysed() == {one.id, two.id, three.id}
+    ids = frozenset(game.game_id for task in (one, two, three, four) for game in task.games)
+    manifest = store.compact(settings.describe(), RunRecord("run", ids))
+    games = table(out, "games")
+    assert sorted(row["task"] for row in games) == sorted([one.id, two.id, three.id])
+    assert all(row["status"] == "ok" for row in games)
+    assert manifest["counts"]["games"] == 3
+    assert len(table(out, "moves")) == one.plies + two.plies + three.plies
+    assert store.analysed() == {one.id, two.id, three.id}
+    assert leftovers(out) == [orphan]  # its writer may still be about to write its games part
+    a_day_ago = orphan.stat().st_mtime - STALE_TEMPORARY - 1
+    os.utime(orphan, (a_day_ago, a_day_ago))
+    store.compact(settings.describe(), RunRecord("later", ids))
+    assert leftovers(out) == [] and len(table(out, "games")) == 3

@@ -8,7 +8,7 @@ game's figures are then taken over many distinct task ids, replicating those res
 * **finished**: each replica left in Redis as the Celery task leaves it (``results.put_rows`` of its rows,
   and its ``TaskReport`` with their key stored as the task's JSON Celery result), then collected by the
   client's own code (``client._Client.collect``: results read in one ``MGET`` a round, rows in one pipeline,
-  each task's parts written by ``ResultStore.write`` into a folder of its own), timed; the Redis memory
+  each round's parts written by ``ResultStore.write_round`` into a folder of its own), timed; the Redis memory
   (``INFO memory``, ``used_memory``) before and after leaving them, over their number;
 * **queued**: as many task messages sent by the client's own ``_Client.submit`` (the marker claimed, the
   message with its record put in Celery's queue), timed; the memory likewise; then withdrawn with
@@ -50,7 +50,7 @@ from .messages import RunSpec, TaskResult
 from .private_redis import PrivateRedis
 from .queued import queued_messages
 from .results import put_rows, rows_key
-from .run import Progress, check_report, run_task
+from .run import Progress, run_task, storing
 
 # One worker process's Togyz games per second: BENCHMARKS.md, "Batch service", `taldau bench --service`,
 # `--jobs 1` (one process): 40 games in 21.6 s, 1.85 games/s, the 40 bundled games at depth 8, the bench's
@@ -173,7 +173,7 @@ def leave_replicas(client: _Client, samples: Samples, number: int) -> dict[str, 
 
 def collect_finished(client: _Client, samples: Samples, number: int) -> Finished:
     """``number`` replicas of ``samples`` left in Redis as finished tasks, then collected by ``client``
-    (its ``collect``, round after round, each task's parts written by its ``ResultStore``), timed."""
+    (its ``collect``, round after round, each round's parts written by its ``ResultStore``), timed."""
     before = used_memory(client.redis)
     pending = leave_replicas(client, samples, number)
     memory = used_memory(client.redis) - before
@@ -182,16 +182,14 @@ def collect_finished(client: _Client, samples: Samples, number: int) -> Finished
     client.pending.update(pending)
     client.store.prepare()
     progress = Progress()
-    writing = [0.0]  # seconds spent writing parts
+    writing = [0.0]  # seconds spent storing results
+    store = storing(client.store, progress, lambda _: None)
 
-    def finished(result: TaskResult) -> None:
-        """Store a task's rows as the run's client does, and count it."""
-        check_report(result.report)
-        if result.games is not None:
-            start = time.perf_counter()
-            client.store.write(result.report.task, result.moves, result.games)
-            writing[0] += time.perf_counter() - start
-        progress.add(result.report)
+    def finished(results: list[TaskResult]) -> None:
+        """Store the results as the run's client does, and count them; timed."""
+        start = time.perf_counter()
+        store(results)
+        writing[0] += time.perf_counter() - start
 
     started, rounds = time.perf_counter(), 0
     while client.pending:

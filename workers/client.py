@@ -181,7 +181,7 @@ class _Client:
         pending = self.pending[task]
         if pending.resent >= MAX_DELIVERIES:
             del self.pending[task]
-            finished(failure_result(pending.task, self.spec, why))
+            finished([failure_result(pending.task, self.spec, why)])
             return
         self.redis.set(QUEUED_KEY.format(task), self.spec.id, ex=MARKER_SECONDS)
         self.redis.delete(self.result_key(task), rows_key(task))
@@ -221,6 +221,7 @@ class _Client:
         if ended:
             heard()
         handed: list[bytes | str] = []  # the keys of the results handed over, deleted once stored
+        results: list[TaskResult] = []  # handed over together: their rows are stored in one part
         for task, key, meta in ended:
             game = self.pending[task].task
             outcome = meta["result"]
@@ -230,15 +231,17 @@ class _Client:
                     self.resend(task, "its rows were gone from the broker each time", finished)
                     continue
                 del self.pending[task]
-                finished(result)
+                results.append(result)
                 handed += [key, rows_key(task)]
             elif isinstance(outcome, TaskRevokedError):
                 # cancelled by a worker that lost its broker connection: run it again
                 self.resend(task, f"worker task failed: {outcome!r}", finished)
             else:
                 del self.pending[task]
-                finished(failure_result(game, self.spec, f"worker task failed: {outcome!r}"))
+                results.append(failure_result(game, self.spec, f"worker task failed: {outcome!r}"))
                 handed.append(key)
+        if results:
+            finished(results)
         if handed:
             self.redis.delete(*handed)
         progress = bool(ended)
@@ -250,7 +253,7 @@ class _Client:
             if stored is not None:
                 del self.pending[task]
                 progress = True
-                finished(stored)
+                finished([stored])
         return progress
 
     def stored(self, game: GameTask) -> TaskResult | None:

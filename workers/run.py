@@ -173,7 +173,9 @@ class Progress:
         self.failed += report.games if report.status == Status.FAILED else 0
 
 
-Finished = Callable[[TaskResult], None]  # handed each task's result as it ends, in the client's process
+# handed the results of tasks as they end (one, or the tasks a client collected in one round), in the
+# client's process, to be stored together before the call returns
+Finished = Callable[[list[TaskResult]], None]
 Executor = Callable[[list[GameTask], RunSpec, Finished], None]
 
 
@@ -219,12 +221,12 @@ def _run_pool(queue: deque[GameTask], jobs: int, spec: RunSpec, finished: Finish
                 suspects = []
                 for future, task in flying.items():
                     if future.exception() is None:
-                        finished(future.result())
+                        finished([future.result()])
                     else:
                         suspects.append(task)
                 return suspects
             for future in done:
-                finished(future.result())
+                finished([future.result()])
                 del flying[future]
     return []
 
@@ -234,12 +236,33 @@ def _run_alone(task: GameTask, spec: RunSpec, finished: Finished) -> None:
     for _ in range(MAX_DELIVERIES):
         with worker_pool(1) as pool:
             try:
-                finished(pool.submit(run_task, task, spec).result())
+                finished([pool.submit(run_task, task, spec).result()])
                 return
             except BrokenProcessPool:
                 continue
     message = f"failed after {MAX_DELIVERIES} attempts: the worker process died analysing this game each time"
-    finished(failure_result(task, spec, message))
+    finished([failure_result(task, spec, message)])
+
+
+def storing(store: ResultStore, state: Progress, progress: Callable[[Progress], None]) -> Finished:
+    """What a run's client does with results: store their rows (this process is the folder's one writer;
+    the tasks of one call together), count them in ``state`` and show ``progress``. A report that tells
+    of a worker's problem raises WorkerProblem, once the results before it are stored."""
+
+    def finished(results: list[TaskResult]) -> None:
+        good: list[TaskResult] = []
+        try:
+            for result in results:
+                check_report(result.report)
+                good.append(result)
+        finally:
+            rows = [(result.report.task, result.moves, result.games) for result in good]
+            store.write_round([(task, moves, games) for task, moves, games in rows if games is not None])
+            for result in good:
+                state.add(result.report)
+            progress(state)
+
+    return finished
 
 
 def run_analysis(
@@ -288,16 +311,8 @@ def run_analysis(
     state.total = len(tasks)
     progress(state)
 
-    def finished(result: TaskResult) -> None:
-        """Store a task's rows (this process is the folder's one writer) and count it."""
-        check_report(result.report)
-        if result.games is not None:
-            store.write(result.report.task, result.moves, result.games)
-        state.add(result.report)
-        progress(state)
-
     try:
-        executor(tasks, spec, finished)
+        executor(tasks, spec, storing(store, state, progress))
     except KeyboardInterrupt:  # the local pool: nothing stays queued
         raise Interrupted(state.games - state.games_done, 0) from None
     return store.compact(settings.manifest(), RunRecord(spec.id, frozenset(game_ids), inputs))

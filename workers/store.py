@@ -5,6 +5,9 @@ Layout of an output directory::
     parts/<settings key>/moves/part-<task id>.parquet   one file per task (a game, or a backgammon match),
     parts/<settings key>/games/part-<task id>.parquet   written by the run's client; an invalid game's
                                                         row is a part of its own, named by its game id
+    parts/<settings key>/{moves,games}/part-round-<random>.parquet
+                                                        the tasks a Celery client collected in one round,
+                                                        together (its ``games`` rows name their tasks)
     moves/<settings key>-00000.parquet                  compacted, sorted by game and ply, zstd
     games/<settings key>-00000.parquet                  compacted, sorted by source and index
     manifest.json                                       settings, schema versions, the last run's counts,
@@ -16,14 +19,16 @@ A part is written by the run's client (the one writer of the folder: workers han
 local processes and Celery workers alike) to a temporary name that does not end in ``.parquet`` (readers'
 globs skip it) and names its writer (host, process id and a random tag), synced and renamed: a game
 analysed twice (a redelivered task) overwrites its part instead of duplicating it, and two clients on one
-folder never share a temporary file. The client makes the part folders before any task is sent.
+folder never share a temporary file. A round's parts have names of their own: a game in two parts (a task
+run again after it failed) counts as the newer part says. The client makes the part folders before any
+task is sent.
 
 Compaction merges the parts into the compacted files (a part's games replace the rows of the same games
-stored before: a task analysed again), writes the manifest, then removes the parts it merged, under the
-folder's lock. The compacted files are then the record of what is done: a resumed run skips the tasks
-whose rows there are ``ok`` (and those whose parts are there, from a run not compacted yet). Parts written
-meanwhile (another run's client writing into the same folder) stay for the next compaction; the part
-folders stay, since another run's client may be about to write in them.
+stored before, and of the older parts: a task analysed again), writes the manifest, then removes the parts
+it merged, under the folder's lock. The compacted files are then the record of what is done: a resumed
+run skips the tasks whose rows there are ``ok`` (and those whose parts say so, from a run not compacted
+yet). Parts written meanwhile (another run's client writing into the same folder) stay for the next
+compaction; the part folders stay, since another run's client may be about to write in them.
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import secrets
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +58,9 @@ from .manifest import Counts, Failure, Manifest, Skipped
 ROWS_PER_FILE = 500_000
 TABLES = ("games", "moves")
 STALE_TEMPORARY = 24 * 3_600  # seconds: a temporary file of another host older than this has no live writer
+ROUND = "round-"  # begins the name of a part of several tasks (task and game ids are hex digits)
+
+TaskRows = tuple[str, "pa.Table | None", "pa.Table | list[GameRow]"]  # a task's id, moves and games rows
 
 
 class SettingsMismatch(Exception):
@@ -161,32 +170,64 @@ class ResultStore:
 
     def analysed(self) -> frozenset[str]:
         """The ids of the tasks analysed in this folder: those whose compacted ``games`` rows are all
-        ``ok`` and those whose two parts are here (the parts of a task tell how it ended last, when it has
-        both)."""
-        with_parts = {
-            path.stem.removeprefix("part-") for path in (self.parts / "games").glob("part-*.parquet")
-        }
-        moves = {path.stem.removeprefix("part-") for path in (self.parts / "moves").glob("part-*.parquet")}
+        ``ok``, unless a part holds them, and those whose newest part says so (a task's own part: its
+        ``moves`` part is there too; a round's: that too, and the task's ``games`` rows are ``ok``)."""
         # Without the lock (a run starts while another compacts): the parts are listed first, and compaction
         # writes the compacted files before it removes the parts it merged, so no task is missed.
+        in_parts = self._tasks_in_parts()
         rows = self._compacted("games", GAMES_SCHEMA, columns=["task", "status"])
-        tasks = rows.column("task").to_pylist()
-        statuses = rows.column("status").to_pylist()
-        failed = {task for task, status in zip(tasks, statuses, strict=True) if status != Status.OK}
-        compacted = {task for task in tasks if task is not None} - failed - with_parts
-        return frozenset(compacted | (with_parts & moves))
+        compacted = _ok_tasks(rows) - set(in_parts)
+        return frozenset(compacted | {task for task, ok in in_parts.items() if ok})
+
+    def _tasks_in_parts(self) -> dict[str, bool]:
+        """The tasks that have ``games`` parts, each with whether its newest part says it was analysed."""
+        moves = {path.name for path in (self.parts / "moves").glob("part-*.parquet")}
+        found: list[tuple[tuple[int, int], str, bool]] = []
+        for path in (self.parts / "games").glob("part-*.parquet"):
+            stamp = _stamp(path)
+            if stamp is None:  # merged and removed meanwhile: the compacted rows have it
+                continue
+            name = path.stem.removeprefix("part-")
+            if not name.startswith(ROUND):
+                found.append((stamp[::-1], name, path.name in moves))
+                continue
+            try:
+                rows = pq.read_table(path, schema=GAMES_SCHEMA, columns=["task", "status"])
+            except FileNotFoundError:
+                continue
+            ok = _ok_tasks(rows) if path.name in moves else set()
+            tasks = {task for task in rows.column("task").to_pylist() if task is not None}
+            found += [(stamp[::-1], task, task in ok) for task in tasks]
+        return {task: ok for _, task, ok in sorted(found)}
 
     def stored(self, identity: str) -> dict[str, Any] | None:
         """The status (``ok`` unless a game of it is not) and plies of the task's stored ``games`` rows (in
-        its part, or compacted), None when it has none."""
+        its part, a round's, or compacted), None when it has none."""
         try:
             rows = pq.read_table(self.part("games", identity), columns=["status", "plies"]).to_pylist()
         except FileNotFoundError:
-            rows = self._compacted_task(identity)
+            rows = self._in_rounds(identity) or self._compacted_task(identity)
         if not rows:
             return None
         status = next((row["status"] for row in rows if row["status"] != Status.OK), Status.OK)
         return {"task": identity, "status": str(status), "plies": sum(row["plies"] for row in rows)}
+
+    def _in_rounds(self, identity: str) -> list[dict[str, Any]]:
+        """The status and plies of the task's ``games`` rows in the newest round part that holds it."""
+        rounds = [(_stamp(path), path) for path in (self.parts / "games").glob(f"part-{ROUND}*.parquet")]
+        for _, path in sorted(((stamp, path) for stamp, path in rounds if stamp), reverse=True):
+            try:
+                rows = pq.read_table(
+                    path,
+                    schema=GAMES_SCHEMA,
+                    columns=["status", "plies"],
+                    filters=pc.field("task") == identity,
+                )
+            except FileNotFoundError:
+                continue
+            if rows.num_rows:
+                return rows.to_pylist()
+        return []
 
     def _compacted_task(self, identity: str) -> list[dict[str, Any]]:
         """The status and plies of the task's compacted ``games`` rows."""
@@ -214,12 +255,27 @@ class ResultStore:
         atomically, replacing the task's parts written before."""
         if moves is not None:
             write_atomic(moves, self.part("moves", identity))
-        table = games if isinstance(games, pa.Table) else games_table(games)
-        write_atomic(table, self.part("games", identity))
+        write_atomic(_games(games), self.part("games", identity))
+
+    def write_round(self, tasks: Sequence[TaskRows]) -> None:
+        """Store several tasks together: their moves, then their games rows, in two parts of a name of
+        their own (one task is stored as ``write`` does). Two files synced instead of two per task is what
+        lets one client keep up with hundreds of workers (BENCHMARKS.md)."""
+        if len(tasks) <= 1:
+            for task in tasks:
+                self.write(*task)
+            return
+        name = ROUND + secrets.token_hex(8)
+        moves = [table for _, table, _ in tasks if table is not None]
+        write_atomic(_concat(MOVES_SCHEMA, moves), self.part("moves", name))
+        write_atomic(
+            _concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name)
+        )
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
         """Merge the parts into the compacted files, write the manifest and remove the parts merged, holding
-        the folder's lock; returns the manifest.
+        the folder's lock; returns the manifest. A round's ``moves`` part without its ``games`` part is
+        removed once it is STALE_TEMPORARY old (its writer died between the two).
 
         ``counts``, ``failures``, ``skipped`` and ``inputs`` describe the run's own games and inputs (those
         it was given, analysed now or before); ``folder`` holds the totals of every game stored under this
@@ -230,6 +286,9 @@ class ResultStore:
             for leftover in self.parts.glob("*/.part-*.tmp"):
                 if not _writer_alive(leftover):
                     leftover.unlink(missing_ok=True)
+            for moves in (self.parts / "moves").glob(f"part-{ROUND}*.parquet"):
+                if not (self.parts / "games" / moves.name).exists() and _older(moves, STALE_TEMPORARY):
+                    moves.unlink(missing_ok=True)  # a round whose writer died before its games part
             merged = self._merge()
             games = merged.games.sort_by([("source", "ascending"), ("index", "ascending")])
             moves = merged.moves.sort_by([("game_id", "ascending"), ("ply", "ascending")])
@@ -271,29 +330,69 @@ class ResultStore:
 
     def _merge(self) -> _Merged:
         """The compacted tables with the parts merged in (a part's games replace the compacted rows of the
-        same game ids, and their moves), and the parts merged with their stamps. A ``moves`` part is merged
-        with its ``games`` part only (one whose games part is not there yet waits for the next time)."""
-        stamped = [(path, _stamp(path)) for path in sorted((self.parts / "games").glob("part-*.parquet"))]
-        stamped = [(path, stamp) for path, stamp in stamped if stamp is not None]
-        new_games = _concat(GAMES_SCHEMA, [pq.read_table(path, schema=GAMES_SCHEMA) for path, _ in stamped])
-        parts = list(stamped)
-        moves_tables = []
-        for path, _ in stamped:
+        same game ids and those of older parts, with their moves), and the parts merged with their stamps.
+        A ``moves`` part is merged with its ``games`` part only (one whose games part is not there yet
+        waits for the next time)."""
+        stamped = [(path, _stamp(path)) for path in (self.parts / "games").glob("part-*.parquet")]
+        stamped = sorted(((stamp, path) for path, stamp in stamped if stamp is not None), key=_newest_last)
+        parts: list[tuple[Path, tuple[int, int]]] = []
+        read: list[tuple[pa.Table, pa.Table | None]] = []
+        for stamp, path in stamped:
             moves_part = self.parts / "moves" / path.name
-            stamp = _stamp(moves_part)
-            if stamp is not None:
-                moves_tables.append(pq.read_table(moves_part, schema=MOVES_SCHEMA))
-                parts.append((moves_part, stamp))
-        new_moves = _concat(MOVES_SCHEMA, moves_tables)
-        replaced = pc.unique(new_games.column("game_id"))
+            moves_stamp = _stamp(moves_part)
+            moves = None
+            if moves_stamp is not None:
+                moves = pq.read_table(moves_part, schema=MOVES_SCHEMA)
+                parts.append((moves_part, moves_stamp))
+            read.append((pq.read_table(path, schema=GAMES_SCHEMA), moves))
+            parts.append((path, stamp))
+        newer: set[str] = set()  # the games of the newer parts
+        new_games, new_moves = [], []
+        for games, moves in reversed(read):
+            ids = games.column("game_id")
+            if newer:
+                games = games.filter(pc.invert(pc.is_in(ids, value_set=pa.array(sorted(newer), pa.string()))))
+            new_games.append(games)
+            if moves is not None:
+                new_moves.append(
+                    moves.filter(pc.is_in(moves.column("game_id"), value_set=games.column("game_id")))
+                )
+            newer.update(ids.to_pylist())
+        merged_games = _concat(GAMES_SCHEMA, new_games[::-1])
+        replaced = pc.unique(merged_games.column("game_id"))
         games, moves = self._compacted("games", GAMES_SCHEMA), self._compacted("moves", MOVES_SCHEMA)
         kept_games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=replaced)))
         kept_moves = moves.filter(pc.invert(pc.is_in(moves.column("game_id"), value_set=replaced)))
         return _Merged(
-            _concat(GAMES_SCHEMA, [kept_games, new_games]),
-            _concat(MOVES_SCHEMA, [kept_moves, new_moves]),
+            _concat(GAMES_SCHEMA, [kept_games, merged_games]),
+            _concat(MOVES_SCHEMA, [kept_moves, *new_moves[::-1]]),
             parts,
         )
+
+
+def _older(path: Path, seconds: float) -> bool:
+    """Whether ``path`` was last written more than ``seconds`` ago (False when it is gone)."""
+    stamp = _stamp(path)
+    return stamp is not None and time.time() - stamp[1] / 1e9 > seconds
+
+
+def _newest_last(stamped: tuple[tuple[int, int], Path]) -> tuple[int, str]:
+    """Parts in the order they were written (by modification time, then name)."""
+    (_, modified), path = stamped
+    return modified, path.name
+
+
+def _ok_tasks(rows: pa.Table) -> set[str]:
+    """The tasks of ``games`` rows (``task`` and ``status``) whose rows are all ``ok``."""
+    tasks = rows.column("task").to_pylist()
+    statuses = rows.column("status").to_pylist()
+    failed = {task for task, status in zip(tasks, statuses, strict=True) if status != Status.OK}
+    return {task for task in tasks if task is not None} - failed
+
+
+def _games(games: pa.Table | list[GameRow]) -> pa.Table:
+    """A task's ``games`` rows as a table."""
+    return games if isinstance(games, pa.Table) else games_table(games)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
