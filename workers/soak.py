@@ -200,18 +200,17 @@ class Chaos:
             now = time.monotonic()
             if next_kill is None:
                 next_kill = now + self.rng.uniform(*self.settings.kill_every)
+            if now >= next_kill:  # before a restart due at the same time: a restart takes seconds
+                next_kill = now + self.rng.uniform(*self.settings.kill_every)
+                kills = self.events["killed main"] + self.events["killed child"]
+                calm = done >= self.settings.games * (1 - self.settings.calm_end)
+                if not calm and (self.settings.kills is None or kills < self.settings.kills):
+                    self._kill_one()
             if self.restarts_at and done >= self.restarts_at[0]:
                 self.restarts_at.pop(0)
                 _log(f"restarting redis at {done} games done")
                 self.server.restart()
                 self.events["redis restarts"] += 1
-            if now < next_kill:
-                continue
-            next_kill = now + self.rng.uniform(*self.settings.kill_every)
-            kills = self.events["killed main"] + self.events["killed child"]
-            calm = done >= self.settings.games * (1 - self.settings.calm_end)
-            if not calm and (self.settings.kills is None or kills < self.settings.kills):
-                self._kill_one()
 
 
 def _sorted_table(out: Path, name: str) -> pa.Table:
