@@ -245,6 +245,7 @@ def _service(
         click.echo(
             f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
         )
+    click.echo("rows: the same in every run" if report["rows_identical"] else "rows: the runs DIFFER")
 
 
 def _capacity(

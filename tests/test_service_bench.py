@@ -49,6 +49,7 @@ def test_service_bench_counts_the_matches_of_each_executor(tmp_path: Path) -> No
         assert (run["tasks"], run["games"], run["failed"], run["invalid"]) == (len(MATCHES), 7, 0, 0), name
         assert run["decisions"] == counts["plies"], name
     assert report["speedup_local_2"] is not None and report["celery_vs_local_2"] is not None
+    assert report["rows_identical"]  # the matches' rows through Redis are those of the local pools
 
 
 def test_runs_are_local_or_celery_with_a_number_of_processes() -> None:

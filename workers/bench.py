@@ -26,6 +26,7 @@ from taldau.analysis.batch import BatchSettings, GameTask, plan
 from .manifest import Manifest
 from .private_redis import PrivateRedis
 from .run import Executor, Progress, local_executor, run_analysis
+from .soak import comparable_rows
 
 SERVICE_DEPTH = 8  # the limit of the bundled Togyz games
 RUNS = ("local_1", "local_2", "celery_2")
@@ -126,7 +127,7 @@ def _celery_run(
     settings: BatchSettings,
 ) -> TimedRun:
     """A real ``taldau worker --concurrency processes`` on ``url`` (it loads the engines before taking
-    tasks), warmed with one run of ``warm``, then the timed run."""
+    tasks), warmed with one run of ``warm``, then the timed run into ``root/celery_N``."""
     from .celery_app import ServiceSettings
     from .client import celery_executor
 
@@ -139,8 +140,8 @@ def _celery_run(
     try:
         # The warm run waits for the worker to load its engines (minutes on a loaded machine).
         starting = celery_executor(url, ServiceSettings(wait_for_workers=WORKER_START))
-        _timed_run(warm[0], root / f"celery-{processes}-warm", starting, warm[1])
-        return _timed_run(archive, root / f"celery-{processes}", celery_executor(url), settings)
+        _timed_run(warm[0], root / f"celery_{processes}-warm", starting, warm[1])
+        return _timed_run(archive, root / f"celery_{processes}", celery_executor(url), settings)
     finally:
         worker.terminate()
         worker.wait(timeout=60)
@@ -157,7 +158,8 @@ def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
     """Each executor of ``bench.runs`` timed on the whole archive, after the kernels are warmed: the
     analyser's ``warm`` in this process (the local pools fork from it), and one run of the archive's first
     record file at depth 1 or less by each executor. Ratios: ``speedup_local_2`` (two local processes
-    over one), ``celery_vs_local_2`` (Celery with two worker processes over two local processes)."""
+    over one), ``celery_vs_local_2`` (Celery with two worker processes over two local processes); and
+    ``rows_identical``, whether every run stored the rows of the first, timings aside."""
     settings = bench.settings()
     runs = check_runs(bench.runs)
     report: dict[str, Any] = {"game": bench.game, "limit": str(settings.limit())}
@@ -193,6 +195,13 @@ def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
         finally:
             if server is not None:
                 server.stop()
+        # whether every run stored the rows of the first (the executor changes nothing)
+        first, *others = timed
+        report["rows_identical"] = all(
+            comparable_rows(root / name, table).equals(comparable_rows(root / first, table))
+            for name in others
+            for table in ("games", "moves")
+        )
     report.update({name: run.to_json() for name, run in timed.items()})
     report["speedup_local_2"] = _ratio(timed, "local_2", "local_1")
     report["celery_vs_local_2"] = _ratio(timed, "celery_2", "local_2")

@@ -213,8 +213,9 @@ class Chaos:
                 self.events["redis restarts"] += 1
 
 
-def _sorted_table(out: Path, name: str) -> pa.Table:
-    """A compacted table without timings, sorted by game (and ply)."""
+def comparable_rows(out: Path, name: str) -> pa.Table:
+    """The compacted ``games`` or ``moves`` rows of ``out`` without timings, sorted by game (and ply): the
+    rows two runs of the same archive and settings must agree on."""
     if name == "moves":
         table = pq.read_table(out / "moves", schema=MOVES_SCHEMA).drop_columns(["seconds"])
         return table.sort_by([("game_id", "ascending"), ("ply", "ascending")])
@@ -233,7 +234,8 @@ def _differing_games(first: pa.Table, second: pa.Table) -> int:
 def check(celery: Path, local: Path, games: int) -> dict[str, Any]:
     """Every game exactly once and ``ok``, and the rows of both runs equal."""
     report: dict[str, Any] = {}
-    tables = {name: (_sorted_table(celery, name), _sorted_table(local, name)) for name in ("games", "moves")}
+    names = ("games", "moves")
+    tables = {name: (comparable_rows(celery, name), comparable_rows(local, name)) for name in names}
     stored, _ = tables["games"]
     moves, _ = tables["moves"]
     ids = stored.column("game_id").to_pylist()
