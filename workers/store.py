@@ -182,14 +182,14 @@ class ResultStore:
     def _tasks_in_parts(self) -> dict[str, bool]:
         """The tasks that have ``games`` parts, each with whether its newest part says it was analysed."""
         moves = {path.name for path in (self.parts / "moves").glob("part-*.parquet")}
-        found: list[tuple[tuple[int, int], str, bool]] = []
+        found: list[tuple[tuple[int, str], str, bool]] = []
         for path in (self.parts / "games").glob("part-*.parquet"):
             stamp = _stamp(path)
             if stamp is None:  # merged and removed meanwhile: the compacted rows have it
                 continue
-            name = path.stem.removeprefix("part-")
+            name, order = path.stem.removeprefix("part-"), _newest_last((stamp, path))
             if not name.startswith(ROUND):
-                found.append((stamp[::-1], name, path.name in moves))
+                found.append((order, name, path.name in moves))
                 continue
             try:
                 rows = pq.read_table(path, schema=GAMES_SCHEMA, columns=["task", "status"])
@@ -197,7 +197,7 @@ class ResultStore:
                 continue
             ok = _ok_tasks(rows) if path.name in moves else set()
             tasks = {task for task in rows.column("task").to_pylist() if task is not None}
-            found += [(stamp[::-1], task, task in ok) for task in tasks]
+            found += [(order, task, task in ok) for task in tasks]
         return {task: ok for _, task, ok in sorted(found)}
 
     def stored(self, identity: str) -> dict[str, Any] | None:
@@ -214,8 +214,9 @@ class ResultStore:
 
     def _in_rounds(self, identity: str) -> list[dict[str, Any]]:
         """The status and plies of the task's ``games`` rows in the newest round part that holds it."""
-        rounds = [(_stamp(path), path) for path in (self.parts / "games").glob(f"part-{ROUND}*.parquet")]
-        for _, path in sorted(((stamp, path) for stamp, path in rounds if stamp), reverse=True):
+        paths = (self.parts / "games").glob(f"part-{ROUND}*.parquet")
+        rounds = [(stamp, path) for path in paths if (stamp := _stamp(path)) is not None]
+        for _, path in sorted(rounds, key=_newest_last, reverse=True):
             try:
                 rows = pq.read_table(
                     path,
@@ -346,26 +347,28 @@ class ResultStore:
                 parts.append((moves_part, moves_stamp))
             read.append((pq.read_table(path, schema=GAMES_SCHEMA), moves))
             parts.append((path, stamp))
-        newer: set[str] = set()  # the games of the newer parts
+        newest: dict[str, int] = {}  # each game's newest part (the parts are read oldest first)
+        for number, (games, _) in enumerate(read):
+            newest.update(dict.fromkeys(games.column("game_id").to_pylist(), number))
         new_games, new_moves = [], []
-        for games, moves in reversed(read):
-            ids = games.column("game_id")
-            if newer:
-                games = games.filter(pc.invert(pc.is_in(ids, value_set=pa.array(sorted(newer), pa.string()))))
+        for number, (games, moves) in enumerate(read):
+            older = [game for game in games.column("game_id").to_pylist() if newest[game] != number]
+            if older:  # a game stored again in a newer part: its rows here are not kept
+                stale = pa.array(older, pa.string())
+                games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=stale)))
+                if moves is not None:
+                    moves = moves.filter(pc.invert(pc.is_in(moves.column("game_id"), value_set=stale)))
             new_games.append(games)
             if moves is not None:
-                new_moves.append(
-                    moves.filter(pc.is_in(moves.column("game_id"), value_set=games.column("game_id")))
-                )
-            newer.update(ids.to_pylist())
-        merged_games = _concat(GAMES_SCHEMA, new_games[::-1])
+                new_moves.append(moves)
+        merged_games = _concat(GAMES_SCHEMA, new_games)
         replaced = pc.unique(merged_games.column("game_id"))
         games, moves = self._compacted("games", GAMES_SCHEMA), self._compacted("moves", MOVES_SCHEMA)
         kept_games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=replaced)))
         kept_moves = moves.filter(pc.invert(pc.is_in(moves.column("game_id"), value_set=replaced)))
         return _Merged(
             _concat(GAMES_SCHEMA, [kept_games, merged_games]),
-            _concat(MOVES_SCHEMA, [kept_moves, *new_moves[::-1]]),
+            _concat(MOVES_SCHEMA, [kept_moves, *new_moves]),
             parts,
         )
 
