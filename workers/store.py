@@ -75,10 +75,7 @@ def _writer_alive(temporary: Path) -> bool:
         return True
     host, number = writer
     if host != socket.gethostname():
-        try:
-            return time.time() - temporary.stat().st_mtime < STALE_TEMPORARY
-        except FileNotFoundError:
-            return False
+        return _stamp(temporary) is not None and not _older(temporary, STALE_TEMPORARY)
     try:
         os.kill(number, 0)
     except ProcessLookupError:
