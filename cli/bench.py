@@ -20,6 +20,7 @@ from taldau.cli.options import (
     engine_option,
     within_ceiling,
 )
+from taldau.cli.outputs import writable_folder
 from taldau.games.backgammon.strength import (
     BGLAB,
     DEFAULT_DECISIONS,
@@ -169,6 +170,8 @@ def bench(
     position set, then the evaluator's (--engine, own by default) 0-ply evaluations per second and
     engine.analyse's decisions per second at 0 and 2 plies on real decisions, beside gnubg's best_move at
     0, 1 and 2 plies and how often both pick the same play (with gnubg-nn installed)."""
+    if keep:
+        writable_folder(keep, "--keep")
     if soak:
         sys.exit(_soak(soak_games, depth, keep, as_json))
     elif marks:

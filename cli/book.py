@@ -17,6 +17,7 @@ from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import Entry, main_lines, move_json, position_key
 from taldau.analysis.book.query import entries as book_entries
 from taldau.analysis.validation import auto_game
+from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.records import ReadLimits
 from taldau.games.registry import NAMES
@@ -122,7 +123,8 @@ def build(
 ) -> None:
     """Build (or grow, or resume) the book in OUT from the archives and analysis folders under PATHS.
     Inputs already in the book are not read again. Exit 1 when a game or file was skipped, 2 when OUT
-    holds a book of other settings (another game or depth)."""
+    holds a book of other settings (another game or depth) or cannot be written."""
+    writable_folder(out)
     if game == "auto":
         records = [path for path in paths if not is_analysis(path)]
         game = auto_game(records, ReadLimits())
@@ -160,6 +162,7 @@ def build(
 @click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
 def merge(books: tuple[str, ...], out: str, min_games: int | None, as_json: bool) -> None:
     """Merge BOOKS into OUT (which may be one of them): the same book as one build over all their inputs."""
+    writable_folder(out)
     try:
         report = merge_books(books, out, min_games)
     except (BookMismatch, ValueError) as error:

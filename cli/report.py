@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from taldau.analysis.positions import position_game
 from taldau.analysis.report import ReportError, write_report
+from taldau.cli.outputs import writable_file, writable_folder
 from taldau.games.registry import game_kind
 
 
@@ -37,6 +38,7 @@ def report(folder: str, out: str, query: str | None, book: str | None) -> None:
     opens from disk, with no server and no network. With --book, each move of the book's first plies
     shows the games in which it was played in that position, its score and whether it is the book's most
     played move there."""
+    writable_folder(out)
     started = time.perf_counter()
     try:
         summary = write_report(folder, out, query, book=book)
@@ -60,6 +62,7 @@ def show(position: str, svg: str | None) -> None:
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="POSITION") from None
     if svg:
+        writable_file(svg, "--svg")
         Path(svg).write_text(game_kind(game).svg(position) + "\n", encoding="utf-8")
     elif game == "backgammon":
         from taldau.games.backgammon.diagram import render

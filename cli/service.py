@@ -25,6 +25,7 @@ from taldau.cli.options import (
     service_settings,
     within_ceiling,
 )
+from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import progress_line
 from taldau.games.records import ReadLimits
 
@@ -79,15 +80,16 @@ def analyze(
     """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json). OUT
     accumulates: games of other archives analysed there before stay, and the summary counts this run's
     games. On Celery workers (--broker) it waits for workers as long as it takes, saying so, unless
-    --wait-for-workers says how long. Exit 0, 1 when some of this run's games are invalid or failed, 69
-    when the broker or the workers cannot serve the run (the broker unreachable, no worker within
-    --wait-for-workers, or a worker of another engine or version), 130 when interrupted (a rerun of the same
-    command resumes)."""
+    --wait-for-workers says how long. Exit 0, 1 when some of this run's games are invalid or failed, 2
+    when OUT cannot be written (said before any work), 69 when the broker or the workers cannot serve the
+    run (the broker unreachable, no worker within --wait-for-workers, or a worker of another engine or
+    version), 130 when interrupted (a rerun of the same command resumes)."""
     from taldau.analysis.batch import BatchSettings
 
     if broker:
         broker = broker_url(broker)
     ANALYSIS_LIMIT.given(depth, nodes)
+    writable_folder(out)
     if game == "auto":
         game = auto_game(paths, ReadLimits())
     settings = BatchSettings(game=game, depth=depth, nodes=nodes, engine=chosen_engine(engine, game))

@@ -15,6 +15,7 @@ from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.backgammon import backgammon_match
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, TOGYZ_LIMIT, say, within_ceiling
+from taldau.cli.outputs import writable_file
 from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
@@ -261,6 +262,8 @@ def match(
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the weights here instead of stdout.")
 def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> None:
     """Fit the evaluation weights on the results of the real games in PATHS (reproducible)."""
+    if out:
+        writable_file(out)
     document = tune_weights(samples(_games(paths)), shrink=shrink, source=" ".join(paths))
     _write(dumps(document), out)
 
@@ -283,6 +286,8 @@ def fit_curve(
     out: str | None,
 ) -> None:
     """Fit the winning-chance curve on engine scores and results of the real games in PATHS."""
+    if out:
+        writable_file(out)
     limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, Limit(depth=8))
     scores, progress, results = curve_samples(samples(_games(paths), every=every), Engine(), limit)
     curve = fit_win_curve(scores, progress, results, source=f"{' '.join(paths)}, {limit}, every {every}")

@@ -12,6 +12,7 @@ from typing import Any
 import click
 from taldau.analysis.accounting import count
 from taldau.cli.options import within_ceiling
+from taldau.cli.outputs import writable_file
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.eval.pruning import PruningSettings
 from taldau.games.backgammon.eval.supervised import SupervisedSettings
@@ -125,6 +126,7 @@ def train(
     """Train the backgammon nets. td and supervised resume where they stopped: td from OUT (a checkpoint
     of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two. Options
     not given take the stage's own defaults (``SupervisedSettings``; ``PruningSettings`` for prune)."""
+    writable_file(out)
     from taldau.games.backgammon.eval.own import OwnEvaluator
     from taldau.games.backgammon.eval.pruning import run_pruning
     from taldau.games.backgammon.eval.supervised import run_supervised

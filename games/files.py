@@ -7,7 +7,10 @@ knows nothing of what is written: the caller passes the function that fills the 
 
 Files are read only when they are regular files (or links to one): a FIFO blocks its reader until a writer
 comes, a device may never end, a socket cannot be read; ``not_regular`` says what such a path is, and
-``open_regular`` opens a file without blocking and refuses it if it is not a regular one."""
+``open_regular`` opens a file without blocking and refuses it if it is not a regular one.
+
+Commands that write ask ``unwritable`` (a folder) or ``unwritable_file`` first, before any work: one line
+for the user instead of an error deep inside the work."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import os
 import secrets
 import socket
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -100,3 +104,36 @@ def write_bytes_atomic(data: bytes, path: Path) -> None:
 def write_text_atomic(text: str, path: Path) -> None:
     """Write ``text`` to ``path`` in UTF-8 through ``publish``."""
     write_bytes_atomic(text.encode("utf-8"), path)
+
+
+def unwritable(folder: str | Path) -> str | None:
+    """Why files cannot be written in ``folder`` (made, with the folders above it, when missing), in a few
+    words that name the folder at fault (``out is a file, not a folder``, ``/srv: permission denied``,
+    ``/mnt/cd: read-only file system``); None when they can. Nothing is made: a nameless temporary file is
+    tried in ``folder``, or in the nearest folder above it that exists when it does not."""
+    probe = Path(folder)
+    while True:
+        try:
+            mode = probe.stat().st_mode
+            break
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            if probe.parent == probe:  # the root, or "." that cannot be entered
+                return f"{probe}: cannot be entered"
+            probe = probe.parent  # missing, under a file, or in a folder that cannot be entered
+    if not stat.S_ISDIR(mode):
+        what = "a file" if stat.S_ISREG(mode) else _kind(mode)
+        return f"{probe} is {what}, not a folder"
+    try:
+        tempfile.TemporaryFile(dir=probe).close()
+    except OSError as error:
+        return f"{probe}: {(error.strerror or str(error)).lower()}"
+    return None
+
+
+def unwritable_file(path: str | Path) -> str | None:
+    """Why ``path`` cannot be written as a file (it is a folder, or its folder is ``unwritable``); None
+    when it can."""
+    path = Path(path)
+    if path.is_dir():
+        return f"{path} is a folder, not a file"
+    return unwritable(path.parent)
