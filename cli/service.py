@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 import click
 from taldau.analysis.accounting import Inputs, count
-from taldau.analysis.validation import auto_game
+from taldau.analysis.validation import auto_game, games_found
 from taldau.cli.options import (
     ANALYSIS_LIMIT,
     BOTH_GAMES,
@@ -80,17 +80,20 @@ def analyze(
     """Analyse every game under PATHS into Parquet under OUT (moves/, games/, manifest.json). OUT
     accumulates: games of other archives analysed there before stay, and the summary counts this run's
     games. On Celery workers (--broker) it waits for workers as long as it takes, saying so, unless
-    --wait-for-workers says how long. Exit 0, 1 when some of this run's games are invalid or failed, 2
-    when OUT cannot be written (said before any work), 69 when the broker or the workers cannot serve the
-    run (the broker unreachable, no worker within --wait-for-workers, or a worker of another engine or
-    version), 130 when interrupted (a rerun of the same command resumes)."""
+    --wait-for-workers says how long. Exit 0, 1 when some of this run's games are invalid or failed (or
+    there is no game to analyse: nothing is made then), 2 when OUT cannot be written (said before any
+    work), 69 when the broker or the workers cannot serve the run (the broker unreachable, no worker within
+    --wait-for-workers, or a worker of another engine or version), 130 when interrupted (a rerun of the
+    same command resumes)."""
     from taldau.analysis.batch import BatchSettings
+    from taldau.workers.run import NothingToAnalyse
 
     if broker:
         broker = broker_url(broker)
     ANALYSIS_LIMIT.given(depth, nodes)
     writable_folder(out)
-    if game == "auto":
+    detected = game == "auto"
+    if detected:
         game = auto_game(paths, ReadLimits())
     settings = BatchSettings(game=game, depth=depth, nodes=nodes, engine=chosen_engine(engine, game))
     try:
@@ -100,7 +103,10 @@ def analyze(
     if settings.fallback is not None:
         say(settings.fallback)
     service = service_settings(wait_for_workers) if broker else None
-    manifest, resumed = _run_analysis(paths, out, settings, broker, service, jobs, resume)
+    try:
+        manifest, resumed = _run_analysis(paths, out, settings, broker, service, jobs, resume)
+    except NothingToAnalyse as nothing:
+        sys.exit(_nothing(nothing.inputs, game, paths, detected, as_json))
     sys.exit(_summary(manifest, resumed, out, game, paths, as_json))
 
 
@@ -199,6 +205,26 @@ def _interrupted(interrupted: Any, on_celery: bool) -> NoReturn:
         how = "cancelled by `taldau cancel`" if isinstance(interrupted, Cancelled) else how
     say(f"{how}: {where}; run the same command again to resume")
     sys.exit(EX_INTERRUPTED)
+
+
+def _nothing(inputs: Inputs, game: str, paths: tuple[str, ...], detected: bool, as_json: bool) -> int:
+    """Say why a run had nothing to analyse (and made nothing): what became of every input, then that no
+    game of the one asked for, or of the one ``detected`` (automatic detection), is there, or that no
+    record of either game is; its exit code, 1."""
+    for line in inputs.lines():
+        say(line)
+    if as_json:
+        click.echo(json.dumps({"out": None, "games": 0, "analysed": 0, "inputs": inputs.counts()}))
+    where = " ".join(paths)
+    found = games_found(paths, ReadLimits()) if detected else [game]
+    if not found:
+        games = ", ".join(BOTH_GAMES)
+        say(f"error: nothing to analyse under {where}: no record of either game ({games}) found")
+    elif detected:
+        say(f"error: no {game} game to analyse under {where} ({' and '.join(found)} detected there)")
+    else:
+        say(f"error: no {game} game to analyse under {where}")
+    return 1
 
 
 def _summary(

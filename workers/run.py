@@ -43,6 +43,16 @@ class WorkerProblem(Exception):
     another version of it). The message names the worker."""
 
 
+class NothingToAnalyse(Exception):
+    """The paths hold no game of the run's kind (none valid, invalid or analysed before): nothing was made
+    in the output folder. ``inputs`` says what became of every input under the paths."""
+
+    def __init__(self, game: str, inputs: Inputs) -> None:
+        super().__init__(f"no {game} game to analyse")
+        self.game = game
+        self.inputs = inputs
+
+
 class Interrupted(Exception):
     """The run was interrupted (SIGINT); ``queued`` games stay queued on the broker, ``left`` were not
     analysed."""
@@ -244,10 +254,17 @@ def _run_alone(task: GameTask, spec: RunSpec, finished: Finished) -> None:
     finished([failure_result(task, spec, message)])
 
 
-def storing(store: ResultStore, state: Progress, progress: Callable[[Progress], None]) -> Finished:
+def storing(
+    store: ResultStore,
+    state: Progress,
+    progress: Callable[[Progress], None],
+    invalid: list[GameRow] | None = None,
+) -> Finished:
     """What a run's client does with results: store their rows (this process is the folder's one writer;
     the tasks of one call together), count them in ``state`` and show ``progress``. A report that tells
-    of a worker's problem raises WorkerProblem, once the results before it are stored."""
+    of a worker's problem raises WorkerProblem, once the results before it are stored. The rows of
+    ``invalid`` games are stored with the first results and taken off the list: a run whose executor
+    brings none (its broker unreachable) writes nothing."""
 
     def finished(results: list[TaskResult]) -> None:
         good: list[TaskResult] = []
@@ -256,6 +273,8 @@ def storing(store: ResultStore, state: Progress, progress: Callable[[Progress], 
                 check_report(result.report)
                 good.append(result)
         finally:
+            if good and invalid:
+                store_invalid(store, invalid)
             rows = [(result.report.task, result.moves, result.games) for result in good]
             store.write_round([(task, moves, games) for task, moves, games in rows if games is not None])
             for result in good:
@@ -263,6 +282,14 @@ def storing(store: ResultStore, state: Progress, progress: Callable[[Progress], 
             progress(state)
 
     return finished
+
+
+def store_invalid(store: ResultStore, rows: list[GameRow]) -> None:
+    """Store the rows of invalid games, each as a part of its own (named by its game id), and empty
+    ``rows``."""
+    for row in rows:
+        store.write(row.game_id, None, [row])
+    rows.clear()
 
 
 def run_analysis(
@@ -276,13 +303,17 @@ def run_analysis(
     """Analyse every game under ``paths`` into ``out``; returns the manifest, whose ``counts`` and
     ``failures`` are this run's games, ``inputs`` what became of every file and game under ``paths``
     (``folder`` has the totals of the output folder). With ``resume``, the tasks already analysed in
-    ``out`` (compacted, or in parts) are not run again."""
+    ``out`` (compacted, or in parts) are not run again.
+
+    ``out`` and its folders are made when the first rows are stored: NothingToAnalyse is raised, and
+    nothing made, when ``paths`` hold no game of the run's kind; an executor that fails before bringing
+    any result (an unreachable broker) leaves nothing either."""
     spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings, settings.key, not resume)
     store = ResultStore(spec.out, settings.key)
     store.check_settings()
-    store.prepare()
     state = Progress()
     planned_tasks: list[GameTask] = []
+    invalid: list[GameRow] = []  # stored with the first results, or before compacting
     done = store.analysed() if resume else frozenset()
     game_ids: set[str] = set()
     inputs = Inputs()
@@ -292,7 +323,7 @@ def run_analysis(
             continue
         if isinstance(item, GameRow):
             inputs.game(item.source, valid=False)
-            store.write(item.game_id, None, [item])
+            invalid.append(item)
             game_ids.add(item.game_id)
             state.invalid += 1
             continue
@@ -304,6 +335,8 @@ def run_analysis(
             state.games_resumed += len(item.games)
             continue
         planned_tasks.append(item)
+    if not game_ids:
+        raise NothingToAnalyse(settings.game, inputs)
     state.games = sum(len(task.games) for task in planned_tasks)
     # the longest first (by decisions; archive order among equals), so that no long match is left to
     # run alone at the end while the other workers wait
@@ -312,7 +345,8 @@ def run_analysis(
     progress(state)
 
     try:
-        executor(tasks, spec, storing(store, state, progress))
+        executor(tasks, spec, storing(store, state, progress, invalid))
     except KeyboardInterrupt:  # the local pool: nothing stays queued
         raise Interrupted(state.games - state.games_done, 0) from None
+    store_invalid(store, invalid)  # no task brought results: all resumed, or none valid
     return store.compact(settings.manifest(), RunRecord(spec.id, frozenset(game_ids), inputs))

@@ -20,19 +20,22 @@ local processes and Celery workers alike) to a temporary name that does not end 
 globs skip it) and names its writer (host, process id and a random tag), synced and renamed: a game
 analysed twice (a redelivered task) overwrites its part instead of duplicating it, and two clients on one
 folder never share a temporary file. A round's parts have names of their own: a game in two parts (a task
-run again after it failed) counts as the newer part says. The client makes the part folders before any
-task is sent.
+run again after it failed) counts as the newer part says. The client makes the output folder and the part
+folders as it writes a part (a run that stores nothing makes nothing), each time: another client's
+compaction may have removed them.
 
 Compaction merges the parts into the compacted files (a part's games replace the rows of the same games
 stored before, and of the older parts: a task analysed again), writes the manifest, then removes the parts
 it merged, under the folder's lock. The compacted files are then the record of what is done: a resumed
 run skips the tasks whose rows there are ``ok`` (and those whose parts say so, from a run not compacted
 yet). Parts written meanwhile (another run's client writing into the same folder) stay for the next
-compaction; the part folders stay, since another run's client may be about to write in them.
+compaction; the part folders are removed when they are empty (one that is not, with a part or a
+temporary file of another client's in it, stays), and a client about to write in one makes it again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -157,7 +160,7 @@ class ResultStore:
                 )
 
     def prepare(self) -> None:
-        """Make the part folders (the client does, before any task is sent)."""
+        """Make the part folders (``write`` and ``write_round`` make them too, as they write)."""
         for table in TABLES:
             (self.parts / table).mkdir(parents=True, exist_ok=True)
 
@@ -229,6 +232,8 @@ class ResultStore:
 
     def _compacted_task(self, identity: str) -> list[dict[str, Any]]:
         """The status and plies of the task's compacted ``games`` rows."""
+        if not self.out.is_dir():  # nothing stored here yet
+            return []
         with _locked(self.out):
             rows = self._compacted(
                 "games", GAMES_SCHEMA, columns=["status", "plies"], where=pc.field("task") == identity
@@ -252,8 +257,8 @@ class ResultStore:
         """Store one task: its moves (if any), then its games rows (the table, or the rows), each
         atomically, replacing the task's parts written before."""
         if moves is not None:
-            write_atomic(moves, self.part("moves", identity))
-        write_atomic(_games(games), self.part("games", identity))
+            _write_part(moves, self.part("moves", identity))
+        _write_part(_games(games), self.part("games", identity))
 
     def write_round(self, tasks: Sequence[TaskRows]) -> None:
         """Store several tasks together: their moves, then their games rows, in two parts of a name of
@@ -265,8 +270,8 @@ class ResultStore:
             return
         name = ROUND + secrets.token_hex(8)
         moves = [table for _, table, _ in tasks if table is not None]
-        write_atomic(_concat(MOVES_SCHEMA, moves), self.part("moves", name))
-        write_atomic(
+        _write_part(_concat(MOVES_SCHEMA, moves), self.part("moves", name))
+        _write_part(
             _concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name)
         )
 
@@ -278,8 +283,10 @@ class ResultStore:
         ``counts``, ``failures``, ``skipped`` and ``inputs`` describe the run's own games and inputs (those
         it was given, analysed now or before); ``folder`` holds the totals of every game stored under this
         key, other runs' too. Temporary files are removed only when their writer is gone (see
-        ``_writer_alive``); a part is removed only as it was merged (not one written again meanwhile).
+        ``_writer_alive``); a part is removed only as it was merged (not one written again meanwhile); the
+        part folders then, when empty.
         """
+        self.out.mkdir(parents=True, exist_ok=True)
         with _locked(self.out):
             for leftover in self.parts.glob("*/.part-*.tmp"):
                 if not _writer_alive(leftover):
@@ -324,6 +331,7 @@ class ResultStore:
             for path, stamp in merged.parts:
                 if _stamp(path) == stamp:
                     path.unlink(missing_ok=True)
+            _remove_if_empty([*(self.parts / table for table in TABLES), self.parts, self.parts.parent])
         return manifest
 
     def _merge(self) -> _Merged:
@@ -368,6 +376,27 @@ class ResultStore:
             _concat(MOVES_SCHEMA, [kept_moves, *new_moves]),
             parts,
         )
+
+
+def _write_part(table: pa.Table, path: Path) -> None:
+    """Write a part atomically, making its folder first: another client's compaction may remove it, empty,
+    at any time, even between the two (then it is made again)."""
+    for attempt in range(3):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            write_atomic(table, path)
+            return
+        except FileNotFoundError:
+            if attempt == 2 or path.parent.is_dir():
+                raise
+
+
+def _remove_if_empty(folders: Sequence[Path]) -> None:
+    """Remove each of ``folders``, the deepest first, that is empty; one that is not (a client wrote a part
+    or a temporary file in it meanwhile), or is gone, stays as it is."""
+    for folder in folders:
+        with contextlib.suppress(OSError):  # ENOTEMPTY, ENOENT: a writer's, or nothing to do
+            folder.rmdir()
 
 
 def _older(path: Path, seconds: float) -> bool:
