@@ -117,11 +117,13 @@ class BatchSettings:
 
 @dataclass(frozen=True)
 class TaskGame:
-    """A valid game of a task: its id, its index in its record file and its number of decisions."""
+    """A valid game of a task: its id, its index in its record file, its number of decisions and its place
+    among the games of the task's text (0 for the first: a Togyz task's one game, a match's first game)."""
 
     game_id: str
     index: int
     plies: int
+    place: int
 
 
 @dataclass(frozen=True)
@@ -190,12 +192,12 @@ def _tasks(
     """The ``invalid`` rows of a task's bad games, then the task of its valid ones (if any)."""
     valid: list[TaskGame] = []
     first: GameFacts | None = None
-    for game, facts in games:
+    for place, (game, facts) in enumerate(games):
         if not facts.valid:
             yield game_row(facts, place_id(kind.name, facts), settings.game, Status.INVALID, settings.key)
             continue
         first = first or facts
-        valid.append(TaskGame(kind.identity(game), facts.index, facts.plies))
+        valid.append(TaskGame(kind.identity(game), facts.index, facts.plies, place))
     if first is not None:
         ids = (game.game_id for game in valid)
         text = kind.task_text([game for game, _ in games])
@@ -263,14 +265,23 @@ def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, lis
     """Replay and review one task: its games' ``moves`` rows and ``games`` rows (status ``ok``)."""
     kind = settings.kind()
     replayed = [kind.facts(game) for game in kind.read_games(task.record.encode("utf-8"), task.source)]
-    valid = [facts for facts in replayed if facts.valid]
-    if len(valid) != len(task.games):  # the record was valid when planned: this is a bug, not bad input
+    # the task's text holds every game of the task, in order; a game invalid as read may replay valid from
+    # it (what spoilt it is not written back), so each planned game is taken at its place, and the reviews
+    # come one per valid game
+    reviewed = {place: number for number, place in enumerate(p for p, f in enumerate(replayed) if f.valid)}
+    lost = [
+        game.index
+        for game in task.games
+        if game.place not in reviewed or replayed[game.place].plies != game.plies
+    ]
+    if lost:  # the record was valid when planned: this is a bug, not bad input
         errors = [str(error) for facts in replayed for error in facts.errors]
-        raise ValueError(f"task {task.id} no longer replays as planned: {errors[:1] or 'other games'}")
+        raise ValueError(f"task {task.id} no longer replays as planned: game {lost} {errors[:1]}")
     reviews = review_task(settings.analyser, task.record, task.source, settings.options, settings.marks())
     moves: list[MoveRow] = []
     rows: list[GameRow] = []
-    for planned, facts, review in zip(task.games, valid, reviews, strict=True):
+    for planned in task.games:
+        facts, review = replayed[planned.place], reviews[reviewed[planned.place]]
         base = game_row(facts, planned.game_id, settings.game, Status.OK, settings.key)
         white, black = review.players
         rows.append(

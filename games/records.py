@@ -92,12 +92,65 @@ class RecordError:
         return f"line {self.line}, column {self.column}: {self.message}"
 
 
-def append_error(errors: list[RecordError], line: int, column: int, message: str) -> None:
-    """Append an error to a game's list, keeping at most MAX_ERRORS_PER_GAME and a note that more exist."""
+def append_error(
+    errors: list[RecordError], line: int, column: int, message: str, what: str = "errors"
+) -> None:
+    """Append an error (or, ``what`` saying so, a warning) to a game's list, in the order found, keeping at
+    most MAX_ERRORS_PER_GAME and a note that more exist."""
     if len(errors) < MAX_ERRORS_PER_GAME:
         errors.append(RecordError(line, column, message))
     elif len(errors) == MAX_ERRORS_PER_GAME:
-        errors.append(RecordError(line, column, "further errors in this game are not listed"))
+        errors.append(RecordError(line, column, f"further {what} in this game are not listed"))
+
+
+def capped(errors: list[RecordError], what: str = "errors") -> list[RecordError]:
+    """``errors`` (of a game and of what came before it, in order) as ``append_error`` keeps them: at most
+    MAX_ERRORS_PER_GAME, then one note that more exist."""
+    if len(errors) <= MAX_ERRORS_PER_GAME + 1:
+        return errors
+    more = errors[MAX_ERRORS_PER_GAME]
+    return [
+        *errors[:MAX_ERRORS_PER_GAME],
+        RecordError(more.line, more.column, f"further {what} in this game are not listed"),
+    ]
+
+
+@dataclass
+class _StrayRun:
+    """The run of stray lines being read: the list its warning is in, at which place, where it starts, what
+    it quotes, and its last line."""
+
+    warnings: list[RecordError]
+    place: int
+    line: int
+    column: int
+    quote: str
+    last_line: int
+
+
+class StrayText:
+    """Text outside any game (a file's title line, a note between two games, a record of the other game
+    pasted above): skipped, and told as a warning of the game it stands next to, never an error of it.
+    Adjacent stray lines are one warning, which quotes the first and says which lines it covers."""
+
+    def __init__(self) -> None:
+        self.run: _StrayRun | None = None
+
+    def add(self, warnings: list[RecordError], line: int, column: int, text: str) -> None:
+        """A stray line ``text`` at ``line`` and ``column``, told in ``warnings``."""
+        run = self.run
+        if run is not None and run.warnings is warnings and run.last_line == line - 1:
+            run.last_line = line
+            message = f"text outside any game, lines {run.line}-{line}, skipped: {run.quote}"
+            warnings[run.place] = RecordError(run.line, run.column, message)
+            return
+        quote = excerpt(text)
+        if len(warnings) >= MAX_ERRORS_PER_GAME:
+            append_error(warnings, line, column, f"text outside any game, skipped: {quote}", "warnings")
+            self.run = None
+            return
+        warnings.append(RecordError(line, column, f"text outside any game, skipped: {quote}"))
+        self.run = _StrayRun(warnings, len(warnings) - 1, line, column, quote, line)
 
 
 class UnreadableFile(Exception):

@@ -248,7 +248,7 @@ def test_jellyfish_numbers_too_long_are_record_errors() -> None:
     [error] = match.games[0].errors
     assert (error.line, error.column) == (5, 7) and error.message.startswith("bad result 'Wins 9999")
     [match] = read_jellyfish(f" {HUGE} point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5\n", "huge.mat")
-    assert match.length == 0 and match.errors[0].message.startswith(f"text outside any game: '{HUGE[:10]}")
+    assert match.length == 0 and match.errors[0].message.startswith(f"match length '{HUGE[:10]}")
 
 
 def test_sgf_numbers_that_are_not_counts_are_ignored() -> None:

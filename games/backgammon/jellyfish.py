@@ -31,7 +31,15 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import Line, ReadLimits, RecordError, append_error, excerpt, text_lines
+from taldau.games.records import (
+    Line,
+    ReadLimits,
+    RecordError,
+    StrayText,
+    append_error,
+    excerpt,
+    text_lines,
+)
 
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 
@@ -42,6 +50,7 @@ HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')
 # Numbers have at most 18 digits: more than any count in a match needs (and than the SGF reader's nine digits
 # become, one game later or a few doubles on), where Python refuses to read numbers thousands of digits long.
 MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d{1,18})\s+points?\s+match\b", re.IGNORECASE)
+LONG_MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)  # too long to read
 GAME = re.compile(r"^\s*Game\s+(?P<index>\d{1,18})\s*$", re.IGNORECASE)
 # Linear time on any line: the names keep the blanks around them (stripped when read) and the blanks after the
 # left score are taken whole (\s++), as blanks that two parts could share backtrack cubically; the lookahead
@@ -215,6 +224,7 @@ class JellyfishReader:
         self.score_names: list[tuple[str, str] | None] = []  # per match: the names of its first score line
         self.length_seen = False
         self.state: GameState | None = None
+        self.stray = StrayText()
 
     @property
     def match(self) -> MatchRecord | None:
@@ -270,7 +280,11 @@ class JellyfishReader:
             if header is not None:
                 self.open_match(new=started).headers[header["key"].strip()] = header["value"]
             return
-        if (length := MATCH_LENGTH.match(line)) is not None:
+        if (length := MATCH_LENGTH.match(line)) is None and (too_long := LONG_MATCH_LENGTH.match(line)):
+            message = f"match length {excerpt(too_long['length'])} not read: the match is read as money play"
+            append_error(self.open_match(new=started).errors, number, too_long.start("length") + 1, message)
+            return
+        if length is not None:
             self.open_match(new=started or self.length_seen).length = int(length["length"])
             self.length_seen = True
             return
@@ -307,15 +321,17 @@ class JellyfishReader:
         written = [row for row in rows if row.cells or row.stray]
         if not written:
             return
-        if self.state is None:
-            first = written[0]
+        state, first = self.state, written[0]
+        prose = numbered is None and not any(row.cells for row in written)
+        if prose and (state is None or state.over):
+            # a title or note before the first game or after a game's result: skipped, with a warning
+            warnings = self.open_match().warnings if state is None else state.game.warnings
+            self.stray.add(warnings, number, first.stray[0][0] + 1, line.strip())
+            return
+        if state is None:  # moves before any game's header: a game that cannot be placed
             column = first.cells[0].column if first.cells else first.stray[0][0]
-            append_error(
-                self.open_match().errors,
-                number,
-                column + 1,
-                f"{Spot(number, first.move).where}text outside any game: {excerpt(line.strip())}",
-            )
+            message = f"{Spot(number, first.move).where}text outside any game: {excerpt(line.strip())}"
+            append_error(self.open_match().errors, number, column + 1, message)
             return
         for row in written:
             self.read_row(Spot(number, row.move), line, row)

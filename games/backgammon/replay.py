@@ -25,7 +25,7 @@ from enum import Enum
 from math import ceil
 
 import numpy as np
-from taldau.games.records import ReadLimits, RecordError, RecordFile, append_error
+from taldau.games.records import ReadLimits, RecordError, RecordFile, append_error, capped
 
 from . import board as core
 from .cube import CubeError, MatchState, Rules
@@ -454,6 +454,11 @@ def _check_result(game: Game, record: GameRecord, state: MatchState, stopped: bo
     if record.winner is None:
         if game.termination is not Termination.UNFINISHED:
             game.warnings.append(RecordError(line, 0, f"game {record.index} ends with no result written"))
+        else:  # the record stops mid-game: a file cut short, or a game adjourned
+            last = record.actions[-1] if record.actions else None
+            where = f"after move {last.number}" if last is not None and last.number else "before any move"
+            message = f"game {record.index} stops {where} with no result: read as unfinished"
+            game.warnings.append(RecordError(last.line if last is not None else line, 0, message))
         return None
     claimed = record.points or 0
     said = f"player {record.winner + 1} wins {claimed}"
@@ -507,6 +512,8 @@ def replay_file(file: RecordFile) -> Iterator[Game]:
             yield Game(match, empty, MatchState(rules_of(match)), errors=list(empty.errors))
             continue
         games = replay_match(match)
-        for error in match.errors:
-            games[0].errors.insert(0, error)
+        # what belongs to no game comes before the first game's own, in the order found
+        first = games[0]
+        first.errors = capped([*match.errors, *first.errors])
+        first.warnings = capped([*match.warnings, *first.warnings], "warnings")
         yield from games

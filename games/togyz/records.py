@@ -32,6 +32,7 @@ from taldau.games.records import (
     ReadLimits,
     RecordError,
     RecordFile,
+    StrayText,
     UnreadableFile,
     append_error,
     excerpt,
@@ -183,6 +184,9 @@ _BOOK_LINE = re.compile(r"[ \t]*(?:\d+\.\t|Result[ \t]+\d)")
 _SCORESHEET_MOVE = re.compile(r"(?<![\w/.])[1-9]\d*[:\-][1-9]\d*(?![\w/])")
 _EXPORT_LINE = re.compile(r"\d+\.\s*\S+(?:\s+\S+)?(?:\s+(?:1-0|0-1|1/2-1/2|\*))?")
 _HEADER_LINE = re.compile(r"[ \t]*\[")
+# What the lines of the other formats hold and prose does not: a tag pair, a move number (``12.``) or a
+# result after moves.
+_MOVETEXT_HINT = re.compile(r"^[ \t]*\[|(?<![\w.])\d{1,9}\.(?!\d)|(?:^|\s)(?:1-0|0-1|1/2-1/2)(?:\s|$)")
 
 
 def detect_format(text: str) -> str:
@@ -194,7 +198,8 @@ def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
     """The format of a file's lines (see ``detect_format``) and whether it holds any text. Refused lines
     (too long to read) count as text but say nothing about the format."""
     compact = export = scoresheet = False
-    not_compact = not_export = has_text = False
+    not_export = has_text = False
+    movetext = False  # a line that is no compact string holds moves or headers (of another format)
     for line in lines:
         if line.refused is not None:
             has_text = True
@@ -205,10 +210,10 @@ def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
         has_text = True
         if _BOOK_LINE.match(line.text):
             return "book", True  # a book line is never compact, and book comes before the rest
-        if not_compact or _COMPACT_LINE.fullmatch(stripped) is None:
-            not_compact = True
-        else:
+        if _COMPACT_LINE.fullmatch(stripped) is not None:
             compact = True
+        elif _MOVETEXT_HINT.search(line.text) is not None:
+            movetext = True
         if _HEADER_LINE.match(line.text):
             continue
         if not scoresheet and any(
@@ -220,7 +225,7 @@ def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
                 not_export = True
             else:
                 export = True
-    if compact and not not_compact:
+    if compact and not movetext:  # compact strings, and perhaps a title or notes (prose) between them
         return "compact", has_text
     if scoresheet:
         return "scoresheet", has_text
@@ -230,33 +235,51 @@ def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
 
 
 def _read_compact(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
-    """Compact strings: each non-blank line one game, each digit the origin pit of one ply."""
+    """Compact strings: each line one game, each digit the origin pit of one ply. Other lines (a title, a
+    note) are skipped, each run of them a warning of the game after it (the last game's, at the end)."""
     index = 0
+    stray, before = StrayText(), list[RecordError]()  # the warnings of the text before the next game
+    held: GameRecord | None = None  # the game read last, held back for the text after it
     for line in lines:
-        if line.refused is not None:
-            index += 1
-            record = GameRecord(source, index, "compact", line.number)
-            record.add_error(line.number, 1, line.refused)
-            record.items.append(Unreadable(line.number, 1))
-            yield record
-            continue
-        match = _COMPACT_LINE.fullmatch(line.text.strip())
-        if match is None:
+        record = _compact_record(line, index + 1, source, limits)
+        if record is None:
+            if line.text.strip():
+                column = len(line.text) - len(line.text.lstrip()) + 1
+                stray.add(before, line.number, column, line.text.strip())
             continue
         index += 1
-        offset = len(line.text) - len(line.text.lstrip()) + match.start("plies")
+        record.warnings[:0], before = before, []
+        if held is not None:
+            yield held
+        held = record
+    if held is not None:
+        held.warnings += before
+        yield held
+
+
+def _compact_record(line: Line, index: int, source: str, limits: ReadLimits) -> GameRecord | None:
+    """The game of one line of a compact file, None for a line that holds none."""
+    if line.refused is not None:
         record = GameRecord(source, index, "compact", line.number)
-        if match.group("white") is not None:
-            record.final_score = (int(match.group("white")), int(match.group("black")))
-        plies = match.group("plies")
-        for position, digit in enumerate(plies[: limits.max_plies]):
-            column = offset + position + 1
-            record.items.append(MoveText(int(digit), None, digit, line.number, column))
-        if len(plies) > limits.max_plies:
-            column = offset + limits.max_plies + 1
-            record.add_error(line.number, column, limits.game_cut)
-            record.items.append(Unreadable(line.number, column))
-        yield record
+        record.add_error(line.number, 1, line.refused)
+        record.items.append(Unreadable(line.number, 1))
+        return record
+    match = _COMPACT_LINE.fullmatch(line.text.strip())
+    if match is None:
+        return None
+    offset = len(line.text) - len(line.text.lstrip()) + match.start("plies")
+    record = GameRecord(source, index, "compact", line.number)
+    if match.group("white") is not None:
+        record.final_score = (int(match.group("white")), int(match.group("black")))
+    plies = match.group("plies")
+    for position, digit in enumerate(plies[: limits.max_plies]):
+        column = offset + position + 1
+        record.items.append(MoveText(int(digit), None, digit, line.number, column))
+    if len(plies) > limits.max_plies:
+        column = offset + limits.max_plies + 1
+        record.add_error(line.number, column, limits.game_cut)
+        record.items.append(Unreadable(line.number, column))
+    return record
 
 
 _TOKEN = re.compile(
