@@ -15,11 +15,13 @@ so that the cache directory is chosen once, before numba is imported and before 
 
 The choice is handed to numba through ``NUMBA_CACHE_DIR``, the variable numba documents: numba reads it at
 import and again when its configuration reloads, and the worker processes started from here inherit it.
+
+A run says that it compiles (``warm_kernels``) when numba does compile, as numba's compile events tell:
+never when every kernel comes from the cache, whatever filled it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import tempfile
@@ -78,6 +80,7 @@ if CACHE_DIR is not None:
     os.environ["NUMBA_CACHE_DIR"] = str(CACHE_DIR)
 
 import numba  # noqa: E402  (after NUMBA_CACHE_DIR is set, which numba reads at import)
+from numba.core import event  # noqa: E402
 
 # numba may have been imported before this module; its configuration then rereads the environment here.
 numba.config.reload_config()
@@ -94,49 +97,54 @@ def use_threads(count: int) -> int:
     return count
 
 
-# CPU seconds of the warm-up of each game's analyser (``Analyser.warm``) with numba's cache empty: the
-# compiling a first run does, once (2026-12-04, 2-core python-svc shared with other jobs: 43 s and 472 s
-# of wall time there; 0.3 s and 1 s of CPU with the cache full).
-FIRST_COMPILE_SECONDS = {"togyz": 15, "backgammon": 185}
+# CPU seconds that warming each game's analyser (``Analyser.warm``) spends compiling its kernels with
+# numba's cache empty: 16.7 s and 11.0 s, each game in a fresh process with ``NUMBA_CACHE_DIR`` an empty
+# temporary folder, timed by ``time.process_time`` around ``analyser(game).warm()`` (2026-12-06, numba
+# 0.68.1, a 2-core AMD EPYC shared with other jobs, where the wall time was twice that; 0.3 s and 1.3 s
+# with the cache full). The figures of 2026-12-04 (15 s and 185 s) were not met again here.
+FIRST_COMPILE_SECONDS = {"togyz": 17, "backgammon": 11}
 
 
-def warm_marker(game: str, cache_dir: Path | None = CACHE_DIR) -> Path | None:
-    """The file that says ``game``'s kernels are compiled in ``cache_dir`` for the current sources (None
-    without a cache)."""
-    return None if cache_dir is None else cache_dir / f"warm-{game}-{SOURCE_DIGEST}"
+class _FirstCompile(event.Listener):
+    """Listens to numba's ``numba:compile`` events, which numba raises only when it compiles a kernel (never
+    for one loaded from its cache): calls ``said`` at the first one, and ``compiled`` tells whether one
+    came."""
+
+    def __init__(self, said: Callable[[], object]) -> None:
+        self.said = said
+        self.compiled = False
+
+    def on_start(self, happened: event.Event) -> None:
+        if not self.compiled:
+            self.compiled = True
+            self.said()
+
+    def on_end(self, happened: event.Event) -> None:
+        pass
 
 
-def needs_compiling(game: str, cache_dir: Path | None = CACHE_DIR) -> bool:
-    """Whether warming ``game``'s analyser compiles its kernels: numba compiles (nothing is cached yet for
-    these sources, or there is no cache at all) and runs them compiled (not ``NUMBA_DISABLE_JIT``)."""
-    if numba.config.DISABLE_JIT:
-        return False
-    marker = warm_marker(game, cache_dir)
-    return marker is None or not marker.exists()
-
-
-def compiling_notice(game: str) -> str:
-    """What a run says, once, before it compiles ``game``'s kernels."""
-    seconds = FIRST_COMPILE_SECONDS.get(game, max(FIRST_COMPILE_SECONDS.values()))
-    return f"compiling (first run on this machine, about {seconds} s)"
+def compiling_notice(game: str, cache_dir: Path | None = CACHE_DIR) -> str:
+    """What a run says, once, as it starts compiling ``game``'s kernels, with the time it takes
+    (``FIRST_COMPILE_SECONDS``); ``cache_dir`` None: no cache keeps them, every run compiles them."""
+    seconds = FIRST_COMPILE_SECONDS.get(game)
+    about = "" if seconds is None else f", about {seconds} s on an idle core"
+    if cache_dir is None:
+        return f"compiling the {game} kernels (no cache to keep them: every run compiles them{about})"
+    return f"compiling the {game} kernels (first run of this version on this machine{about})"
 
 
 def warm_kernels(
     game: str, warm: Callable[[], object], say: Callable[[str], object], cache_dir: Path | None = CACHE_DIR
-) -> None:
+) -> bool:
     """Run ``warm`` (``game``'s analyser's warm-up, which compiles its kernels or loads them from numba's
-    cache), first saying ``compiling_notice`` through ``say`` when that compiles; afterwards the cache
-    holds the kernels and later runs say nothing. Processes forked after this inherit the compiled
-    kernels; processes started otherwise load them from the cache."""
-    cold = needs_compiling(game, cache_dir)
-    if cold:
-        say(compiling_notice(game))
-    warm()
-    marker = warm_marker(game, cache_dir)
-    if cold and marker is not None:
-        # a cache that cannot be written: the next run says it compiles again, as it does
-        with contextlib.suppress(OSError):
-            marker.touch()
+    cache) and say ``compiling_notice`` through ``say`` once, as numba starts compiling the first kernel
+    that its cache does not hold for these sources: never when they all come from the cache (or run as
+    plain Python, ``NUMBA_DISABLE_JIT``). Returns whether it compiled. Processes forked after this inherit
+    the compiled kernels; processes started otherwise load them from the cache."""
+    listener = _FirstCompile(lambda: say(compiling_notice(game, cache_dir)))
+    with event.install_listener("numba:compile", listener):
+        warm()
+    return listener.compiled
 
 
 def njit(**options: Any) -> Any:

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, ROOT
@@ -194,20 +195,22 @@ def test_a_child_of_a_dead_parent_goes_at_once() -> None:
 
 def test_warm_kernels_says_compiling_once_then_never_again(tmp_path: Path) -> None:
     said: list[str] = []
-    warmed: list[str] = []
-    for _ in range(2):
-        jit.warm_kernels("backgammon", lambda: warmed.append("warm"), said.append, tmp_path)
-    assert warmed == ["warm", "warm"]
+    kernel = numba.njit(cache=False)(lambda x: x + 1)  # a kernel of its own: never compiled before
+    compiled = [jit.warm_kernels("backgammon", lambda: kernel(1), said.append, tmp_path) for _ in range(2)]
+    assert compiled == [True, False]
     seconds = jit.FIRST_COMPILE_SECONDS["backgammon"]
-    assert said == [f"compiling (first run on this machine, about {seconds} s)"]
-    assert jit.needs_compiling("backgammon", tmp_path) is False
-    assert jit.needs_compiling("togyz", tmp_path) is True  # each game's kernels have their own marker
+    notice = f"compiling the backgammon kernels (first run of this version on this machine, about {seconds} s"
+    assert said == [f"{notice} on an idle core)"]
+    assert jit.warm_kernels("togyz", lambda: kernel(2), said.append, tmp_path) is False  # compiled: silent
 
 
 def test_without_a_cache_every_run_compiles() -> None:
     said: list[str] = []
-    jit.warm_kernels("togyz", lambda: None, said.append, None)
-    assert said == [f"compiling (first run on this machine, about {jit.FIRST_COMPILE_SECONDS['togyz']} s)"]
+    jit.warm_kernels("togyz", numba.njit(cache=False)(lambda: 0), said.append, None)
+    assert said == [
+        "compiling the togyz kernels (no cache to keep them: every run compiles them, about "
+        f"{jit.FIRST_COMPILE_SECONDS['togyz']} s on an idle core)"
+    ]
 
 
 @pytest.mark.slow
@@ -216,7 +219,7 @@ def test_analyze_on_an_empty_numba_cache_says_compiling_once(tmp_path: Path) -> 
     command = [TALDAU, "analyze", str(TWO_GAMES), "--jobs", "2", "--depth", "1"]
     first = subprocess.run([*command, "--out", str(tmp_path / "a")], env=env, **RUN)
     assert first.returncode == 0, first.stderr
-    assert first.stderr.count("compiling (first run on this machine, about ") == 1
+    assert first.stderr.count("compiling the togyz kernels (first run of this version on this machine") == 1
     again = subprocess.run([*command, "--out", str(tmp_path / "b")], env=env, **RUN)
     assert again.returncode == 0, again.stderr
     assert "compiling" not in again.stderr
