@@ -7,6 +7,12 @@ was analysed in: a Togyz game is its own task, a backgammon match one task of al
 Match columns (backgammon; null for Togyz): the match length (0 for money play), both players' scores before
 the game, the cube's value when the game ended, and the side that won it with the points won.
 
+Numbering, the same in every table and JSON output: sides count from 0 (``winner`` here, ``side`` in the
+``moves`` table, ``mover`` in a book, ``winner`` in ``taldau validate --json``): 0 the first player (Togyz
+White, backgammon Player 1), 1 the second; ``index`` counts a record file's games from 1; ``plies`` is a
+count (a Togyz game's moves, a backgammon game's rolls played) and the ``moves`` table numbers its
+decisions from 1.
+
 Per side (``white_*`` for the first player, Togyz White or backgammon's first player; ``black_*`` for the
 second), over the side's decisions of the game (the ``moves`` rows; figures in the game's unit: Togyz kumalak,
 backgammon EMG):
@@ -193,7 +199,13 @@ GAMES_SCHEMA = table_schema(
         described("headers", pa.map_(pa.string(), pa.string()), "every header of the record"),
         described("result", pa.string(), "the result as the record gives it"),
         described("termination", pa.string(), "how the game ended"),
-        described("plies", pa.int32(), "decisions of the game (moves rows when analysed)", nullable=False),
+        described(
+            "plies",
+            pa.int32(),
+            "plies played: Togyz moves (a moves row each); backgammon rolls played, dances included (the "
+            "moves rows add the cube and take decisions)",
+            nullable=False,
+        ),
         described("status", pa.string(), "ok, invalid or failed", nullable=False),
         described("error", pa.string(), "why the game is invalid or failed"),
         described(
@@ -203,7 +215,12 @@ GAMES_SCHEMA = table_schema(
         described("white_match_score", pa.int32(), "backgammon: the first player's score before the game"),
         described("black_match_score", pa.int32(), "backgammon: the second player's score before the game"),
         described("cube", pa.int32(), "backgammon: the cube's value when the game ended"),
-        described("winner", pa.int8(), "backgammon: the side that won the game, 0 first player, 1 second"),
+        described(
+            "winner",
+            pa.int8(),
+            "backgammon: the side that won the game, counted from 0 as every side: 0 the first player "
+            "(Player 1), 1 the second (Player 2)",
+        ),
         described("points", pa.int32(), "backgammon: the points the winner won"),
         *_side_fields("white"),
         *_side_fields("black"),

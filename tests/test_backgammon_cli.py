@@ -65,7 +65,7 @@ def run_json(*args: str) -> Any:
 
 
 def game_results(report: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Per backgammon game of a ``validate --json`` report: winner (1-based), winner's name, points, value,
+    """Per backgammon game of a ``validate --json`` report: winner (counted from 0, as every side), winner's name, points, value,
     cube, termination and score before the game."""
     return [
         (g["winner"], g["winner_name"], g["points"], g["value"], g["cube"], g["termination"], g["score"])
@@ -76,10 +76,10 @@ def game_results(report: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 # gnubg: lasse wins a dropped double, then a single game; simon_haag a gammon in the Crawford game; lasse wins
 GALAXY_RESULTS = [
-    (1, "lasse", 1, None, 1, "dropped", [0, 0]),
-    (1, "lasse", 1, "single", 1, "borne off", [1, 0]),
-    (2, "simon_haag", 2, "gammon", 1, "borne off", [2, 0]),
-    (1, "lasse", 1, "single", 1, "borne off", [2, 2]),
+    (0, "lasse", 1, None, 1, "dropped", [0, 0]),
+    (0, "lasse", 1, "single", 1, "borne off", [1, 0]),
+    (1, "simon_haag", 2, "gammon", 1, "borne off", [2, 0]),
+    (0, "lasse", 1, "single", 1, "borne off", [2, 2]),
 ]
 
 

@@ -269,7 +269,7 @@ class BackgammonKind:
                 "match_length": match.length,
                 "score": list(game.start.score),
                 "score_after": list(game.score_after),
-                "winner": None if winner is None else winner + 1,
+                "winner": winner,
                 "winner_name": None if winner is None else match.players[winner],
                 "points": points,
                 "value": None if game.value is None else game.value.name.lower(),
