@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow.parquet as pq
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
-from taldau.schemas import GameRow
+from taldau.schemas import GameRow, plies_from_one
 
 from .accounting import NotUsed, Unused
 from .batch import BatchSettings, GameTask, plan
@@ -58,9 +58,11 @@ def is_analysis_folder(path: str | Path) -> bool:
 
 
 def _read(folder: Path, name: str) -> list[dict[str, Any]]:
+    """The rows of table ``name`` of ``folder``, every part's (``moves``' plies counted from 1, whatever
+    the part's version)."""
     rows: list[dict[str, Any]] = []
     for path in sorted((folder / name).glob("*.parquet")):
-        rows += pq.read_table(path).to_pylist()
+        rows += plies_from_one(pq.read_table(path)).to_pylist()
     return rows
 
 

@@ -104,13 +104,13 @@ def blunder_disagreements(
     tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], thresholds: Thresholds
 ) -> list[dict[str, Any]]:
     """The decisions that one review marks as blunders (``??``) and the other does not: the game (its index
-    in the sample), ply, position, move played and both drops, so that a reader can search them again,
-    deeper, and say which review was right."""
+    in the sample), ply (from 1, as the ``moves`` table counts it), position, move played and both drops,
+    so that a reader can search them again, deeper, and say which review was right."""
     blunder = Mark.VERY_BAD
     return [
         {
             "game": index,
-            "ply": decision.ply,
+            "ply": decision.ply + 1,  # counted from 1, as the moves table and the report count plies
             "position": decision.position,
             "played": decision.played,
             "drop": rounded(decision.drop),

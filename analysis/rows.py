@@ -3,7 +3,9 @@ the batch to write what it judged and by ``annotate`` to rebuild the decisions a
 
 Every column is the decision's field of the same name except those of ``_COLUMN_OF_FIELD`` (the table keeps
 the names its readers know) and those converted: the kind and the luck mark as their strings, the dice as
-two digits, the cube's equities in columns of their own, the mark beside the decision."""
+two digits, the cube's equities in columns of their own, the mark beside the decision, and the ply: the
+decision's index from 0 in the game's review, its number from 1 in the table (as players count moves: see
+``taldau.schemas.moves``)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ _COLUMN_OF_FIELD = {
     "chance_after": "win_chance_after",
 }
 _CUBE_COLUMNS = tuple(item.name for item in fields(CubeEquities))
-_CONVERTED = {"game_id", "kind", "dice", "mark", "luck_mark", *_CUBE_COLUMNS}
+_CONVERTED = {"game_id", "ply", "kind", "dice", "mark", "luck_mark", *_CUBE_COLUMNS}
 _SAME_NAME = tuple(
     name for name in column_names(MoveRow) if name not in _CONVERTED and name not in _COLUMN_OF_FIELD.values()
 )
@@ -35,6 +37,7 @@ def move_row(game_id: str, row: MarkedDecision) -> MoveRow:
     decision, cube = row.decision, row.decision.cube
     return MoveRow(
         game_id=game_id,
+        ply=decision.ply + 1,
         **{name: getattr(decision, name) for name in _SAME_NAME},
         **{column: getattr(decision, name) for name, column in _COLUMN_OF_FIELD.items()},
         **{name: None if cube is None else getattr(cube, name) for name in _CUBE_COLUMNS},
@@ -51,8 +54,9 @@ def move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
 
 
 def marked_decision(row: dict[str, Any]) -> MarkedDecision:
-    """A ``moves`` row (as a dict of its columns; a backgammon column missing reads as null) as the decision
-    it stores, with its stored mark. The rows keep no ``drop`` (the mark stands stored): it is the winning
+    """A ``moves`` row (as a dict of its columns, ``ply`` from 1 as version 4 counts it: see
+    ``schemas.moves.plies_from_one``; a backgammon column missing reads as null) as the decision it
+    stores, with its stored mark. The rows keep no ``drop`` (the mark stands stored): it is the winning
     chances the decision gave away, from its maker's side."""
     sign = 1 if row["side"] == 0 else -1
     dice, luck_mark = row.get("dice"), row.get("luck_mark")
@@ -60,6 +64,7 @@ def marked_decision(row: dict[str, Any]) -> MarkedDecision:
     if row.get("verdict") is not None:
         cube = CubeEquities(*(row[name] for name in _CUBE_COLUMNS))
     decision = Decision(
+        ply=row["ply"] - 1,
         **{name: row.get(name) for name in _SAME_NAME},
         **{name: row[column] for name, column in _COLUMN_OF_FIELD.items()},
         kind=DecisionKind(row["kind"]),

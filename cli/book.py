@@ -85,9 +85,10 @@ def _summary(folder: str, manifest: dict, as_json: bool, inputs: Inputs | None =
             f"{inputs.invalid} partial{others} -> "
         )
     click.echo(
-        f"{read}book {folder}: {counts['games']} games ({counts['partial']} partial), {counts['plies']} "
-        f"moves, {counts['analysed_games']} analysed games; {counts['positions']} positions, "
-        f"{counts['moves']} book moves"
+        f"{read}book {folder}: {_count(counts['games'], 'game')} ({counts['partial']} partial), "
+        f"{_count(counts['plies'], 'opening ply', 'opening plies')}, "
+        f"{_count(counts['analysed_games'], 'analysed game')}; {_count(counts['positions'], 'position')}, "
+        f"{_count(counts['moves'], 'book move')}"
     )
 
 
@@ -194,7 +195,8 @@ def _print_entry(entry: Entry) -> None:
     engine = ""
     if entry.best_move is not None:
         engine = f"; engine {_value(entry.eval)}, best {entry.best_move}"
-    click.echo(f"{entry.position}{roll}: {entry.games} games, {_count(entry.results, 'result')}{engine}")
+    games, results = _count(entry.games, "game"), _count(entry.results, "result")
+    click.echo(f"{entry.position}{roll}: {games}, {results}{engine}")
     header = (
         f"  {'move':<17}{'games':>7} {'results':>7} {'score':>7} {'W/D/L':>12} {'points':>12} {'eval':>8} "
         f"{'marked':>6}"

@@ -9,7 +9,7 @@ from .games import (
     Status,
     games_table,
 )
-from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
+from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table, plies_from_one
 
 __all__ = [
     "GAMES_SCHEMA",
@@ -23,4 +23,5 @@ __all__ = [
     "Status",
     "games_table",
     "moves_table",
+    "plies_from_one",
 ]

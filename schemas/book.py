@@ -15,6 +15,12 @@ Two tables say what the book knows, aggregated from every input part:
   "which play for 31 at the start").
 - ``moves``: one row per move played in a position (and roll).
 
+Plies count as players count them, from 1: the ``plies`` and ``evals`` rows' ``ply`` is the move's in its game
+(the first move is ply 1; backgammon counts checker plays, a roll that could not be played included, cube
+decisions not), and a position's ``ply`` the plies played before it (0 at the start). ``mover`` counts sides
+from 0 as every table does: 0 the first player (Togyz White, backgammon Player 1), 1 the second. Version 2
+counts ``ply`` from 1 (version 1 from 0).
+
 Positions are named by the game's 64-bit book key (``GameKind.book_keys``: Togyz the position's own key;
 backgammon the board as the player on roll sees it), so that two move orders to one position make one
 entry. ``dice`` is "" for Togyz, the roll high die first for backgammon (``31``, ``66``).
@@ -33,7 +39,7 @@ import pyarrow as pa
 
 from .columns import described, table_schema
 
-BOOK_SCHEMA_VERSION = "1"
+BOOK_SCHEMA_VERSION = "2"
 
 
 KEY = described("key", pa.uint64(), "the book key of the position before the move")
@@ -45,7 +51,7 @@ BOOK_PLIES_SCHEMA = table_schema(
     BOOK_SCHEMA_VERSION,
     [
         described("game_id", pa.string(), "content-derived id of the game"),
-        described("ply", pa.int16(), "the move's index in the game's opening, from 0"),
+        described("ply", pa.int16(), "the move's ply in the game, from 1 (the game's first move is 1)"),
         KEY,
         described("position", pa.string(), "the position before the move: Togyz FEN, gnubg Position ID"),
         DICE,
@@ -66,7 +72,9 @@ BOOK_EVALS_SCHEMA = table_schema(
     BOOK_SCHEMA_VERSION,
     [
         described("game_id", pa.string(), "content-derived id of the analysed game"),
-        described("ply", pa.int16(), "the move's index among the game's moves, from 0"),
+        described(
+            "ply", pa.int16(), "the move's ply among the game's moves (backgammon: checker plays), from 1"
+        ),
         KEY,
         DICE,
         MOVE,
@@ -101,7 +109,7 @@ BOOK_POSITIONS_SCHEMA = table_schema(
         KEY,
         DICE,
         described("position", pa.string(), "the position as text (the first of its texts in sort order)"),
-        described("ply", pa.int16(), "the fewest moves it was reached in"),
+        described("ply", pa.int16(), "the fewest plies it was reached in (0: a starting position)"),
         *_RESULTS,
         described("eval", pa.float64(), "the engine's mean value of the position (after its best move)"),
         described(

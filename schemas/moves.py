@@ -18,9 +18,18 @@ in EMG (gnubg's normalised equity: in a match, match winning chances rescaled to
 ``counted`` says whether a decision counts in the players' error rates (the games table's figures):
 their mean loss is the mean of ``loss`` over the counted decisions.
 
+Numbering: ``ply`` counts a game's decisions as players count moves, from 1 (the first decision of a game is
+1): a Togyz game's ply N is its Nth half-move (White's first move is 1, Black's answer 2; in a game from the
+start, the record's move ``k`` is plies ``2k - 1`` and ``2k``); a backgammon game's decisions are numbered in
+order, every checker play, cube and take decision counted (the match file's move number, each player's half of
+a Jellyfish line, is ``taldau.games.kind.move_numbers`` of the rows' ``side`` and ``kind``). ``side`` is the
+deciding player counted from 0, as every table counts sides: 0 the first player (Togyz White, backgammon
+Player 1, a Jellyfish file's left column), 1 the second.
+
 Version 2 added the two plies columns and capped ``loss`` (version 1 stored forced results in it as up to
 2,000 kumalak). Version 3 added ``kind`` and the backgammon columns from ``dice`` on, and ``counted``;
-version 2 files read with them null.
+version 2 files read with them null. Version 4 counts ``ply`` from 1 (files before it count from 0:
+``plies_from_one`` reads them as version 4 counts).
 """
 
 from __future__ import annotations
@@ -29,11 +38,13 @@ from collections.abc import Iterable
 from dataclasses import astuple, dataclass
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from taldau.games.togyz.review import LOSS_CAP
 
 from .columns import column, column_names, columns_of, table_schema
 
-MOVES_SCHEMA_VERSION = "3"
+MOVES_SCHEMA_VERSION = "4"
+FIRST_PLY_FROM_ONE = "4"  # the first version whose ``ply`` counts from 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,8 +53,14 @@ class MoveRow:
     (MOVES_SCHEMA is generated from them); the backgammon columns default to null."""
 
     game_id: str = column(pa.string(), "content-derived id of the game")
-    ply: int = column(pa.int32(), "decision index in the game, from 0")
-    side: int = column(pa.int8(), "player deciding: 0 the first player (Togyz White), 1 the second")
+    ply: int = column(
+        pa.int32(),
+        "the decision's number in the game, from 1: Togyz the ply (White's first move 1, Black's answer 2); "
+        "backgammon every checker play, cube and take decision in order",
+    )
+    side: int = column(
+        pa.int8(), "player deciding: 0 the first player (Togyz White, backgammon Player 1), 1 the second"
+    )
     kind: str = column(pa.string(), "move (Togyz move, backgammon checker play), cube (double or not), take")
     dice: str | None = column(
         pa.string(),
@@ -165,6 +182,17 @@ MOVES_SCHEMA = table_schema("moves", MOVES_SCHEMA_VERSION, columns_of(MoveRow))
 
 
 _ROW_FIELDS = column_names(MoveRow)
+
+
+def plies_from_one(table: pa.Table) -> pa.Table:
+    """A ``moves`` table read from one file (its schema metadata kept) with ``ply`` counted from 1, as
+    version 4 counts it: a file of an earlier version (counting from 0) has 1 added; others are as read."""
+    version = (table.schema.metadata or {}).get(b"taldau.schema_version", b"").decode()
+    if "ply" not in table.column_names or not version.isdigit() or int(version) >= int(FIRST_PLY_FROM_ONE):
+        return table
+    index = table.column_names.index("ply")
+    one = pa.scalar(1, table.field(index).type)
+    return table.set_column(index, table.field(index), pc.add(table.column(index), one))
 
 
 def moves_table(rows: Iterable[MoveRow]) -> pa.Table:

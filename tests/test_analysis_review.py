@@ -153,10 +153,10 @@ def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
     for game in (games[5], games[2]):  # 24 and 62 plies
         review = judge(review_game(game, engine, curve, Limit(depth=4)), SCALE.thresholds)
         rows = move_rows("g", review)
-        assert [row.ply for row in rows] == list(range(game.plies))
+        assert [row.ply for row in rows] == list(range(1, game.plies + 1))  # White's first move is ply 1
         assert [row.move for row in rows] == [s.notation for s in game.sowings]
-        for row in rows:
-            assert row.fen == game.positions[row.ply].fen() and row.side == row.ply % 2
+        for row in rows:  # ply N is played from the position after N - 1 plies, White on odd plies
+            assert row.fen == game.positions[row.ply - 1].fen() and row.side == (row.ply - 1) % 2
             assert -1 <= row.win_chance_after <= 1 and row.loss >= 0 and row.depth >= 4
             assert row.pv.split()[0] == row.best_move
             assert row.mark in (None, "?!", "?", "??")
@@ -338,7 +338,7 @@ def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path
     pq.write_table(pa.Table.from_pylist([row], version_1), tmp_path / "v1.parquet")
     (back,) = pq.read_table(tmp_path / "v1.parquet", schema=MOVES_SCHEMA).to_pylist()
     assert back["plies_to_result_best"] is None and back["plies_to_result_played"] is None
-    assert MOVES_SCHEMA_VERSION == "3"
+    assert MOVES_SCHEMA_VERSION == "4"
 
 
 def test_game_id_depends_on_content_only() -> None:

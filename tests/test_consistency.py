@@ -55,7 +55,7 @@ def test_book_build_takes_the_game_of_its_records_and_refuses_other_settings_in_
     again = invoke("book", "build", str(records), "--out", str(book), "--game", "togyz")
     assert again.exit_code == 2
     assert again.stderr == (
-        f"error: {book} holds a book of backgammon games 10 moves deep, not of togyz games 30 moves deep: "
+        f"error: {book} holds a book of backgammon games 10 plies deep, not of togyz games 30 plies deep: "
         "give --game backgammon --max-ply 10 to grow it, or another --out folder\n"
     )
     assert "{" not in again.output

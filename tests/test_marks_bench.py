@@ -68,8 +68,8 @@ def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
         SCALE.thresholds,
     )
     assert [(row["game"], row["ply"], row["drop"], row["reference_drop"]) for row in disagreements] == [
-        (0, 1, 0.25, 0.4),
-        (0, 4, 0.35, 0.0),
+        (0, 2, 0.25, 0.4),  # decision 1 (from 0) is ply 2: plies count from 1, as in the moves table
+        (0, 5, 0.35, 0.0),
     ]
     assert [row["position"] for row in disagreements] == [analysis.decisions[p].position for p in (1, 4)]
 

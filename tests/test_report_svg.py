@@ -134,7 +134,7 @@ def move(ply: int, chance: float, mark: str | None) -> Move:
     return Move(
         "g",
         ply,
-        ply % 2,
+        (ply - 1) % 2,
         "move",
         None,
         START_FEN,
@@ -159,7 +159,7 @@ def move(ply: int, chance: float, mark: str | None) -> Move:
 
 
 def test_the_graph_has_one_point_per_ply_and_one_linked_dot_per_mark() -> None:
-    moves = [move(0, 0.0, None), move(1, 0.5, "?!"), move(2, -1.0, "??"), move(3, 1.0, None)]
+    moves = [move(1, 0.0, None), move(2, 0.5, "?!"), move(3, -1.0, "??"), move(4, 1.0, None)]
     root = parse(evaluation_graph(moves, ("a", "b")))
     (line,) = [p for p in root.iter(f"{SVG}polyline") if p.get("class") == "evaluation"]
     points = [tuple(map(float, pair.split(","))) for pair in line.get("points").split()]
@@ -167,7 +167,10 @@ def test_the_graph_has_one_point_per_ply_and_one_linked_dot_per_mark() -> None:
     # The first player's chances 50%, 75%, 0%, 100%: heights in the plot from its bottom (TOP 12, 200 high).
     assert [round((212 - y) / 200, 3) for _, y in points] == [0.5, 0.75, 0.0, 1.0]
     links = [a.get("href") for a in root.iter(f"{SVG}a")]
-    assert links == ["#ply-1", "#ply-2"]
+    assert links == ["#ply-2", "#ply-3"]  # the move list's rows, by the table's ply (from 1)
+    titles = [t.text for t in root.iter(f"{SVG}title")]
+    assert titles == ["Ply 2: 76?! (inaccuracy)", "Ply 3: 76?? (blunder)"]
+    assert [t.text for t in root.iter(f"{SVG}text")][-1] == "ply (1 to 4)"
 
 
 def test_show_writes_the_diagram_as_an_svg_file(tmp_path: Path) -> None:

@@ -105,6 +105,8 @@ def aggregate(plies: pa.Table, evals: pa.Table, min_games: int = 1) -> tuple[pa.
         _summed(plies, ["key", "dice"], [("position", "min"), ("ply", "min")]),
         {"position_min": "position", "ply_min": "ply"},
     )
+    before = pc.subtract(positions["ply"], pa.scalar(1, positions.schema.field("ply").type))
+    positions = positions.set_column(positions.schema.get_field_index("ply"), "ply", before)  # plies before
     reached = plies.group_by(["key"], use_threads=False).aggregate([("game_id", "count")])
     kept = reached.filter(pc.greater_equal(reached["game_id_count"], min_games))["key"].combine_chunks()
     moves = moves.filter(pc.is_in(moves["key"], value_set=kept))

@@ -69,8 +69,8 @@ def _mismatch(folder: Path, stored: dict[str, Any], asked: dict[str, Any]) -> st
             f"{asked['schema']}: build the book again in another --out folder"
         )
     return (
-        f"{folder} holds a book of {stored.get('game')} games {stored.get('max_ply')} moves deep, not of "
-        f"{asked['game']} games {asked['max_ply']} moves deep: give --game {stored.get('game')} --max-ply "
+        f"{folder} holds a book of {stored.get('game')} games {stored.get('max_ply')} plies deep, not of "
+        f"{asked['game']} games {asked['max_ply']} plies deep: give --game {stored.get('game')} --max-ply "
         f"{stored.get('max_ply')} to grow it, or another --out folder"
     )
 

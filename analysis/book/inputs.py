@@ -37,8 +37,9 @@ HASH_CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class BookSettings:
-    """What a book's inputs depend on: the game and how deep the book goes (``max_ply`` moves; None: the
-    game's own default, 30 for Togyz, 10 checker plays for backgammon). Books of the same settings merge.
+    """What a book's inputs depend on: the game and how deep the book goes (``max_ply`` plies, a game's
+    first plies: Togyz moves, backgammon checker plays, a roll that could not be played included; None:
+    the game's own default, 30 for Togyz, 10 for backgammon). Books of the same settings merge.
     """
 
     game: str = "togyz"
@@ -208,7 +209,7 @@ def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputRe
             opening = kind.opening(game, plies)
             report.games += 1
             points = opening.points
-            for ply, move in enumerate(opening.plies):
+            for ply, move in enumerate(opening.plies, start=1):  # the first ply of a game is 1
                 side = move.mover
                 columns["game_id"].append(identity)
                 columns["ply"].append(ply)
@@ -241,7 +242,7 @@ def _rolls(dice: pa.ChunkedArray) -> pa.Array:
 
 
 def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputReport]:
-    """The ``evals`` rows of an analysis folder: its games' first ``max_ply`` moves (checker plays for
+    """The ``evals`` rows of an analysis folder: its games' first ``max_ply`` plies (checker plays for
     backgammon; cube decisions are not book moves), values turned to the mover's side and keys to the
     game's book keys."""
     assert item.folder is not None
@@ -267,7 +268,7 @@ def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputR
     table = pa.table(
         {
             "game_id": moves["game_id"],
-            "ply": moves["rank"],
+            "ply": pc.add(moves["rank"], pa.scalar(1, pa.int16())),  # from 1, as the plies rows count
             "key": pa.array(keys, pa.uint64()),
             "dice": _rolls(moves["dice"]),
             "move": moves["move"],

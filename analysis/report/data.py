@@ -20,6 +20,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from taldau.games.kind import MARKS, Mark, MarkScale, move_numbers
 from taldau.games.registry import analyser
+from taldau.schemas import plies_from_one
+
+from ..accounting import count
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
@@ -153,16 +156,39 @@ class Game:
 
     @cached_property
     def numbers(self) -> dict[int, int]:
-        """Each decision's number as a report shows it: in a match the match file's own move number (the
-        number of its Jellyfish line, as ``taldau annotate`` prints it), else the ply from 1."""
+        """Each decision's number as a report shows it, by ply: in a match the match file's own move number
+        (the number of its Jellyfish line, each player's half of it, as ``taldau annotate`` prints it),
+        else the ply (the table's, from 1)."""
         if not self.in_match:
-            return {move.ply: move.ply + 1 for move in self.moves}
+            return {move.ply: move.ply for move in self.moves}
         found = move_numbers((move.side, move.kind) for move in self.moves)
         return {move.ply: number for move, number in zip(self.moves, found, strict=True)}
 
+    @property
+    def numbered(self) -> str:
+        """What a decision's number counts: ``Move`` (a match's move number) or ``Ply``."""
+        return "Move" if self.in_match else "Ply"
+
     def move_label(self, move: Move) -> str:
-        """``Move 7`` (a match's move number) or ``Ply 8``."""
-        return f"{'Move' if self.in_match else 'Ply'} {self.numbers[move.ply]}"
+        """``Move 7`` (a match's move number) or ``Ply 8``: the same words in the graph, the move list and
+        the captions."""
+        return f"{self.numbered} {self.numbers[move.ply]}"
+
+    @property
+    def axis(self) -> str:
+        """The evaluation graph's caption under its points (one per decision): ``ply (1 to 62)``, or in a
+        match ``move (1 to 34), 121 decisions``."""
+        if not self.moves:
+            return f"{self.numbered.lower()}"
+        first, last = self.numbers[self.moves[0].ply], self.numbers[self.moves[-1].ply]
+        span = f"{self.numbered.lower()} ({first} to {last})"
+        return f"{span}, {count(len(self.moves), 'decision')}" if self.in_match else span
+
+    @property
+    def name(self) -> str:
+        """The game named for a list of the whole archive: its players, its number in its record file and
+        the file (``lasse - simon_haag, game 3 of galaxy-6800849.txt``)."""
+        return f"{self.title}, game {self.index} of {Path(self.source).name}"
 
     def matches(self, query: str) -> bool:
         """Whether ``query`` (any case) is part of a player's name, the event, site, date or round, the
@@ -176,7 +202,8 @@ class Game:
 @dataclass
 class Player:
     """A player's figures over the games of a report: the sums behind accuracy (weighted by counted
-    decisions), error rate (error / counted) and marks per 100 counted decisions."""
+    decisions), error rate (error / counted), its performance rating and marks per 100 counted
+    decisions."""
 
     name: str
     games: int = 0
@@ -184,6 +211,7 @@ class Player:
     error: float = 0.0
     accuracy_sum: float = 0.0
     marks: list[int] = field(default_factory=lambda: [0, 0, 0])
+    scale: MarkScale | None = None  # the game's mark scale: its performance rating, where it has one
 
     def add(self, side: Side) -> None:
         self.games += 1
@@ -199,6 +227,13 @@ class Player:
     @property
     def mean_loss(self) -> float | None:
         return self.error / self.counted if self.counted else None
+
+    @property
+    def pr(self) -> float | None:
+        """The performance rating of the error rate over all the player's games (backgammon: 500 x EMG
+        lost per counted decision, gnubg's and XG's PR); None where the game's scale has none (Togyz)."""
+        rate = self.mean_loss
+        return None if self.scale is None or rate is None else self.scale.performance(rate)
 
     def per_100(self, marks: int) -> float | None:
         return 100 * marks / self.counted if self.counted else None
@@ -335,10 +370,13 @@ class Archive:
     def players(self) -> list[Player]:
         """Every named player's figures over the analysed games, most games first."""
         players: dict[str, Player] = {}
+        scales: dict[str, MarkScale | None] = {}
         for game in self.analysed:
+            if game.game not in scales:
+                scales[game.game] = _scale(game.game)
             for side in game.sides or ():
                 if side.name is not None:
-                    players.setdefault(side.name, Player(side.name)).add(side)
+                    players.setdefault(side.name, Player(side.name, scale=scales[game.game])).add(side)
         return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
 
     def worst(self, count: int) -> list[tuple[Game, Move]]:
@@ -366,7 +404,7 @@ def _table(folder: Path, name: str, columns: list[str] | None = None) -> pa.Tabl
     tables = []
     for path in files:  # a column an older schema lacks is left out here and read as null by _rows
         names = None if columns is None else [c for c in columns if c in pq.read_schema(path).names]
-        tables.append(pq.read_table(path, columns=names))
+        tables.append(plies_from_one(pq.read_table(path, columns=names)))
     return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
 
 

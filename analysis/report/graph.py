@@ -1,11 +1,12 @@
 """The evaluation graph of a game as an SVG picture: the first player's winning chances after every decision
-(one point per ply), so that the light area under the line is the first player's share and the dark area
-above it the second player's; every marked decision is a dot (yellow ``?!``, orange ``?``, red ``??``)
-that links to its move in the page's move list."""
+(one point per decision: a Togyz ply; a backgammon checker play, cube or take decision), so that the light
+area under the line is the first player's share and the dark area above it the second player's; every
+marked decision is a dot (yellow ``?!``, orange ``?``, red ``??``) that links to its move in the page's
+move list, named as the move list names it (``Ply 8``, ``Move 6``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from taldau.games.kind import Mark
@@ -22,9 +23,19 @@ def chance(move: Move) -> float:
     return min(1.0, max(0.0, (move.win_chance_after + 1) / 2))
 
 
-def evaluation_graph(moves: Sequence[Move], names: tuple[str, str]) -> str:
+def _ply(move: Move) -> str:
+    return f"Ply {move.ply}"
+
+
+def evaluation_graph(
+    moves: Sequence[Move],
+    names: tuple[str, str],
+    named: Callable[[Move], str] = _ply,
+    axis: str | None = None,
+) -> str:
     """The graph of a game's ``moves`` (in order) with the players' ``names`` (first, second) at the side
-    of their areas."""
+    of their areas; each dot titled by ``named`` of its move (the page's ``Game.move_label``; by default
+    ``Ply N``) and the points captioned ``axis`` (by default ``ply (1 to N)``)."""
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     count = max(len(moves), 1)
 
@@ -39,8 +50,8 @@ def evaluation_graph(moves: Sequence[Move], names: tuple[str, str]) -> str:
     bottom = TOP + plot_h
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="100%" role="img" aria-label="Winning chances over the game, {len(moves)} plies" '
-        f'data-plies="{len(moves)}">',
+        f'width="100%" role="img" aria-label="Winning chances over the game, {len(moves)} decisions" '
+        f'data-decisions="{len(moves)}">',
         f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#455a64"/>',
     ]
     if points:
@@ -57,7 +68,7 @@ def evaluation_graph(moves: Sequence[Move], names: tuple[str, str]) -> str:
     )
     for (px, py), move in zip(points, moves, strict=True):
         if move.mark in DOT_COLOURS:
-            title = f"ply {move.ply + 1}: {move.move}{move.mark} ({MARK_NAMES[move.mark]})"
+            title = f"{named(move)}: {move.move}{move.mark} ({MARK_NAMES[move.mark]})"
             parts.append(
                 f'<a href="#ply-{move.ply}"><circle class="mark" data-mark="{escape(move.mark)}" '
                 f'cx="{px:.1f}" cy="{py:.1f}" r="5" fill="{DOT_COLOURS[move.mark]}" stroke="#212121">'
@@ -68,7 +79,7 @@ def evaluation_graph(moves: Sequence[Move], names: tuple[str, str]) -> str:
         f'<text x="{LEFT + 6}" y="{bottom - 6}" font-size="12" fill="#263238">{first}</text>',
         f'<text x="{LEFT + 6}" y="{TOP + 14}" font-size="12" fill="#eceff1">{second}</text>',
         f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 8}" font-size="11" text-anchor="middle">'
-        f"ply (1 to {len(moves)})</text>",
+        f"{escape(axis or f'ply (1 to {len(moves)})')}</text>",
         "</svg>",
     ]
     return "".join(parts)

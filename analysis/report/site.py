@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from taldau.games.kind import GameKind
 from taldau.games.registry import game_kind
 
+from ..accounting import count
 from .book import BookView
 from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, ReportError, read_archive
 from .graph import evaluation_graph
@@ -86,6 +87,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     environment.filters["number"] = number
+    environment.filters["count"] = count
     environment.globals.update(MARKS=MARKS, MARK_NAMES=MARK_NAMES, MARK_PLURALS=MARK_PLURALS)
     return environment
 
@@ -133,7 +135,7 @@ def write_report(
         diagrams += len(drawn)
         text = page.render(
             game=game,
-            graph=evaluation_graph(game.moves, game.players),
+            graph=evaluation_graph(game.moves, game.players, game.move_label, game.axis),
             diagrams=drawn,
             in_book=opened.moves(game.moves) if opened and opened.game == game.game else {},
             previous=analysed[index - 1] if index else None,
@@ -149,7 +151,8 @@ def write_report(
         games=archive.games,
         sections=archive.sections(),
         analysed=analysed,
-        plies=sum(len(game.moves) for game in analysed),
+        decisions=sum(len(game.moves) for game in analysed),
+        plies=sum(game.plies for game in analysed),
         marks=archive.mark_counts(),
         players=archive.players(),
         worst=archive.worst(WORST),
