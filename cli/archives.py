@@ -9,7 +9,7 @@ import sys
 
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, chosen_engine, engine_option, say
+from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, REVIEW_DEFAULT, chosen_engine, engine_option, say
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 
@@ -53,7 +53,7 @@ def validate(paths: tuple[str, ...], as_json: bool) -> None:
     help="The game to annotate (auto: the only game of the archive; Togyz Kumalak when it holds both); "
     "records of the other game are listed as skipped.",
 )
-@BOTH_GAMES_LIMIT
+@BOTH_GAMES_LIMIT.showing(depth=REVIEW_DEFAULT)
 @engine_option(both_games=True)
 @click.option(
     "--form",

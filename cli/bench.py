@@ -16,6 +16,7 @@ from taldau.cli.options import (
     BACKGAMMON_ENGINE,
     BOTH_GAMES,
     BOTH_GAMES_LIMIT,
+    REVIEW_DEFAULT,
     broker_url,
     engine_option,
     within_ceiling,
@@ -28,10 +29,12 @@ from taldau.games.backgammon.strength import (
     DEFAULT_REFERENCE,
     DEFAULT_SEED,
 )
+from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.togyz.engine import Limit
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
 DECISIONS = 200  # real decisions timed by the backgammon speed bench
+SOAK_DEPTH = 1  # the soak's search depth unless --depth is given
 SPEED_ENGINE = "own"  # the evaluator the speed bench times unless --engine is given: ours, the kernels
 
 
@@ -41,8 +44,10 @@ def real_matches() -> Path:
 
 
 @click.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", show_default=True)
-@BOTH_GAMES_LIMIT
+@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game measured.")
+@BOTH_GAMES_LIMIT.showing(
+    depth=f"{REVIEW_DEFAULT}; --soak {SOAK_DEPTH}; --service and --capacity: the depth they name"
+)
 @click.option("--service", is_flag=True, help="Time the batch analysis: local pools and Celery.")
 @click.option(
     "--capacity",
@@ -88,9 +93,10 @@ def real_matches() -> Path:
     help="With --soak: work (and keep all) here; with --capacity: write the client's parts here.",
 )
 @engine_option(
-    f"With --game backgammon: the evaluator timed on real decisions [{SPEED_ENGINE}], or the engine whose "
-    "review --marks and --against-gnubg judge.",
+    "With --game backgammon: the evaluator timed on real decisions, or the engine whose review --marks and "
+    "--against-gnubg judge.",
     both_games=True,
+    default=f"{SPEED_ENGINE} timed, {BACKGAMMON_ENGINE} judged",
 )
 @click.option(
     "--decisions",
@@ -196,7 +202,8 @@ def bench(
 
         backgammon_strength(archive, decisions, seed, reference, levels, as_json)
     elif game == "backgammon" and matches is not None:
-        _against_gnubg(matches, 2 if depth is None else depth, as_json, engine or BACKGAMMON_ENGINE)
+        plies = DEFAULT_PLIES if depth is None else depth
+        _against_gnubg(matches, plies, as_json, engine or BACKGAMMON_ENGINE)
     elif capacity:
         _capacity(soak_games, depth, worker_rate, broker, keep, as_json)
     elif service:
@@ -213,7 +220,8 @@ def _soak(games: int | None, depth: int | None, keep: str | None, as_json: bool)
     """``bench --soak``: the soak's report printed; its exit code (1 when a check failed)."""
     from taldau.workers.soak import SoakSettings, run_soak
 
-    report = run_soak(SoakSettings(games=games or 10_000, depth=depth or 1), Path(keep) if keep else None)
+    settings = SoakSettings(games=games or 10_000, depth=depth or SOAK_DEPTH)
+    report = run_soak(settings, Path(keep) if keep else None)
     click.echo(json.dumps(report) if as_json else json.dumps(report, indent=2))
     return 0 if report["passed"] else 1
 

@@ -103,7 +103,12 @@ def _summary(folder: str, manifest: dict, as_json: bool, inputs: Inputs | None =
     help="A `taldau analyze` output folder whose judgements the book takes (repeatable).",
 )
 @click.option("--max-ply", type=click.IntRange(min=1), help="Moves deep [Togyz 30, backgammon 10].")
-@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--min-games",
+    type=click.IntRange(min=1),
+    default=1,
+    help="Keep the positions reached in at least this many games (backgammon: over every roll).",
+)
 @click.option(
     "--game",
     type=click.Choice(["auto", *NAMES]),
@@ -159,7 +164,12 @@ def build(
 @book.command()
 @click.argument("books", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="The merged book's folder.")
-@click.option("--min-games", type=click.IntRange(min=1), help="[default: the first book's]")
+@click.option(
+    "--min-games",
+    type=click.IntRange(min=1),
+    show_default="the first book's",
+    help="Keep the positions reached in at least this many games of the books together.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
 def merge(books: tuple[str, ...], out: str, min_games: int | None, as_json: bool) -> None:
     """Merge BOOKS into OUT (which may be one of them): the same book as one build over all their inputs."""

@@ -19,7 +19,8 @@ from taldau.cli.train import train
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Every command's help shows each option's default (a computed one in words: show_default="cores").
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
 @click.version_option(package_name="taldau")
 def main() -> None:
     """taldau: batch analysis of recorded Togyz Kumalak and backgammon games."""

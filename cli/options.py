@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import click
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
+from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.kind import AnalysisOptions
-from taldau.games.togyz.engine import Limit
+from taldau.games.togyz.engine import DEFAULT_DEPTH, Limit
+from taldau.games.togyz.review import REVIEW_DEPTH
 
 BOTH_GAMES = ("togyz", "backgammon")  # the --game of the commands of either game, Togyz first
 EX_USAGE = 2  # click's own exit code for a usage error
@@ -31,20 +33,34 @@ def say(line: str) -> None:
 class LimitOptions:
     """--depth, --nodes and --movetime as one command's help says them: what each means there (no
     ``movetime``: the command has no --movetime) and the least depth it takes. Used as a decorator, it adds
-    the options; ``given`` and ``limit`` read them back."""
+    the options; ``given`` and ``limit`` read them back. ``depth_default`` and ``nodes_default`` say the
+    limit the command takes when none is given, as its help shows it (``showing`` sets them per command)."""
 
     depth: str
     nodes: str
     movetime: str | None = None
     least_depth: int = 0
+    depth_default: str | None = None
+    nodes_default: str | None = None
+
+    def showing(self, depth: str | None = None, nodes: str | None = None) -> LimitOptions:
+        """These options, their help showing ``depth`` (or ``nodes``) as the command's default limit."""
+        return replace(self, depth_default=depth, nodes_default=nodes)
 
     def __call__(self, function: Command) -> Command:
         if self.movetime is not None:
             function = click.option(
                 "--movetime", type=click.FloatRange(min=0, min_open=True), help=self.movetime
             )(function)
-        function = click.option("--nodes", type=click.IntRange(min=1), help=self.nodes)(function)
-        return click.option("--depth", type=click.IntRange(self.least_depth, 100), help=self.depth)(function)
+        function = click.option(
+            "--nodes", type=click.IntRange(min=1), show_default=self.nodes_default, help=self.nodes
+        )(function)
+        return click.option(
+            "--depth",
+            type=click.IntRange(self.least_depth, 100),
+            show_default=self.depth_default,
+            help=self.depth,
+        )(function)
 
     def given(self, depth: int | None, nodes: int | None, movetime: float | None = None) -> AnalysisOptions:
         """The limit given on the command line (nothing given: all None); a usage error when more than one
@@ -78,9 +94,11 @@ TOGYZ_LIMIT = LimitOptions(
 )
 ANALYSIS_LIMIT = LimitOptions(
     depth="Plies to search per position (Togyz at least 1; backgammon 0 to 3, gnubg's plies for every "
-    "engine: sage's own 3ply is --depth 2) [backgammon: 2].",
+    "engine: sage's own 3ply is --depth 2).",
     nodes="Nodes to search per position.",
 )
+REVIEW_DEFAULT = f"Togyz {REVIEW_DEPTH}, backgammon {DEFAULT_PLIES}"  # a review's depth unless given
+SEARCH_DEFAULT = f"{DEFAULT_DEPTH}"  # a Togyz search's depth unless given (``engine.default_limit``)
 
 BACKGAMMON_ENGINE = DEFAULT_ENGINE  # the backgammon engine when --engine is not given, in every command
 ENGINE_NAMES = (
@@ -89,19 +107,24 @@ ENGINE_NAMES = (
 )
 
 
-def engine_option(note: str = "", both_games: bool = False) -> Callable[[Command], Command]:
+def engine_option(
+    note: str = "", both_games: bool = False, default: str = BACKGAMMON_ENGINE
+) -> Callable[[Command], Command]:
     """--engine, the backgammon engine, with ``note`` at the end of its help. In a command of both games
-    (``both_games``) it is None unless given, Togyz having one engine: ``chosen_engine`` reads it."""
+    (``both_games``) it is None unless given, Togyz having one engine (``chosen_engine`` reads it), and its
+    help shows ``default`` as the engine then taken (a command whose modes differ says each)."""
     if both_games:
-        text = f"Backgammon: {ENGINE_NAMES} [default: {BACKGAMMON_ENGINE}]. Togyz has one engine."
-    else:
-        text = f"{ENGINE_NAMES}."
+        return click.option(
+            "--engine",
+            type=click.Choice(ENGINES),
+            show_default=f"backgammon: {default}",
+            help=f"Backgammon: {ENGINE_NAMES}. Togyz has one engine. {note}".strip(),
+        )
     return click.option(
         "--engine",
         type=click.Choice(ENGINES),
-        default=None if both_games else BACKGAMMON_ENGINE,
-        show_default=not both_games,
-        help=f"{text} {note}".strip(),
+        default=BACKGAMMON_ENGINE,
+        help=f"{ENGINE_NAMES}. {note}".strip(),
     )
 
 

@@ -18,6 +18,7 @@ from taldau.cli.options import (
     BOTH_GAMES,
     EX_INTERRUPTED,
     EX_UNAVAILABLE,
+    REVIEW_DEFAULT,
     broker_url,
     chosen_engine,
     engine_option,
@@ -45,13 +46,19 @@ BROKER = click.option(
     help="The game to analyse (auto: the only game of the archive; Togyz Kumalak when it holds both); "
     "records of the other game are listed as skipped.",
 )
-@ANALYSIS_LIMIT
+@ANALYSIS_LIMIT.showing(depth=REVIEW_DEFAULT)
 @engine_option(
     "The engine, its version and level are part of the settings key: results of different engines never "
     "share an output folder.",
     both_games=True,
 )
-@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="cores",
+    help="Without --broker: local processes analysing games side by side (fewer when memory is short).",
+)
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
 )
@@ -259,13 +266,23 @@ def _summary(
 
 @click.command()
 @BROKER
-@click.option("--concurrency", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="cores",
+    help="Processes of the worker analysing games side by side (fewer when memory is short).",
+)
 @click.option(
     "--hostname",
     "-n",
     help="The worker's name, NAME@HOST (%h: this host's name). Default: taldau-<process id>@<host>.",
 )
-@click.option("--loglevel", default="INFO", show_default=True)
+@click.option(
+    "--loglevel",
+    default="INFO",
+    help="Celery's log level: DEBUG, INFO (a line per task), WARNING, ERROR or CRITICAL.",
+)
 @click.option("--restarted", is_flag=True, hidden=True, help="Set when the worker starts itself again.")
 def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str, restarted: bool) -> None:
     """Run a Celery worker that analyses games for `taldau analyze --broker`. Each worker has its own

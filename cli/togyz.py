@@ -14,7 +14,7 @@ from taldau.analysis.validation import valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.backgammon import backgammon_match
 from taldau.cli.book import book_option, book_player
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, TOGYZ_LIMIT, say, within_ceiling
+from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, SEARCH_DEFAULT, TOGYZ_LIMIT, say, within_ceiling
 from taldau.cli.outputs import writable_file
 from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.records import ReadLimits
@@ -26,6 +26,8 @@ from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
 GAMES = ("togyz",)
+MATCH_NODES = 5_000  # a Togyz match's search limit unless one is given
+FIT_DEPTH = 8  # fit-curve's search depth unless a limit is given
 SETTINGS_NAMES = "default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, +staticM, +futilityM"
 
 
@@ -65,7 +67,7 @@ def _write(text: str, out: str | None) -> None:
 
 
 @click.command("perft")
-@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.option("--game", type=click.Choice(GAMES), default="togyz", help="The game (Togyz Kumalak only).")
 @click.option("--fen", default=START_FEN, show_default="start position", help="Position to count from.")
 @click.option("--depth", type=click.IntRange(0, 30), required=True, help="Plies to count.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -89,7 +91,7 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
 
 @click.command()
 @click.argument("fen")
-@TOGYZ_LIMIT
+@TOGYZ_LIMIT.showing(depth=SEARCH_DEFAULT)
 @click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
 @click.option(
     "--played",
@@ -159,7 +161,7 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", show_default=True)
+@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game played.")
 @click.option(
     "--a",
     "first",
@@ -174,7 +176,7 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     help=f"Togyz: search settings ({SETTINGS_NAMES}) or a weights file [default: plain]. "
     f"Backgammon: ENGINE:PLIES as for --a [default: {DEFAULT_B}: the same nets without lookahead].",
 )
-@BOTH_GAMES_LIMIT
+@BOTH_GAMES_LIMIT.showing(nodes=f"Togyz {MATCH_NODES:,}")
 @click.option(
     "--openings",
     "count",
@@ -197,7 +199,13 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     show_default=True,
     help="Backgammon: seed of the dice; of the book's choices.",
 )
-@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="cores",
+    help="Processes playing games side by side (fewer when memory is short).",
+)
 @click.option(
     "--book",
     "book_path",
@@ -237,7 +245,7 @@ def match(
         )
         return
     first, second = first or "default", second or "plain"
-    limit = BOTH_GAMES_LIMIT.limit(depth, nodes, movetime, Limit(nodes=5_000))
+    limit = BOTH_GAMES_LIMIT.limit(depth, nodes, movetime, Limit(nodes=MATCH_NODES))
     player = None if book_path is None else book_player(book_path, seed)
     result, _ = run_match(
         _engine_settings(first), _engine_settings(second), limit, openings(count), jobs, player
@@ -250,7 +258,7 @@ def match(
 
 
 @click.command()
-@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.option("--game", type=click.Choice(GAMES), default="togyz", help="The game (Togyz Kumalak only).")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--shrink",
@@ -269,9 +277,9 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
 
 
 @click.command("fit-curve")
-@click.option("--game", type=click.Choice(GAMES), default="togyz", show_default=True)
+@click.option("--game", type=click.Choice(GAMES), default="togyz", help="The game (Togyz Kumalak only).")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@TOGYZ_LIMIT
+@TOGYZ_LIMIT.showing(depth=str(FIT_DEPTH))
 @click.option(
     "--every", type=click.IntRange(min=1), default=12, show_default=True, help="Sample every Nth ply."
 )
@@ -288,7 +296,7 @@ def fit_curve(
     """Fit the winning-chance curve on engine scores and results of the real games in PATHS."""
     if out:
         writable_file(out)
-    limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, Limit(depth=8))
+    limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, Limit(depth=FIT_DEPTH))
     scores, progress, results = curve_samples(samples(_games(paths), every=every), Engine(), limit)
     curve = fit_win_curve(scores, progress, results, source=f"{' '.join(paths)}, {limit}, every {every}")
     _write(curve.to_json(), out)

@@ -21,7 +21,9 @@ PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positio
 
 
 @click.command()
-@click.option("--game", type=click.Choice(["backgammon"]), default="backgammon", show_default=True)
+@click.option(
+    "--game", type=click.Choice(["backgammon"]), default="backgammon", help="The game (backgammon only)."
+)
 @click.option(
     "--stage",
     type=click.Choice(["td", "supervised", "prune"]),
@@ -34,7 +36,12 @@ PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positio
 @click.option(
     "--games", type=click.IntRange(min=1), help="td: self-play games in all; supervised: games sampled."
 )
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    help="Seed of the random draws (self-play dice, the order of the positions, rollouts).",
+)
 @click.option(
     "--start",
     "start_from",
