@@ -1,5 +1,5 @@
 """``taldau worker`` as a library: a Celery worker of taldau in this process, its engines loaded before it
-takes tasks (it says one line once it takes them), started again in a fresh process image (the same process
+takes tasks (it logs one INFO line once it takes them), started again in a fresh process image (the same process
 id) when Celery stops it on an error (kombu can fail so while the broker restarts). A worker stopped by a
 signal or a warm shutdown stays stopped; on SIGTERM (Celery's warm shutdown, with late acknowledgement) it
 finishes the tasks it runs and gives those it holds reserved back to the queue.
@@ -9,6 +9,7 @@ A worker needs nothing but the broker: the task carries its record, and its rows
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -66,16 +67,27 @@ def load_engines(say: Callable[[str], object]) -> None:
         warm_kernels(name, analyser(name).warm, lambda line, game=name: say(f"{game}: {line}"))
 
 
-def run_worker(settings: WorkerSettings, say: Callable[[str], object] = lambda _: None) -> Stop:
-    """Run Celery's worker of ``settings`` in this process until it stops, ``say`` told one line once it
-    takes tasks; its pool's processes die with this one (Celery asks the kernel too, without closing the
-    race of a parent that dies before the child asks)."""
-    from celery import signals
-    from celery.utils.nodenames import host_format
+def ready_line(hostname: str, settings: WorkerSettings) -> str:
+    """The line a worker logs once it takes tasks: its name, its processes and its broker (masked)."""
     from taldau.analysis.accounting import count
-    from taldau.games.processes import die_with_parent
 
     from .broker import safe_url
+
+    processes = count(settings.concurrency, "process", "processes")
+    return f"taldau worker {hostname}: ready, engines loaded, {processes} taking games from " + safe_url(
+        settings.broker
+    )
+
+
+def run_worker(settings: WorkerSettings) -> Stop:
+    """Run Celery's worker of ``settings`` in this process until it stops, logging ``ready_line`` at INFO
+    once it takes tasks (through Celery's logging, as its own lines: a print would show as a WARNING,
+    Celery logging what is written to stderr so); its pool's processes die with this one (Celery asks the
+    kernel too, without closing the race of a parent that dies before the child asks)."""
+    from celery import signals
+    from celery.utils.nodenames import host_format
+    from taldau.games.processes import die_with_parent
+
     from .celery_app import make_app
 
     app = make_app(settings.broker, settings.service)
@@ -92,10 +104,8 @@ def run_worker(settings: WorkerSettings, say: Callable[[str], object] = lambda _
     signals.worker_shutting_down.connect(lambda sig, **_: stopped_by.append(sig), weak=False)
     parent = os.getpid()
     signals.worker_process_init.connect(lambda **_: die_with_parent(parent), weak=False)
-    processes = count(settings.concurrency, "process", "processes")
-    ready = f"taldau worker {hostname}: ready, engines loaded, {processes} taking games"
-    ready += f" from {safe_url(settings.broker)}"
-    signals.worker_ready.connect(lambda **_: say(ready), weak=False)
+    ready = ready_line(hostname, settings)
+    signals.worker_ready.connect(lambda **_: logging.getLogger(__name__).info(ready), weak=False)
     celery_worker.start()
     return Stop(celery_worker.exitcode, stopped_by[0] if stopped_by else None)
 
@@ -104,7 +114,7 @@ def supervise(settings: WorkerSettings, again: Sequence[str], say: Callable[[str
     """Run the worker; the exit code once it stays stopped. When Celery stops it on an error, ``say`` so
     and run ``again`` (a command line as ``sys.argv`` holds one: the script, then its arguments) with this
     Python in this process's place."""
-    stop = run_worker(settings, say)
+    stop = run_worker(settings)
     if stop.restarts:
         say(f"taldau worker: Celery stopped (exit code {stop.code}); restarting in {RESTART_PAUSE:.0f} s")
         time.sleep(RESTART_PAUSE)
