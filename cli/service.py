@@ -317,7 +317,8 @@ def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str, r
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def status(broker: str, as_json: bool) -> None:
     """Queue depth, workers alive (a real round trip), the games being analysed, and the runs with games
-    queued or running (their id, for `taldau cancel`, and output folder). The broker's password is masked."""
+    queued, running or held by a worker that is gone (their id, for `taldau cancel`, and output folder). The
+    broker's password is masked."""
     from taldau.workers.run import BrokerUnavailable
     from taldau.workers.status import queue_status
 
@@ -330,15 +331,17 @@ def status(broker: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report.to_json()))
         return
+    lost = f", {report.lost} held by workers that are gone" if report.lost else ""
     click.echo(
         f"broker {report.broker}: {count(report.queued, 'game')} queued, "
-        f"{count(len(report.workers), 'worker')} alive"
+        f"{count(len(report.workers), 'worker')} alive{lost}"
     )
     for name in report.workers:
         click.echo(f"  worker {name}")
     for run in report.runs:
         held = f", {run.reserved} reserved" if run.reserved else ""
-        click.echo(f"  run {run.id} -> {run.out}: {run.queued} queued{held}, {run.running} running")
+        gone = f", {run.lost} held by a worker that is gone" if run.lost else ""
+        click.echo(f"  run {run.id} -> {run.out}: {run.queued} queued{held}, {run.running} running{gone}")
     for job in report.running:
         click.echo(f"  {job.worker}: {job.source}, game {job.index}")
 

@@ -4,7 +4,9 @@ a run's tasks queued as its client queues them, and no worker (none is needed to
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import threading
 import uuid
 from collections.abc import Iterator
@@ -62,7 +64,7 @@ def test_status_lists_a_run_with_its_queued_games_and_cancel_withdraws_them(
     report = status(broker.url)
     assert report["queued"] == SAMPLE_GAMES and report["workers"] == [] and report["running"] == []
     assert report["runs"] == [
-        {"id": spec.id, "out": spec.out, "queued": SAMPLE_GAMES, "reserved": 0, "running": 0}
+        {"id": spec.id, "out": spec.out, "queued": SAMPLE_GAMES, "reserved": 0, "running": 0, "lost": 0}
     ]
     code, stdout, _ = taldau("status", "--broker", broker.url)
     assert stdout.splitlines()[1:] == [f"  run {spec.id} -> {spec.out}: {SAMPLE_GAMES} queued, 0 running"]
@@ -97,7 +99,7 @@ def test_cancel_by_output_folder_leaves_other_runs_queued(
     }
     report = status(broker.url)
     assert report["runs"] == [
-        {"id": kept.id, "out": kept.out, "queued": SAMPLE_GAMES, "reserved": 0, "running": 0}
+        {"id": kept.id, "out": kept.out, "queued": SAMPLE_GAMES, "reserved": 0, "running": 0, "lost": 0}
     ]
     client = redis.Redis.from_url(broker.url)
     games = [item.id for item in plan([sample], BatchSettings(game="togyz")) if isinstance(item, GameTask)]
@@ -162,3 +164,93 @@ def test_cancel_stops_the_client_following_the_run(
     assert json.loads(stdout)["ok"] == games
     done = succeeded(worker)
     assert len(done) == len(set(done)) == games, "a game was analysed twice, or not at all"
+
+
+def games_on_broker(report: dict, run: str) -> int:
+    """The games of run ``run`` that `status` counts (queued, reserved, running, held by a worker gone)."""
+    return sum(
+        known["queued"] + known["reserved"] + known["running"] + known["lost"]
+        for known in report["runs"]
+        if known["id"] == run
+    )
+
+
+@pytest.mark.slow
+def test_status_counts_the_games_of_a_killed_worker_at_once(
+    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+) -> None:
+    """Issue 42: a worker killed with SIGKILL in the middle of a game leaves it unacknowledged on the broker,
+    where the queue does not show it until the visibility timeout (4 h, the default, here) hands it out
+    again. `status`, asked right after the kill, counts it as held by a worker that is gone, and its count
+    of the run's games is the client's; a copy of the game sent again (as the client does when it sees the
+    game lost) counts once; `cancel` withdraws it with the queued ones, and the run is gone from `status`."""
+    from test_celery import Worker, add_hold_game, hold_env, wait_for
+    from taldau.workers.client import Cancelled, celery_executor
+    from taldau.workers.run import run_analysis
+    from taldau.workers.watch import ServiceState
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
+    add_hold_game(archive)  # the first game sent: the worker holds it until killed
+    games = SAMPLE_GAMES + 1
+    worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    service = ServiceSettings(look_every=0.2)  # the client says what it counts five times a second
+    assert service.visibility_timeout >= 3_600  # nothing is handed out again while this test runs
+    seen: list[ServiceState] = []
+    executor = celery_executor(broker.url, service, notify=seen.append)
+    out = tmp_path / "out"
+    outcome: dict[str, object] = {}
+
+    def follow() -> None:
+        try:
+            outcome["manifest"] = run_analysis([archive], out, BatchSettings(depth=1), executor)
+        except Cancelled as stopped:
+            outcome["cancelled"] = stopped.left
+
+    client = threading.Thread(target=follow, daemon=True)  # a failed check never keeps pytest waiting
+    queue = redis.Redis.from_url(broker.url)
+    try:
+        client.start()
+        wait_for((tmp_path / "holding").exists, 300, "the worker to hold a game")
+        wait_for(lambda: bool(seen) and seen[-1].workers == 1, 60, "the client to look at the worker")
+        report = status(broker.url)  # the held game is running, not lost: counted once
+        (run,) = [known["id"] for known in report["runs"]]
+        assert report["lost"] == 0 and games_on_broker(report, run) == seen[-1].games == games
+
+        os.killpg(worker.process.pid, signal.SIGKILL)
+        worker.process.wait()
+        assert queue.hlen("unacked") == 1 and queue.llen("celery") == games - 1
+        report = status(broker.url)  # at once: the broker still hides the game for hours
+        assert report["workers"] == [] and report["lost"] == 1
+        held = {"queued": games - 1, "reserved": 0, "running": 0, "lost": 1}
+        assert report["runs"] == [{"id": run, "out": str(out.absolute()), **held}]
+        assert games_on_broker(report, run) == seen[-1].games == games
+        code, stdout, _ = taldau("status", "--broker", broker.url)
+        assert code == 0 and stdout.splitlines() == [
+            f"broker {broker.url}: {games - 1} games queued, 0 workers alive, 1 held by workers that are "
+            "gone",
+            f"  run {run} -> {out.absolute()}: {games - 1} queued, 0 running, 1 held by a worker that is "
+            "gone",
+        ]
+
+        (delivery,) = queue.hvals("unacked")
+        copy = json.dumps(json.loads(delivery)[0])  # the game sent again: a second message of the same task
+        queue.lpush("celery", copy)
+        report = status(broker.url)
+        assert report["lost"] == 0 and games_on_broker(report, run) == seen[-1].games == games
+        assert queue.lrem("celery", 1, copy) == 1
+
+        code, stdout, _ = taldau("cancel", "--out", str(out), "--broker", broker.url, "--json")
+        assert code == 0 and json.loads(stdout)["withdrawn"] == games  # the queued ones and the lost one
+        client.join(timeout=60)
+        assert not client.is_alive(), "the client did not stop"
+        assert outcome == {"cancelled": games}
+        report = status(broker.url)
+        assert report["runs"] == [] and report["lost"] == 0  # its delivery stays, to be dropped
+        assert queue.hlen("unacked") == 1
+    finally:
+        worker.stop()
+        if client.is_alive():  # a check failed: the client waits for workers, stop it
+            taldau("cancel", "--out", str(out), "--broker", broker.url)
+            client.join(timeout=60)

@@ -1,4 +1,5 @@
-"""The task messages waiting in the broker's queue: reading them (which run sent each) and taking some off."""
+"""The task messages on the broker: those waiting in the queue (which run sent each; taking some off) and
+those workers took and have not acknowledged yet."""
 
 from __future__ import annotations
 
@@ -6,12 +7,17 @@ import base64
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
 from .messages import RunSpec
 
 QUEUE = "celery"  # Celery's default queue: a Redis list of JSON messages
+# kombu's Redis transport keeps every message a worker took and has not acknowledged in this hash, by delivery
+# tag, as JSON ``[message, exchange, routing key]`` (and the time it was taken in the ``unacked_index`` zset),
+# until the worker acknowledges it or the visibility timeout puts it back in the queue.
+UNACKED = "unacked"
 
 
 @dataclass(frozen=True)
@@ -33,17 +39,41 @@ class QueuedMessage:
             return None
 
 
+def _task_message(message: Any, raw: bytes) -> QueuedMessage | None:
+    """The task message of a kombu message (its JSON, read), None when it is not a Celery task message."""
+    try:
+        encoding = message.get("properties", {}).get("body_encoding")
+        task, body = message["headers"]["id"], message["body"]
+        return QueuedMessage(task, body, encoding == "base64", raw)
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
 def queued_messages(client: redis.Redis) -> list[QueuedMessage]:
     """The task messages waiting in the queue, oldest last."""
     messages = []
     for raw in client.lrange(QUEUE, 0, -1):
         try:
-            message = json.loads(raw)
-            encoding = message.get("properties", {}).get("body_encoding")
-            task, body = message["headers"]["id"], message["body"]
-            messages.append(QueuedMessage(task, body, encoding == "base64", raw))
-        except (ValueError, KeyError, TypeError, AttributeError):  # not a Celery task message
+            message = _task_message(json.loads(raw), raw)
+        except ValueError:
             continue
+        if message is not None:
+            messages.append(message)
+    return messages
+
+
+def unacked_messages(client: redis.Redis) -> dict[bytes, QueuedMessage]:
+    """The task messages workers took and have not acknowledged (running them, holding them reserved, or
+    held by a worker that died), by delivery tag; ``raw`` is the entry of kombu's ``unacked`` hash (nothing
+    takes them off the queue: they are not in it)."""
+    messages = {}
+    for tag, raw in client.hgetall(UNACKED).items():
+        try:
+            message = _task_message(json.loads(raw)[0], raw)
+        except (ValueError, TypeError, KeyError, IndexError):
+            continue
+        if message is not None:
+            messages[tag] = message
     return messages
 
 

@@ -2,7 +2,10 @@
 `taldau cancel`).
 
 Every task carries its run (``RunSpec``: the run's id and output folder), in the queue's messages and in
-what the workers report running, so queued and running games are grouped by run. Cancelling a run takes its
+what the workers report running, so queued and running games are grouped by run. A task a worker took and
+never acknowledged (kombu's ``unacked`` hash) that no worker alive reports holding was held by a worker
+that is gone (killed): it counts at once as ``lost``, waiting to be sent again (by its client, or by the
+broker after the visibility timeout), as the run's client counts it. Cancelling a run takes its
 messages off the queue, removes their markers, delivery counts and results as the run's own client does when
 it stops, and marks the run over: its games a worker holds reserved are dropped when they start, and a
 client still following the run stops (``Cancelled``). Games already running finish: their rows wait on the
@@ -15,13 +18,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import redis
 from celery import Celery
 from taldau.analysis.batch import GameTask
 
 from .broker import safe_url
-from .celery_app import ServiceSettings, forget, make_app, mark_finished, redis_client
+from .celery_app import (
+    FINISHED_KEY,
+    QUEUED_KEY,
+    ServiceSettings,
+    forget,
+    make_app,
+    mark_finished,
+    redis_client,
+)
 from .messages import RunSpec
-from .queued import QUEUE, QueuedMessage, queued_messages, take_off_queue
+from .queued import QUEUE, UNACKED, QueuedMessage, queued_messages, take_off_queue, unacked_messages
 from .run import BrokerUnavailable
 
 
@@ -57,19 +69,31 @@ class HeldTask:
 
 
 Held = list[HeldTask] | None  # the tasks the workers hold; None when no worker answered
+Reply = dict[str, list[dict[str, Any]]] | None  # the workers' answers to an inspect command, by worker name
+
+
+def _inspect_held(app: Celery, limit: int | None) -> tuple[Reply, Reply]:
+    """The workers' answers to Celery's ``inspect().active()`` and ``reserved()`` (a real round trip each,
+    stopping at ``limit`` answers). Reserved is asked first: a task goes from reserved to running, never back,
+    so a task a worker holds throughout is in one of the answers (asked the other way round, it could slip
+    between them)."""
+    inspect = app.control.inspect(timeout=2.0, limit=limit)
+    reserved = inspect.reserved()
+    return inspect.active(), reserved
+
+
+def _tasks(reply: Reply) -> Held:
+    """The tasks of the workers' answers, by worker name; None when none answered."""
+    if reply is None:
+        return None
+    return [HeldTask.of(worker, job) for worker, jobs in sorted(reply.items()) for job in jobs]
 
 
 def held_tasks(app: Celery, limit: int | None = None) -> tuple[Held, Held]:
     """The tasks the workers alive are running and those they hold reserved (a real round trip, stopping at
     ``limit`` answers), by worker name."""
-    inspect = app.control.inspect(timeout=2.0, limit=limit)
-
-    def tasks(reply: dict[str, list[dict[str, Any]]] | None) -> Held:
-        if reply is None:
-            return None
-        return [HeldTask.of(worker, job) for worker, jobs in sorted(reply.items()) for job in jobs]
-
-    return tasks(inspect.active()), tasks(inspect.reserved())
+    active, reserved = _inspect_held(app, limit)
+    return _tasks(active), _tasks(reserved)
 
 
 @dataclass(frozen=True)
@@ -94,25 +118,30 @@ class RunningGame:
 @dataclass
 class RunStatus:
     """One run's games on the broker: ``queued`` in the queue (what `cancel` withdraws), ``reserved`` taken
-    by a worker that has not started them, ``running`` being analysed."""
+    by a worker that has not started them, ``running`` being analysed, ``lost`` held by a worker that is
+    gone (waiting to be sent again: by the run's client, or by the broker after its visibility timeout).
+    Together, the games the run's client has sent and follows, less those finished and not collected yet."""
 
     id: str
     out: str
     queued: int = 0
     reserved: int = 0
     running: int = 0
+    lost: int = 0
 
 
 @dataclass(frozen=True)
 class QueueStatus:
     """The broker (password masked), the task messages queued, the workers alive (a real round trip), the
-    games they are analysing, and the runs these belong to (by output folder, then id)."""
+    games they are analysing, the runs these belong to (by output folder, then id), and the games of runs
+    held by workers that are gone (``lost``)."""
 
     broker: str
     queued: int
     workers: tuple[str, ...]
     running: tuple[RunningGame, ...]
     runs: tuple[RunStatus, ...] = ()
+    lost: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -121,6 +150,7 @@ class QueueStatus:
             "workers": list(self.workers),
             "running": [asdict(game) for game in self.running],
             "runs": [asdict(run) for run in self.runs],
+            "lost": self.lost,
         }
 
     @classmethod
@@ -131,14 +161,16 @@ class QueueStatus:
             workers=tuple(data["workers"]),
             running=tuple(RunningGame(**game) for game in data["running"]),
             runs=tuple(RunStatus(**run) for run in data["runs"]),
+            lost=data.get("lost", 0),
         )
 
 
 @dataclass(frozen=True)
 class Withdrawal:
-    """What `cancel` did to one run: ``withdrawn`` queued games taken off the queue, ``reserved`` games a
-    worker holds that it drops when it comes to them, ``running`` games that finish (their rows wait on the
-    broker for a rerun of the run's command)."""
+    """What `cancel` did to one run: ``withdrawn`` queued games taken off the queue (and games held by a
+    worker that is gone, dropped when the broker hands them out again), ``reserved`` games a worker holds
+    that it drops when it comes to them, ``running`` games that finish (their rows wait on the broker for a
+    rerun of the run's command)."""
 
     run: str
     out: str
@@ -163,14 +195,50 @@ def _sent_by(message: QueuedMessage, run: str) -> bool:
     return spec is not None and spec.id == run
 
 
-def queue_status(broker: str) -> QueueStatus:
-    """The broker's queue depth, workers alive, the games they analyse, and the runs queued or running;
-    raises BrokerUnavailable when the broker is down."""
+def _held_by_the_gone(
+    client: redis.Redis, taken: Mapping[bytes, QueuedMessage], accounted: set[str]
+) -> list[QueuedMessage]:
+    """The tasks of taldau runs among ``taken`` (deliveries read before the workers alive were pinged and
+    asked what they hold) that no worker alive holds and that wait to be analysed, one message each: a task
+    not ``accounted`` for (in the queue, or held by a worker alive), a delivery of it still unacknowledged
+    now (read before and still there after the workers answered, it was held all along: a worker alive
+    would have reported it), its marker still set (it has not ended), and its run not over (a delivery of a
+    run over is dropped)."""
+    deliveries: dict[str, list[bytes]] = {}
+    first: dict[str, tuple[QueuedMessage, RunSpec]] = {}
+    for tag, message in taken.items():
+        spec = message.run()
+        if spec is not None and message.task not in accounted:
+            deliveries.setdefault(message.task, []).append(tag)
+            first.setdefault(message.task, (message, spec))
+    if not deliveries:
+        return []
+    pipe = client.pipeline(transaction=False)
+    for task, tags in deliveries.items():
+        pipe.hmget(UNACKED, tags)
+        pipe.exists(QUEUED_KEY.format(task))
+        pipe.exists(FINISHED_KEY.format(first[task][1].id))
+    answers = pipe.execute()
+    return [
+        first[task][0]
+        for index, task in enumerate(deliveries)
+        if any(answers[3 * index]) and answers[3 * index + 1] and not answers[3 * index + 2]
+    ]
+
+
+def _look(broker: str) -> tuple[QueueStatus, list[QueuedMessage]]:
+    """The broker's status, and the tasks held by workers that are gone (see ``queue_status``)."""
     app = make_app(broker)
+    try:  # before the workers are pinged and asked (see _held_by_the_gone); once, without retrying
+        with redis.Redis.from_url(broker, socket_connect_timeout=2, socket_timeout=2) as once:
+            taken = unacked_messages(once)
+    except redis.RedisError:
+        taken = {}  # the broker does not answer: the ping says so
     workers = ping_workers(app)
     client = redis_client(broker)
     messages = queued_messages(client)
-    active, reserved = held_tasks(app, len(workers)) if workers else ([], [])
+    active_reply, reserved_reply = _inspect_held(app, len(workers)) if workers else ({}, {})
+    active, reserved = _tasks(active_reply) or [], _tasks(reserved_reply) or []
     runs: dict[str, RunStatus] = {}
 
     def run_of(spec: RunSpec) -> RunStatus:
@@ -181,21 +249,39 @@ def queue_status(broker: str) -> QueueStatus:
         if spec is not None:
             run_of(spec).queued += 1
     running = []
-    for held in active or []:
+    for held in active:
         game = RunningGame.of(held)
         if held.run is not None and game is not None:
             run_of(held.run).running += 1
             running.append(game)
-    for held in reserved or []:
-        if held.run is not None:
+    started = {held.id for held in active}
+    for held in reserved:
+        if held.run is not None and held.id not in started:  # started between the two questions
             run_of(held.run).reserved += 1
-    return QueueStatus(
+    # A worker that answered the ping but not both questions may hold any task: then none counts as lost.
+    everyone = set(workers) <= set(active_reply or {}) & set(reserved_reply or {})
+    accounted = {message.task for message in messages} | started | {held.id for held in reserved}
+    lost = _held_by_the_gone(client, taken, accounted) if everyone else []
+    for message in lost:
+        spec = message.run()
+        if spec is not None:
+            run_of(spec).lost += 1
+    status = QueueStatus(
         broker=safe_url(broker),
         queued=int(client.llen(QUEUE)),
         workers=tuple(workers),
         running=tuple(running),
         runs=tuple(sorted(runs.values(), key=lambda run: (run.out, run.id))),
+        lost=len(lost),
     )
+    return status, lost
+
+
+def queue_status(broker: str) -> QueueStatus:
+    """The broker's queue depth, workers alive, the games they analyse, the runs queued, running or held by
+    a worker that is gone (a task taken and not acknowledged that no worker alive reports holding: counted at
+    once, not after the broker's visibility timeout); raises BrokerUnavailable when the broker is down."""
+    return _look(broker)[0]
 
 
 def cancel_runs(
@@ -207,7 +293,7 @@ def cancel_runs(
     if (run is None) == (out is None):
         raise ValueError("give a run id or an output folder, not both")
     folder = None if out is None else str(Path(out).absolute())
-    status = queue_status(broker)
+    status, lost = _look(broker)
     chosen = [known for known in status.runs if known.id == run or known.out == folder]
     if not chosen:
         what = f"run {run}" if run is not None else f"run writing to {folder}"
@@ -220,6 +306,9 @@ def cancel_runs(
         mark_finished(client, known.id, service)  # first: a client following the run stops sending
         mine = [message for message in queued_messages(client) if _sent_by(message, known.id)]
         taken = take_off_queue(client, mine)
-        forget(app, client, known.id, [message.task for message in taken])
-        withdrawals.append(Withdrawal(known.id, known.out, len(taken), known.reserved, known.running))
+        gone = [message for message in lost if _sent_by(message, known.id)]  # dropped when handed out again
+        forget(app, client, known.id, [message.task for message in (*taken, *gone)])
+        withdrawals.append(
+            Withdrawal(known.id, known.out, len(taken) + len(gone), known.reserved, known.running)
+        )
     return withdrawals
