@@ -4,9 +4,13 @@ folder of other settings named by what differs; progress while `annotate` works.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLES
+from taldau.cli.main import main
 from taldau.workers import supervisor
 from taldau.workers.celery_app import ServiceSettings
 
@@ -46,3 +50,32 @@ def test_the_worker_s_ready_line_is_logged_at_info(
     assert ready[0].getMessage().startswith("taldau worker one@here: ready, engines loaded, 3 processes")
     assert "secret" not in ready[0].getMessage()
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_clash_of_settings_names_what_differs() -> None:
+    """Each setting that differs with both values; the engine's version left out when the engine differs;
+    the keys only when nothing named differs."""
+    from taldau.workers.manifest import settings_clash
+
+    found = {"game": "backgammon", "limit": "2-ply", "thresholds": [0.02, 0.04], "engine": "own-1"}
+    found["engine_name"] = "own"
+    asked = found | {"limit": "1-ply", "engine": "sage-2", "engine_name": "sage"}
+    text = settings_clash("out", found, asked, ("aaa", "bbb"))
+    assert text == (
+        "out holds results of other settings (limit 2-ply there, 1-ply asked; engine own there, sage asked); "
+        "use another --out directory"
+    )
+    thresholds = settings_clash("out", found, found | {"thresholds": [0.03, 0.04]}, ("aaa", "bbb"))
+    assert "(thresholds 0.02/0.04 there, 0.03/0.04 asked)" in thresholds
+    assert "settings key aaa there, bbb asked" in settings_clash("out", found, found, ("aaa", "bbb"))
+
+
+def test_analyze_into_a_folder_of_another_depth_says_both_depths(tmp_path: Path) -> None:
+    """The refusal names the depths, not the settings key (a hash)."""
+    archive, out = EXAMPLES / "togyz" / "compact.txt", tmp_path / "out"
+    runner = CliRunner()
+    first = runner.invoke(main, ["analyze", str(archive), "--out", str(out), "--depth", "1", "--jobs", "1"])
+    assert first.exit_code in (0, 1), first.output
+    refused = runner.invoke(main, ["analyze", str(archive), "--out", str(out), "--depth", "2", "--jobs", "1"])
+    assert refused.exit_code == 2
+    assert "other settings (limit depth 1 there, depth 2 asked)" in refused.output, refused.output

@@ -12,6 +12,37 @@ from taldau.analysis.accounting import Inputs
 from taldau.schemas import GAMES_SCHEMA_VERSION, MOVES_SCHEMA_VERSION, Status
 
 
+SETTING_NAMES = {"engine_name": "engine", "engine": "engine version", "schemas": "table versions"}
+
+
+def _setting(value: Any) -> str:
+    """One setting as a user reads it: lists and mappings spelled out, an absent one as "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{name} {_setting(item)}" for name, item in value.items())
+    if isinstance(value, list | tuple):
+        return "/".join(str(item) for item in value)
+    return str(value)
+
+
+def settings_clash(out: str, found: dict[str, Any], asked: dict[str, Any], keys: tuple[str, str]) -> str:
+    """Why a run may not write into ``out``: its results were made with the settings ``found`` (its
+    manifest's ``settings``), the run asks for ``asked`` (``BatchSettings.manifest()``); each setting that
+    differs named with both values (the engine's version only when the engine is the same), else the two
+    settings ``keys`` (found, asked)."""
+    names = [name for name in dict.fromkeys([*found, *asked]) if found.get(name) != asked.get(name)]
+    if "engine_name" in names and "engine" in names:
+        names.remove("engine")
+    differences = "; ".join(
+        f"{SETTING_NAMES.get(name, name)} {_setting(found.get(name))} there, {_setting(asked.get(name))} "
+        "asked"
+        for name in names
+    )
+    what = differences or f"settings key {keys[0]} there, {keys[1]} asked"
+    return f"{out} holds results of other settings ({what}); use another --out directory"
+
+
 def schema_versions() -> dict[str, str]:
     """The versions of the ``moves`` and ``games`` tables this taldau writes."""
     return {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION}

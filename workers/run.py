@@ -310,7 +310,7 @@ def run_analysis(
     any result (an unreachable broker) leaves nothing either."""
     spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings, settings.key, not resume)
     store = ResultStore(spec.out, settings.key)
-    store.check_settings()
+    store.check_settings(settings.manifest())
     state = Progress()
     planned_tasks: list[GameTask] = []
     invalid: list[GameRow] = []  # stored with the first results, or before compacting

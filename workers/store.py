@@ -56,7 +56,7 @@ from taldau.games.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
 
-from .manifest import Counts, Failure, Manifest, Skipped
+from .manifest import Counts, Failure, Manifest, Skipped, settings_clash
 
 ROWS_PER_FILE = 500_000
 TABLES = ("games", "moves")
@@ -149,15 +149,18 @@ class ResultStore:
         self.key = key
         self.parts = self.out / "parts" / key
 
-    def check_settings(self) -> None:
-        """Raise SettingsMismatch when the directory's manifest names another settings key."""
+    def check_settings(self, settings: dict[str, Any] | None = None) -> None:
+        """Raise SettingsMismatch when the directory's manifest names another settings key, saying how its
+        settings differ from ``settings`` (the run's ``BatchSettings.manifest()``)."""
         manifest = self.out / "manifest.json"
         if manifest.exists():
-            previous = json.loads(manifest.read_text(encoding="utf-8")).get("key")
+            found = json.loads(manifest.read_text(encoding="utf-8"))
+            previous = found.get("key")
             if previous not in (None, self.key):
-                raise SettingsMismatch(
-                    f"{self.out} holds results of other settings ({previous}); use another --out directory"
+                clash = settings_clash(
+                    str(self.out), found.get("settings") or {}, settings or {}, (previous, self.key)
                 )
+                raise SettingsMismatch(clash)
 
     def prepare(self) -> None:
         """Make the part folders (``write`` and ``write_round`` make them too, as they write)."""
