@@ -155,19 +155,21 @@ def annotate(
     limits: ReadLimits | None = None,
     engine: str | None = None,
     say: Callable[[str], None] = lambda line: None,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[str | NotAnnotated]:
     """Every valid game of ``game`` under ``paths`` reviewed at ``options`` by ``engine`` (None: the game's
     default) and written back with its review in ``form``, a task (a Togyz game, a backgammon match) at a
     time; a ``NotAnnotated`` note for each input that is not written. ValueError at once when the options
     or the engine do not suit the game. An engine named is named in the annotator (the one that ran: a
-    stand-in's name where it stood in, and ``say`` hears the line that says so)."""
+    stand-in's name where it stood in, and ``say`` hears the line that says so). ``progress`` hears the
+    decisions judged as the reviews go (``Analyser.review``), for a display: a match takes a while."""
     settings = BatchSettings(game=game, engine=engine)
     limit = settings.analyser.limit(options)
     if settings.fallback is not None:
         say(settings.fallback)
     named = "" if engine is None else f"{settings.analyser.engine_name()} "
     annotator = f"taldau, {named}{limit}"
-    return _annotated(paths, settings, options, form, annotator, limits or ReadLimits())
+    return _annotated(paths, settings, options, form, annotator, limits or ReadLimits(), progress)
 
 
 def _annotated(
@@ -177,11 +179,12 @@ def _annotated(
     form: str,
     annotator: str,
     limits: ReadLimits,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[str | NotAnnotated]:
     tools = settings.analyser
     for item in plan(paths, settings, limits):
         if isinstance(item, GameTask):
-            reviews = review_task(tools, item.record, item.source, options)
+            reviews = review_task(tools, item.record, item.source, options, progress=progress)
             notes = [annotation(review, annotator) for review in reviews]
             yield tools.annotate(item.record, item.source, notes, form)
         else:

@@ -10,7 +10,7 @@ forced decision is never marked) and sums the marks, losses, luck and accuracy u
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from taldau.games.kind import (
@@ -70,12 +70,19 @@ def judge(analysis: GameAnalysis, thresholds: Thresholds, scale: MarkScale | Non
 
 
 def review_task(
-    analyser: Analyser, text: str, source: str, options: AnalysisOptions, thresholds: Thresholds | None = None
+    analyser: Analyser,
+    text: str,
+    source: str,
+    options: AnalysisOptions,
+    thresholds: Thresholds | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> list[GameReview]:
     """Every valid game of a task's record text analysed and marked (at the analyser's own thresholds
-    unless ``thresholds`` are given)."""
+    unless ``thresholds`` are given); ``progress`` hears the decisions judged as they are
+    (``Analyser.review``)."""
     limits = check_thresholds(thresholds or analyser.scale.thresholds)
-    return [judge(analysis, limits, analyser.scale) for analysis in analyser.review(text, source, options)]
+    analyses = analyser.review(text, source, options, progress)
+    return [judge(analysis, limits, analyser.scale) for analysis in analyses]
 
 
 def review_headers(review: GameReview, annotator: str) -> dict[str, str]:

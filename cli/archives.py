@@ -10,6 +10,7 @@ import sys
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
 from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, REVIEW_DEFAULT, chosen_engine, engine_option, say
+from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
 
@@ -41,6 +42,19 @@ def validate(paths: tuple[str, ...], as_json: bool) -> None:
     if summary.games == 0:
         say(f"error: no game found under {' '.join(paths)}")
     sys.exit(0 if summary.inputs.problems == 0 and summary.games > 0 else 1)
+
+
+class Judged:
+    """The decisions judged so far, shown on ``shown`` (a progress line) as they come."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.shown: ProgressLine | None = None
+
+    def add(self, decisions: int) -> None:
+        self.decisions += decisions
+        if self.shown is not None:
+            self.shown.update(self.decisions)
 
 
 @click.command()
@@ -78,6 +92,7 @@ def annotate(
     from taldau.analysis import annotate as annotating
 
     options = BOTH_GAMES_LIMIT.given(depth, nodes, movetime)
+    judged = Judged()  # the progress of a review (none when stored judgements are printed)
     try:
         if any(annotating.is_analysis_folder(path) for path in paths):
             if len(paths) > 1 or game != "auto" or options != AnalysisOptions() or engine is not None:
@@ -90,11 +105,15 @@ def annotate(
             chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
             try:
                 items = annotating.annotate(
-                    paths, chosen, options, form, ReadLimits(), chosen_engine(engine, chosen), say
+                    paths, chosen, options, form, ReadLimits(), chosen_engine(engine, chosen), say, judged.add
                 )
             except ValueError as error:
                 raise click.UsageError(str(error)) from None
-        for item in items:
-            click.echo(str(item), err=isinstance(item, annotating.NotAnnotated))
+        with progress_line("annotating", "decisions", prints=True) as judged.shown:
+            for item in items:
+                if isinstance(item, annotating.NotAnnotated):
+                    judged.shown.note(str(item))
+                else:
+                    click.echo(str(item))
     except annotating.AnalysisFolderError as error:
         raise click.ClickException(str(error)) from None

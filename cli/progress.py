@@ -1,6 +1,7 @@
-"""Progress on stderr for the long commands (``analyze``, ``book build``, ``train``): a rich bar when stderr
-is a terminal, otherwise a plain line now and then (the first, one every few seconds, the last), so that a
-log of a run in the background says how far it got without a line per item."""
+"""Progress on stderr for the long commands (``analyze``, ``annotate``, ``book build``, ``train``): a rich bar
+when stderr is a terminal (and stdout is not, for a command that prints its results as it goes), otherwise a
+plain line now and then (the first, one every few seconds, the last), so that a log of a run in the
+background says how far it got without a line per item."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ class ProgressLine:
         self._task = None if bar is None else bar.add_task(label, total=total, detail="", unit=unit)
         self._last: float | None = None  # when the last plain line was written
         self._done: int | None = None  # what it said was done
+        self._unsaid: tuple[int, str] | None = None  # the last update not written yet, and its detail
 
     def update(self, done: int, total: int | None = None, detail: str = "", unit: str | None = None) -> None:
         """``done`` of ``total`` (or of the total given before) items, with a ``detail`` such as a rate;
@@ -43,10 +45,19 @@ class ProgressLine:
         now = time.perf_counter()
         finished = self.total is not None and done >= self.total
         if done != self._done and (self._last is None or finished or now - self._last >= self.every):
-            self._last, self._done = now, done
+            self._last, self._done, self._unsaid = now, done, None
             of = "" if self.total is None else f"/{self.total:,}"
             more = f", {detail}" if detail else ""
             click.echo(f"{self.label}: {done:,}{of} {self.unit}{more}", err=True)
+        elif done != self._done:
+            self._unsaid = done, detail
+
+    def finish(self) -> None:
+        """The last update as a plain line when it was not written (the bar shows it already)."""
+        if self._unsaid is not None:
+            done, detail = self._unsaid
+            self._last = None
+            self.update(done, detail=detail)
 
     def note(self, line: str) -> None:
         """One line of its own on stderr (above the bar on a terminal)."""
@@ -58,14 +69,18 @@ class ProgressLine:
 
 @contextmanager
 def progress_line(
-    label: str, unit: str, total: int | None = None, every: float = PLAIN_EVERY
+    label: str, unit: str, total: int | None = None, every: float = PLAIN_EVERY, prints: bool = False
 ) -> Iterator[ProgressLine]:
-    """A ``ProgressLine`` shown while the block runs; the bar stops at its end, also when it raises."""
+    """A ``ProgressLine`` shown while the block runs; the bar stops at its end, also when it raises; plain
+    lines end with the last update. A command that ``prints`` its results on stdout as it goes gets the bar
+    only when stdout is not the terminal (a bar would take its lines), and its stdout left alone."""
     from rich.console import Console
 
     console = Console(stderr=True)
-    if not console.is_terminal:
-        yield ProgressLine(label, unit, total, every)
+    if not console.is_terminal or (prints and Console().is_terminal):
+        shown = ProgressLine(label, unit, total, every)
+        yield shown
+        shown.finish()
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -77,6 +92,7 @@ def progress_line(
         TextColumn("{task.fields[detail]}"),
         TimeRemainingColumn(),
         console=console,
+        redirect_stdout=not prints,
     )
     with bar:
         yield ProgressLine(label, unit, total, every, bar)

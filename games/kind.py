@@ -398,8 +398,16 @@ class Analyser(Protocol):
         takes a minute or more), so that no task's time limit is spent on that."""
         ...
 
-    def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
-        """Every valid game of a task's record ``text``, in order, judged decision by decision."""
+    def review(
+        self,
+        text: str,
+        source: str,
+        options: AnalysisOptions,
+        progress: Callable[[int], object] | None = None,
+    ) -> list[GameAnalysis]:
+        """Every valid game of a task's record ``text``, in order, judged decision by decision; ``progress``
+        hears how many more decisions are judged as the review goes (Togyz: each move; backgammon: each
+        game of the match), for a display."""
         ...
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:

@@ -79,3 +79,20 @@ def test_analyze_into_a_folder_of_another_depth_says_both_depths(tmp_path: Path)
     refused = runner.invoke(main, ["analyze", str(archive), "--out", str(out), "--depth", "2", "--jobs", "1"])
     assert refused.exit_code == 2
     assert "other settings (limit depth 1 there, depth 2 asked)" in refused.output, refused.output
+
+
+@pytest.mark.parametrize(
+    "record, options",
+    [("togyz/compact.txt", ["--depth", "1"]), ("backgammon/gnubg-money-session.mat", ["--depth", "0"])],
+)
+def test_annotate_shows_its_progress_on_stderr(record: str, options: list[str]) -> None:
+    """Lines of decisions judged on stderr as the review goes, the last the total; stdout only the games."""
+    import re
+
+    result = CliRunner().invoke(main, ["annotate", str(EXAMPLES / record), *options])
+    assert result.exit_code == 0, result.output
+    shown = [line for line in result.stderr.splitlines() if line.startswith("annotating: ")]
+    assert shown and all(re.fullmatch(r"annotating: [\d,]+ decisions", line) for line in shown), result.stderr
+    counts = [int(line.split()[1].replace(",", "")) for line in shown]
+    assert counts == sorted(counts) and counts[-1] > 1
+    assert "annotating" not in result.stdout

@@ -10,7 +10,7 @@ EMG, with gnubg's marks and the luck of every roll) and hands the decisions on i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -127,10 +127,17 @@ class BackgammonAnalyser:
         for plies in range(len(SECONDS_PER_DECISION) - 1):
             review_match(games, self.evaluator, ReviewSettings(plies=plies))
 
-    def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
-        """Every valid game of the match in ``text``, reviewed in order with the match state carried."""
+    def review(
+        self,
+        text: str,
+        source: str,
+        options: AnalysisOptions,
+        progress: Callable[[int], object] | None = None,
+    ) -> list[GameAnalysis]:
+        """Every valid game of the match in ``text``, reviewed in order with the match state carried
+        (``progress`` hears each game's decisions once it is reviewed)."""
         games = [game for game in read_games(text.encode(), source) if not game.errors]
-        return game_analyses(games, review_match(games, self.evaluator, self.limit(options)))
+        return game_analyses(games, review_match(games, self.evaluator, self.limit(options), progress))
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
         """The match's valid games as an analysis text in the manner of gnubg's text export

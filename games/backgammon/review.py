@@ -49,7 +49,7 @@ gnubg searches cubeful equities ply by ply: the figures then differ from gnubg's
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -274,14 +274,23 @@ class MatchReview:
 
 
 def review_match(
-    games: Iterable[Game], evaluator: Evaluator, settings: ReviewSettings | None = None
+    games: Iterable[Game],
+    evaluator: Evaluator,
+    settings: ReviewSettings | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> MatchReview:
     """Review the replayed games of one match, in order (``replay.read_games`` / ``replay_file`` give them;
     each carries the match state it started from). A game with record errors is reviewed up to where its
-    replay stopped, its errors kept."""
+    replay stopped, its errors kept. ``progress`` hears each game's number of decisions once it is
+    reviewed (for a display)."""
     settings = settings or ReviewSettings()
     started = time.perf_counter()
-    reviews = tuple(review_game(game, evaluator, settings, index) for index, game in enumerate(games))
+    reviewed: list[GameReview] = []
+    for index, game in enumerate(games):
+        reviewed.append(review_game(game, evaluator, settings, index))
+        if progress is not None:
+            progress(len(reviewed[-1].decisions))
+    reviews = tuple(reviewed)
     return MatchReview(
         games=reviews,
         engine=evaluator.name,

@@ -7,7 +7,7 @@ A task is one game, written back as PlayOK text. A move's ``drop`` is the winnin
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
@@ -103,11 +103,18 @@ class TogyzAnalyser:
         """A shallow search of the start position: the search's kernels."""
         Engine(self.settings).analyse(Position.start(), Limit(depth=2))
 
-    def review(self, text: str, source: str, options: AnalysisOptions) -> list[GameAnalysis]:
+    def review(
+        self,
+        text: str,
+        source: str,
+        options: AnalysisOptions,
+        progress: Callable[[int], object] | None = None,
+    ) -> list[GameAnalysis]:
         engine, limit = Engine(self.settings), self.limit(options)
         games = [game for game in read_games(text.encode(), source) if game.valid]
         return [
-            review_game(game, engine, self.curve, limit, self.one_search, self.verification) for game in games
+            review_game(game, engine, self.curve, limit, self.one_search, self.verification, progress)
+            for game in games
         ]
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:

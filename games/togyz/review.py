@@ -38,7 +38,7 @@ winning chances it gives away) is what they are set by.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from taldau.games.kind import Decision, DecisionKind, GameAnalysis, OpeningBook, pov
@@ -222,8 +222,10 @@ def review_game(
     limit: Limit,
     one_search: bool = False,
     verification: Sequence[Verification] = (),
+    judged: Callable[[int], object] | None = None,
 ) -> GameAnalysis:
-    """Every move of ``game`` judged: best move, both evaluations, loss, winning chances.
+    """Every move of ``game`` judged: best move, both evaluations, loss, winning chances; ``judged`` hears
+    1 as each move is (for a display).
 
     ``one_search``: value a played move that is not the best by the search of the position after it, where
     that compares (see the module docstring), instead of searching it on its own. ``verification``: search
@@ -278,5 +280,7 @@ def review_game(
                 seconds=seconds,
             )
         )
+        if judged is not None:
+            judged(1)
     decisions.reverse()
     return GameAnalysis(tuple(decisions))
