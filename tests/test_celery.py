@@ -467,17 +467,20 @@ PRIVATE_MOUNTS = _private_mounts()
 )
 @pytest.mark.slow
 def test_a_worker_that_cannot_see_the_client_s_disk_gives_the_local_rows(
-    tmp_path: Path, archive: Path, broker
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, archive: Path, broker
 ) -> None:
-    """A worker in a mount namespace of its own, an empty tmpfs over the parent of the client's output
-    folder and another over /tmp: it sees nothing of the client's files, and the run gives the rows of a
-    local run."""
+    """A worker in a mount namespace of its own, an empty tmpfs over the tests' temporary folder (the
+    archive, the client's output folders; the worker's own temporary folder then, private to it): it sees
+    nothing of the client's files, and the run gives the rows of a local run. That folder is hidden, not
+    all of /tmp, so that the worker still finds taldau wherever the checkout lives (under /tmp, say)."""
     assert PRIVATE_MOUNTS is not None
     local, out = tmp_path / "local", tmp_path / "results" / "out"
     out.parent.mkdir()
-    mounts = f"mount -t tmpfs none {out.parent} && mount -t tmpfs none /tmp && test ! -e {archive}"
+    hidden = tmp_path_factory.getbasetemp()
+    assert not Path(TALDAU).resolve().is_relative_to(hidden.resolve())
+    mounts = f"mount -t tmpfs none {hidden} && test ! -e {archive} && test ! -e {out.parent}"
     wrap = [*PRIVATE_MOUNTS, "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
-    blind = Worker(broker.url, tmp_path / "worker.log", wrap=wrap)
+    blind = Worker(broker.url, tmp_path / "worker.log", wrap=wrap, env={"TMPDIR": str(hidden)})
     try:
         assert blind.process.poll() is None, blind.log.read_text()
         code, stdout = analyze(
