@@ -19,9 +19,10 @@ from taldau.cli.outputs import writable_file
 from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
+from taldau.games.togyz.alphazero import AlphaZeroSpec
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
 from taldau.games.togyz.evaluate import load_weights
-from taldau.games.togyz.match import openings, run_match
+from taldau.games.togyz.match import EngineSpec, openings, run_match, run_players
 from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
@@ -219,6 +220,22 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     help="Backgammon: the evaluator (own, sage, gnubg with gnubg-nn installed, FILE.npz) that measures each "
     "roll's luck at 0-ply for the luck-adjusted result, or none.",
 )
+@click.option(
+    "--opponent",
+    type=click.Choice(("engine", "alphazero")),
+    default="engine",
+    show_default=True,
+    help="Togyz: B is our engine (settings --b), or the AlphaZero net of nitromir/togyzkumalak-engine with "
+    "its MCTS (an independent program, on NumPy); the report then adds each side's time a move and how "
+    "each of A's losses ended.",
+)
+@click.option(
+    "--simulations",
+    type=click.IntRange(min=2),
+    default=400,
+    show_default=True,
+    help="Togyz, with --opponent alphazero: the net's MCTS simulations a move.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def match(
     game: str,
@@ -233,6 +250,8 @@ def match(
     jobs: int,
     book_path: str | None,
     judge: str,
+    opponent: str,
+    simulations: int,
     as_json: bool,
 ) -> None:
     """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
@@ -244,9 +263,21 @@ def match(
             first or DEFAULT_A, second or DEFAULT_B, games, seed, as_json, book_path, judge, jobs
         )
         return
+    if opponent == "alphazero" and second is not None:
+        raise click.UsageError("--b is our engine's settings; with --opponent alphazero, B is the net")
     first, second = first or "default", second or "plain"
     limit = BOTH_GAMES_LIMIT.limit(depth, nodes, movetime, Limit(nodes=MATCH_NODES))
     player = None if book_path is None else book_player(book_path, seed)
+    if opponent == "alphazero":
+        net = AlphaZeroSpec(simulations=simulations)
+        report = run_players(EngineSpec(_engine_settings(first), limit, player), net, openings(count), jobs)
+        if as_json:
+            click.echo(json.dumps({"a": first, "b": str(net), "limit": str(limit)} | report.to_json()))
+            return
+        click.echo(f"{first} at {limit} vs {net}:")
+        for line in report.lines():
+            click.echo(line)
+        return
     result, _ = run_match(
         _engine_settings(first), _engine_settings(second), limit, openings(count), jobs, player
     )

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
+from taldau.cli.main import main
 from taldau.games.togyz import Position, Side
 from taldau.games.togyz.alphazero import AlphaZeroNet, AlphaZeroSpec, Mcts, canonical_board
 from taldau.games.togyz.engine import EngineSettings, Limit
@@ -94,3 +96,14 @@ def test_a_short_match_against_the_net_is_played_to_a_legal_end() -> None:
     assert lines[0].startswith("4 games")
     assert sum(line.startswith("  loss") for line in lines) == result.losses
     assert json.loads(json.dumps(report.to_json()))["games"] == 4
+
+
+def test_taldau_match_plays_the_net() -> None:
+    args = ["match", "--opponent", "alphazero", "--simulations", "5", "--depth", "1", "--openings", "1"]
+    result = CliRunner().invoke(main, [*args, "--jobs", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["b"] == "alphazero (5 simulations)" and report["games"] == 2
+    assert len(report["games_played"]) == 2 and "ending" in report["games_played"][0]
+    refused = CliRunner().invoke(main, [*args, "--b", "plain"])
+    assert refused.exit_code == 2 and "--b" in refused.output

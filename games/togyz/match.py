@@ -268,7 +268,7 @@ class MatchReport:
         """The score, the time a move of each side, and one line per loss of A saying how it ended."""
         out = [
             str(self.result),
-            f"time a move: A {self.a_seconds_per_move:.3f} s, B {self.b_seconds_per_move:.3f} s",
+            f"time a move: A {self.a_seconds_per_move:.3g} s, B {self.b_seconds_per_move:.3g} s",
         ]
         for game in self.losses:
             colour = "White" if game.a_is_white else "Black"
