@@ -27,7 +27,7 @@ class _FakeWorker:
 
 
 class _FakeApp:
-    def Worker(self, **_: Any) -> _FakeWorker:  # noqa: N802 (Celery's name)
+    def Worker(self, **_: Any) -> _FakeWorker:  # Celery's name
         return _FakeWorker()
 
 
@@ -96,3 +96,66 @@ def test_annotate_shows_its_progress_on_stderr(record: str, options: list[str]) 
     counts = [int(line.split()[1].replace(",", "")) for line in shown]
     assert counts == sorted(counts) and counts[-1] > 1
     assert "annotating" not in result.stdout
+
+
+def _walk_cases(tmp_path: Path) -> list[tuple[str, list[str], int, str]]:
+    """Every input of issue 42 that once lost games or showed a traceback, as the command a user ran, the
+    exit code expected and a line it must print."""
+    from test_stray_text import NOTE, TITLE, match_lines, with_note_between
+
+    def folder(name: str, files: dict[str, str]) -> str:
+        path = tmp_path / name
+        path.mkdir()
+        for file, text in files.items():
+            (path / file).write_text(text, encoding="utf-8")
+        return str(path)
+
+    match = "\n".join(match_lines()) + "\n"
+    togyz = "\n".join((EXAMPLES / "togyz" / "app-export.pgn").read_text(encoding="utf-8").splitlines()[:12])
+    compact = (EXAMPLES / "togyz" / "compact.txt").read_text(encoding="utf-8")
+    noted = folder("noted", {"match.txt": f"{NOTE}\n{match}"})
+    between = folder("between", {"match.txt": "\n".join(with_note_between(match_lines())) + "\n"})
+    mixed = folder("mixed", {"match.txt": f"{togyz}\n{match}"})
+    quick = folder("quick", {"quick.txt": f"{TITLE}\n{compact}"})
+    cut = folder("cut", {"cut.txt": "\n".join(match_lines()[:40]) + "\n"})
+    empty = folder("empty", {})
+    out = str(tmp_path / "out")
+    depth0 = ["--depth", "0", "--jobs", "1"]
+    return [
+        ("validate", ["validate", noted], 0, "warning: line 1, column 1: text outside any game, skipped"),
+        (
+            "analyze",
+            ["analyze", noted, "--out", f"{out}1", *depth0],
+            0,
+            "4 games: 4 analysed, 0 invalid, 0 failed",
+        ),
+        ("analyze", ["analyze", between, "--out", f"{out}2", *depth0], 0, "4 analysed, 0 invalid, 0 failed"),
+        ("analyze", ["analyze", mixed, "--game", "backgammon", "--out", f"{out}3", *depth0], 0, "4 analysed"),
+        ("validate", ["validate", quick], 0, "3 games: 3 valid, 0 invalid"),
+        ("book", ["book", "build", quick, "--out", f"{out}4"], 0, "3 games"),
+        ("validate", ["validate", cut], 0, "stops after move 12 with no result: read as unfinished"),
+        ("analyze", ["analyze", empty, "--out", f"{out}5"], 1, "no record of either game"),
+        (
+            "analyze",
+            ["analyze", noted, "--out", f"{out}6", "--broker", "redis://127.0.0.1:1/0"],
+            69,
+            "127.0.0.1:1",
+        ),
+    ]
+
+
+@pytest.mark.slow
+def test_no_case_of_first_contact_shows_a_traceback(tmp_path: Path) -> None:
+    """Each case of issue 42 run as a real `taldau` process: the exit code expected, the line that says
+    what happened, no traceback; an empty run and an unreachable broker leave no folder."""
+    import subprocess
+    import sys
+
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    for name, args, code, line in _walk_cases(tmp_path):
+        result = subprocess.run([taldau, *args], capture_output=True, text=True, timeout=600)
+        said = result.stdout + result.stderr
+        assert "Traceback" not in said, (name, args, said)
+        assert result.returncode == code, (name, args, said)
+        assert line in said, (name, args, said)
+    assert not (tmp_path / "out5").exists() and not (tmp_path / "out6").exists()
