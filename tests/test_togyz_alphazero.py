@@ -102,7 +102,7 @@ def test_taldau_match_plays_the_net() -> None:
     args = ["match", "--opponent", "alphazero", "--simulations", "5", "--depth", "1", "--openings", "1"]
     result = CliRunner().invoke(main, [*args, "--jobs", "1", "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["b"] == "alphazero (5 simulations)" and report["games"] == 2
     assert len(report["games_played"]) == 2 and "ending" in report["games_played"][0]
     refused = CliRunner().invoke(main, [*args, "--b", "plain"])

@@ -200,9 +200,14 @@ def play_game(opening: Sequence[int], a: Player, b: Player, a_is_white: bool) ->
 
 
 def _play_pair(job: tuple[tuple[int, ...], PlayerSpec, PlayerSpec]) -> list[GameResult]:
-    """Both colours of one opening (runs in a worker process with its own players)."""
+    """Both colours of one opening (runs in a worker process with its own players). Each player first
+    makes one throwaway move from the start, so that loading or compiling its kernels in a fresh process
+    is not counted as its thinking time."""
     opening, spec_a, spec_b = job
     a, b = spec_a.player(), spec_b.player()
+    for player in (a, b):
+        player.new_game()
+        player.choose(Position.start())
     return [play_game(opening, a, b, True), play_game(opening, a, b, False)]
 
 
