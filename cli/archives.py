@@ -109,7 +109,7 @@ def annotate(
                 )
             except ValueError as error:
                 raise click.UsageError(str(error)) from None
-        with progress_line("annotating", "decisions", prints=True) as judged.shown:
+        with progress_line("annotating", "decision", prints=True) as judged.shown:
             for item in items:
                 if isinstance(item, annotating.NotAnnotated):
                     judged.shown.note(str(item))

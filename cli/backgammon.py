@@ -18,6 +18,7 @@ from taldau.analysis.positions import (
 )
 from taldau.cli.book import book_player
 from taldau.cli.options import EX_USAGE, engine_option, say
+from taldau.cli.progress import progress_line
 from taldau.games.backgammon.engine import choose_evaluator, evaluate_position, load_evaluator, rollout_plays
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position
@@ -196,7 +197,8 @@ def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: 
         analysis = analyse_roll(SageEvaluator(), position, dice, plies)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
-    rolled = rollout_plays(rollout, analysis)
+    with progress_line("rolling out", "trial") as shown:
+        rolled = rollout_plays(rollout, analysis, progress=shown.update)
     if as_json:
         click.echo(json.dumps(rolled_plays_json(position, dice, rollout, plies, rolled)))
         return
@@ -234,7 +236,8 @@ def eval_command(
     setup = backgammon_position(position)
     if rollout:
         roller = _rollout(engine, trials, seed, threads)
-        rolled = roller.before_roll(setup.position.board)
+        with progress_line("rolling out", "trial") as shown:
+            rolled = roller.before_roll(setup.position.board, shown.update)
         if as_json:
             payload = {"position": position, "engine": roller.name, "rollout": roller.settings.to_json()}
             click.echo(json.dumps(payload | rolled.to_json()))
@@ -285,12 +288,10 @@ def backgammon_match(
         raise click.ClickException(str(error)) from None
     if book_path is not None:
         a = replace(a, book=book_player(book_path, seed, "backgammon"))
-    show_progress = sys.stderr.isatty()
+    with progress_line("playing", "game", games) as shown:
 
-    def progress(game) -> None:
-        done = 2 * game.pair + game.a_seat + 1
-        if show_progress and (done % 100 == 0 or done == games):
-            say(f"{done}/{games} games")
+        def played(game: Any) -> None:  # the games come in order: a pair's two seats, pair after pair
+            shown.update(2 * game.pair + game.a_seat + 1)
 
-    result = run_backgammon_match(a, b, games, seed, progress, luck_judge, jobs)
+        result = run_backgammon_match(a, b, games, seed, played, luck_judge, jobs)
     click.echo(json.dumps(result.to_json() | {"seed": seed}) if as_json else str(result))

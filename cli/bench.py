@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from taldau.analysis.accounting import count
 from taldau.cli.backgammon import evaluator
-from taldau.cli.marks import marks_bench, marks_options
+from taldau.cli.marks import SAMPLE, marks_bench, marks_options
 from taldau.cli.options import (
     BACKGAMMON_ENGINE,
     BOTH_GAMES,
@@ -22,6 +22,7 @@ from taldau.cli.options import (
     within_ceiling,
 )
 from taldau.cli.outputs import writable_folder
+from taldau.cli.progress import progress_line
 from taldau.games.backgammon.strength import (
     BGLAB,
     DEFAULT_DECISIONS,
@@ -31,10 +32,10 @@ from taldau.games.backgammon.strength import (
 )
 from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.togyz.engine import Limit
+from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_DEPTH, SOAK_GAMES, WORKER_RATE
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
 DECISIONS = 200  # real decisions timed by the backgammon speed bench
-SOAK_DEPTH = 1  # the soak's search depth unless --depth is given
 SPEED_ENGINE = "own"  # the evaluator the speed bench times unless --engine is given: ours, the kernels
 
 
@@ -53,14 +54,14 @@ def real_matches() -> Path:
     "--capacity",
     is_flag=True,
     help="Measure what one client and one Redis serve: results of real sizes (Togyz games reviewed at "
-    "--depth [8], backgammon matches at 0-ply) collected and written, Redis memory per queued and finished "
-    "game, workers per client at --worker-rate.",
+    f"--depth [{SERVICE_DEPTH}], backgammon matches at 0-ply) collected and written, Redis memory per queued "
+    "and finished game, workers per client at --worker-rate.",
 )
 @click.option(
     "--worker-rate",
     type=click.FloatRange(min=0, min_open=True),
     metavar="GAMES_PER_S",
-    help="With --capacity: one worker process's Togyz games per second [1.85, BENCHMARKS.md].",
+    help=f"With --capacity: one worker process's Togyz games per second [{WORKER_RATE}, BENCHMARKS.md].",
 )
 @click.option(
     "--broker",
@@ -70,8 +71,9 @@ def real_matches() -> Path:
 @click.option(
     "--archive",
     type=click.Path(exists=True, path_type=Path),
-    help="With --service: the records to analyse (default: 40 bundled Togyz games at depth 8); with --marks: "
-    "the real games to sample (default: the game's archive in ../shared/data).",
+    help="With --service: the records to analyse (default: 40 bundled Togyz games at depth "
+    f"{SERVICE_DEPTH}); with --marks: the real games to sample (default: the game's archive in "
+    "../shared/data).",
 )
 @click.option(
     "--runs",
@@ -84,8 +86,8 @@ def real_matches() -> Path:
     "--games",
     "soak_games",
     type=click.IntRange(min=1),
-    help="With --soak: games in the synthetic archive [10,000]; with --marks: games of the sample [30]; "
-    "with --capacity: results collected and task messages queued of each game [2,000].",
+    help=f"With --soak: games in the synthetic archive [{SOAK_GAMES:,}]; with --marks: games of the sample "
+    f"[{SAMPLE}]; with --capacity: results collected and task messages queued of each game [{RESULTS:,}].",
 )
 @click.option(
     "--keep",
@@ -167,10 +169,10 @@ def bench(
     as_json: bool,
 ) -> None:
     """Measure perft and search speed and the time to review a real 93-ply game (at the analysis limit);
-    with --service, the batch analysis of --archive at --depth (default: 40 bundled Togyz games at depth 8)
-    timed on each executor of --runs (decisions/s and the ratios between them); with
-    --soak, a synthetic archive of random games through Celery while worker processes are killed and Redis
-    restarted, checked against a local run (exit 1 if a check fails); with --capacity, the results per
+    with --service, the batch analysis of --archive at --depth (default: 40 bundled Togyz games, see
+    --archive) timed on each executor of --runs (decisions/s and the ratios between them); with --soak, a
+    synthetic archive of random games through Celery while worker processes are killed and Redis restarted,
+    checked against a local run (exit 1 if a check fails); with --capacity, the results per
     second one client takes in and writes, and the Redis memory per queued and finished game.
     With --game backgammon (no --service): full-turn legal play sets generated per second on a fixed
     position set, then the evaluator's (--engine, own by default) 0-ply evaluations per second and
@@ -220,7 +222,7 @@ def _soak(games: int | None, depth: int | None, keep: str | None, as_json: bool)
     """``bench --soak``: the soak's report printed; its exit code (1 when a check failed)."""
     from taldau.workers.soak import SoakSettings, run_soak
 
-    settings = SoakSettings(games=games or 10_000, depth=depth or SOAK_DEPTH)
+    settings = SoakSettings(games=games or SOAK_GAMES, depth=depth or SOAK_DEPTH)
     report = run_soak(settings, Path(keep) if keep else None)
     click.echo(json.dumps(report) if as_json else json.dumps(report, indent=2))
     return 0 if report["passed"] else 1
@@ -268,8 +270,7 @@ def _capacity(
     as_json: bool,
 ) -> None:
     """``bench --capacity``: what one client and one Redis serve, printed."""
-    from taldau.workers.bench import SERVICE_DEPTH
-    from taldau.workers.capacity import RESULTS, WORKER_RATE, CapacityBench, run_capacity_bench
+    from taldau.workers.capacity import CapacityBench, run_capacity_bench
 
     bench = CapacityBench(
         EXAMPLES,
@@ -309,7 +310,8 @@ def _togyz_speed(limit: Limit, as_json: bool) -> None:
     """``bench --game togyz``: perft and search speed, and the review of a real game at ``limit``."""
     from taldau.games.togyz.bench import run_bench
 
-    report = run_bench(limit)
+    with progress_line("measuring", "") as shown:
+        report = run_bench(limit, lambda step, done, total: shown.update(done, total, unit=step, plural=step))
     if as_json:
         click.echo(json.dumps(report))
         return

@@ -20,7 +20,7 @@ from taldau.analysis.validation import auto_game
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.records import ReadLimits
-from taldau.games.registry import NAMES
+from taldau.games.registry import KINDS, NAMES
 
 
 def book_option(function):
@@ -102,7 +102,12 @@ def _summary(folder: str, manifest: dict, as_json: bool, inputs: Inputs | None =
     type=click.Path(exists=True, file_okay=False),
     help="A `taldau analyze` output folder whose judgements the book takes (repeatable).",
 )
-@click.option("--max-ply", type=click.IntRange(min=1), help="Moves deep [Togyz 30, backgammon 10].")
+@click.option(
+    "--max-ply",
+    type=click.IntRange(min=1),
+    show_default=", ".join(f"{kind.name} {kind.book_plies}" for kind in KINDS),
+    help="Plies deep (each game's own depth unless given).",
+)
 @click.option(
     "--min-games",
     type=click.IntRange(min=1),
@@ -136,7 +141,7 @@ def build(
         game = auto_game(records, ReadLimits())
     settings = BookSettings(game, max_ply)
     try:
-        with progress_line("reading", "inputs") as shown:
+        with progress_line("reading", "input") as shown:
             report = build_book(
                 paths,
                 out,

@@ -1,4 +1,5 @@
-"""Progress on stderr for the long commands (``analyze``, ``annotate``, ``book build``, ``train``): a rich bar
+"""Progress on stderr for the long commands (``analyze``, ``annotate``, ``book build``, ``train``, ``report``,
+``match``, ``bench``, backgammon rollouts): a rich bar
 when stderr is a terminal (and stdout is not, for a command that prints its results as it goes), otherwise a
 plain line now and then (the first, one every few seconds, the last), so that a log of a run in the
 background says how far it got without a line per item."""
@@ -11,36 +12,60 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
+from taldau.analysis.accounting import count
 
 PLAIN_EVERY = 5.0  # seconds between two plain progress lines
 
 
+def _noun(number: int, unit: str, plural: str) -> str:
+    """``unit`` as ``count`` says it of ``number`` items (``game``, ``games``); none for no unit."""
+    return count(number, unit, plural).partition(" ")[2] if unit else ""
+
+
 class ProgressLine:
-    """The progress of one command in ``unit`` (games, files) under ``label`` (analysing, reading):
-    ``update`` it with what is done, ``note`` a line that must be read (a skipped game, say)."""
+    """The progress of one command in ``unit`` (game, file: the singular; ``plural`` when it does not just
+    take an s) under ``label`` (analysing, reading): ``update`` it with what is done, ``note`` a line that
+    must be read (a skipped game, say). The noun agrees with the total when one is known (1/1 game, 1/5
+    games), else with what is done (1 game)."""
 
     def __init__(
-        self, label: str, unit: str, total: int | None = None, every: float = PLAIN_EVERY, bar: Any = None
+        self,
+        label: str,
+        unit: str,
+        total: int | None = None,
+        every: float = PLAIN_EVERY,
+        bar: Any = None,
+        plural: str = "",
     ) -> None:
         self.label = label
         self.unit = unit
+        self.plural = plural
         self.total = total
         self.every = every
         self._bar = bar  # a started rich Progress on a terminal, else None
-        self._task = None if bar is None else bar.add_task(label, total=total, detail="", unit=unit)
+        shown = _noun(total if total is not None else 0, unit, plural)
+        self._task = None if bar is None else bar.add_task(label, total=total, detail="", unit=shown)
         self._last: float | None = None  # when the last plain line was written
         self._done: int | None = None  # what it said was done
         self._unsaid: tuple[int, str] | None = None  # the last update not written yet, and its detail
 
-    def update(self, done: int, total: int | None = None, detail: str = "", unit: str | None = None) -> None:
+    def update(
+        self,
+        done: int,
+        total: int | None = None,
+        detail: str = "",
+        unit: str | None = None,
+        plural: str = "",
+    ) -> None:
         """``done`` of ``total`` (or of the total given before) items, with a ``detail`` such as a rate;
-        ``unit`` names the items from now on (a run of several steps)."""
+        ``unit`` (and its ``plural``) names the items from now on (a run of several steps)."""
         if total is not None:
             self.total = total
         if unit is not None:
-            self.unit = unit
+            self.unit, self.plural = unit, plural
+        noun = _noun(done if self.total is None else self.total, self.unit, self.plural)
         if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=self.total, detail=detail, unit=self.unit)
+            self._bar.update(self._task, completed=done, total=self.total, detail=detail, unit=noun)
             return
         now = time.perf_counter()
         finished = self.total is not None and done >= self.total
@@ -48,7 +73,7 @@ class ProgressLine:
             self._last, self._done, self._unsaid = now, done, None
             of = "" if self.total is None else f"/{self.total:,}"
             more = f", {detail}" if detail else ""
-            click.echo(f"{self.label}: {done:,}{of} {self.unit}{more}", err=True)
+            click.echo(f"{self.label}: {done:,}{of}{' ' if noun else ''}{noun}{more}", err=True)
         elif done != self._done:
             self._unsaid = done, detail
 
@@ -69,16 +94,22 @@ class ProgressLine:
 
 @contextmanager
 def progress_line(
-    label: str, unit: str, total: int | None = None, every: float = PLAIN_EVERY, prints: bool = False
+    label: str,
+    unit: str,
+    total: int | None = None,
+    every: float = PLAIN_EVERY,
+    prints: bool = False,
+    plural: str = "",
 ) -> Iterator[ProgressLine]:
-    """A ``ProgressLine`` shown while the block runs; the bar stops at its end, also when it raises; plain
-    lines end with the last update. A command that ``prints`` its results on stdout as it goes gets the bar
-    only when stdout is not the terminal (a bar would take its lines), and its stdout left alone."""
+    """A ``ProgressLine`` of ``unit`` (its ``plural`` when not unit + s) shown while the block runs; the bar
+    stops at its end, also when it raises; plain lines end with the last update. A command that ``prints``
+    its results on stdout as it goes gets the bar only when stdout is not the terminal (a bar would take its
+    lines), and its stdout left alone."""
     from rich.console import Console
 
     console = Console(stderr=True)
     if not console.is_terminal or (prints and Console().is_terminal):
-        shown = ProgressLine(label, unit, total, every)
+        shown = ProgressLine(label, unit, total, every, plural=plural)
         yield shown
         shown.finish()
         return
@@ -95,4 +126,4 @@ def progress_line(
         redirect_stdout=not prints,
     )
     with bar:
-        yield ProgressLine(label, unit, total, every, bar)
+        yield ProgressLine(label, unit, total, every, bar, plural)

@@ -11,6 +11,7 @@ import click
 from taldau.analysis.positions import position_game
 from taldau.analysis.report import ReportError, write_report
 from taldau.cli.outputs import writable_file, writable_folder
+from taldau.cli.progress import progress_line
 from taldau.games.registry import game_kind
 
 
@@ -41,7 +42,8 @@ def report(folder: str, out: str, query: str | None, book: str | None) -> None:
     writable_folder(out)
     started = time.perf_counter()
     try:
-        summary = write_report(folder, out, query, book=book)
+        with progress_line("writing", "game page") as shown:
+            summary = write_report(folder, out, query, lambda done, total: shown.update(done, total), book)
     except ReportError as error:
         raise click.UsageError(str(error)) from None
     seconds = time.perf_counter() - started

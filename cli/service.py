@@ -183,7 +183,7 @@ def _run_analysis(
         jobs = within_ceiling(jobs, "--jobs", settings.game)
         executor = local_executor(jobs, lambda line: display.shown.note(line))  # says once if it compiles
     try:
-        with progress_line("analysing", "games") as display.shown:
+        with progress_line("analysing", "game") as display.shown:
             manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=display.progress)
     except SettingsMismatch as error:
         raise click.UsageError(str(error)) from None

@@ -18,7 +18,7 @@ def backgammon_strength(
     on ``decisions`` decisions of ``archive`` (bglab when None), printed; a clear error when the matches
     are absent or a level cannot run here."""
     chosen = None if levels is None else [level for level in levels.split(",") if level.strip()]
-    with progress_line("judging", "decisions", every=30.0) as line:
+    with progress_line("judging", "decision", every=30.0) as line:
         try:
             report = measure_strength(
                 BGLAB if archive is None else archive,

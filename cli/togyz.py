@@ -16,6 +16,7 @@ from taldau.cli.backgammon import backgammon_match
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, SEARCH_DEFAULT, TOGYZ_LIMIT, say, within_ceiling
 from taldau.cli.outputs import writable_file
+from taldau.cli.progress import progress_line
 from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
@@ -270,7 +271,9 @@ def match(
     player = None if book_path is None else book_player(book_path, seed)
     if opponent == "alphazero":
         net = AlphaZeroSpec(simulations=simulations)
-        report = run_players(EngineSpec(_engine_settings(first), limit, player), net, openings(count), jobs)
+        with progress_line("playing", "game") as shown:
+            a = EngineSpec(_engine_settings(first), limit, player)
+            report = run_players(a, net, openings(count), jobs, shown.update)
         if as_json:
             click.echo(json.dumps({"a": first, "b": str(net), "limit": str(limit)} | report.to_json()))
             return
@@ -278,9 +281,9 @@ def match(
         for line in report.lines():
             click.echo(line)
         return
-    result, _ = run_match(
-        _engine_settings(first), _engine_settings(second), limit, openings(count), jobs, player
-    )
+    with progress_line("playing", "game") as shown:
+        a, b = _engine_settings(first), _engine_settings(second)
+        result, _ = run_match(a, b, limit, openings(count), jobs, player, shown.update)
     if not as_json:
         click.echo(f"{first} vs {second} at {limit}: {result}")
         return

@@ -179,7 +179,7 @@ def _staged(label: str, run: Callable[[Callable[[Any], None]], Any]) -> Any:
     """What ``run`` returns, given the progress of its stages (``supervised.Stage``: step, done of total,
     note) to show under ``label``."""
     with progress_line(label, "") as shown:
-        return run(lambda stage: shown.update(stage.done, stage.total, stage.note, unit=stage.step))
+        return run(lambda s: shown.update(s.done, s.total, s.note, unit=s.step, plural=s.step))
 
 
 def _self_play(out: str, games: int | None, seed: int, stop_at: int | None) -> None:
@@ -187,7 +187,7 @@ def _self_play(out: str, games: int | None, seed: int, stop_at: int | None) -> N
     from taldau.games.backgammon.eval.train import TdSettings, run_td
 
     settings = TdSettings(seed=seed) if games is None else TdSettings(games=games, seed=seed)
-    with progress_line("self-play", "games", settings.games) as shown:
+    with progress_line("self-play", "game", settings.games) as shown:
         try:
             run_td(
                 settings,

@@ -65,7 +65,7 @@ def test_book_build_takes_the_game_of_its_records_and_refuses_other_settings_in_
 
 
 def test_progress_line_writes_the_first_and_the_last_and_every_note(capsys: pytest.CaptureFixture) -> None:
-    shown = ProgressLine("reading", "inputs", every=3600.0)  # stderr is no terminal under pytest
+    shown = ProgressLine("reading", "input", every=3600.0)  # stderr is no terminal under pytest
     shown.update(0, 5)
     for done in range(1, 5):
         shown.update(done)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import click
 import pytest
@@ -64,3 +65,34 @@ def test_the_engine_default_is_said_once() -> None:
     text = " ".join(CliRunner().invoke(main, ["bench", "--help"], terminal_width=200).output.split())
     engine = text.split("--engine [own|gnubg|sage]")[1].split("--decisions")[0]
     assert engine.count("default") == 1 and "[own]" not in engine, engine
+
+
+def _help(*command: str) -> str:
+    """The help of ``command`` on one line."""
+    return " ".join(CliRunner().invoke(main, [*command, "--help"], terminal_width=200).output.split())
+
+
+def test_bench_help_shows_the_benches_own_defaults() -> None:
+    """The defaults in bench's help are the constants the benches run with, declared once."""
+    from taldau.cli.marks import SAMPLE
+    from taldau.workers.capacity import CapacityBench
+    from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_GAMES, WORKER_RATE
+    from taldau.workers.soak import SoakSettings
+
+    text = _help("bench")
+    assert SoakSettings().games == SOAK_GAMES and f"synthetic archive [{SOAK_GAMES:,}]" in text, text
+    assert f"games of the sample [{SAMPLE}]" in text
+    capacity = CapacityBench(Path("."))
+    assert capacity.results == RESULTS and f"of each game [{RESULTS:,}]" in text
+    assert capacity.depth == SERVICE_DEPTH and f"--depth [{SERVICE_DEPTH}]" in text
+    assert f"at depth {SERVICE_DEPTH})" in text
+    assert capacity.worker_rate == WORKER_RATE and f"games per second [{WORKER_RATE}, BENCHMARKS.md]" in text
+
+
+def test_book_max_ply_shows_each_game_s_book_plies() -> None:
+    """book build --max-ply's default is each game kind's ``book_plies``."""
+    from taldau.games.registry import KINDS
+
+    text = _help("book", "build")
+    shown = ", ".join(f"{kind.name} {kind.book_plies}" for kind in KINDS)
+    assert f"[default: ({shown})" in text, text

@@ -23,12 +23,12 @@ from typing import Any
 
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 
+from .defaults import SERVICE_DEPTH
 from .manifest import Manifest
 from .private_redis import PrivateRedis
 from .run import Executor, Progress, local_executor, run_analysis
 from .soak import comparable_rows
 
-SERVICE_DEPTH = 8  # the limit of the bundled Togyz games
 RUNS = ("local_1", "local_2", "celery_2")
 WORKER_START = 600.0  # seconds a new worker may take to load the engines before it answers
 _RUN = re.compile(r"(local|celery)_([1-9][0-9]*)")

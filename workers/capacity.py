@@ -42,24 +42,19 @@ from celery import states
 from taldau.analysis.accounting import count
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 
-from .bench import SERVICE_DEPTH
 from .broker import safe_url
 from .celery_app import ServiceSettings, task_id
 from .client import CHECK_PER_ROUND, Pending, _Client
+from .defaults import RESULTS, SERVICE_DEPTH, WORKER_RATE
 from .messages import RunSpec, TaskResult
 from .private_redis import PrivateRedis
 from .queued import queued_messages
 from .results import put_rows, rows_key
 from .run import Progress, run_task, storing
 
-# One worker process's Togyz games per second: BENCHMARKS.md, "Batch service", `taldau bench --service`,
-# `--jobs 1` (one process): 40 games in 21.6 s, 1.85 games/s, the 40 bundled games at depth 8, the bench's
-# default (2026-11-29, python-svc).
-WORKER_RATE = 1.85
 TARGET_WORKERS = 200  # issue 37: one client takes in the results of at least this many workers' Togyz games
 TASKS_PER_WORKER = 2  # what a worker process holds of a client's window: one task running, one reserved
 MB = 1_000_000
-RESULTS = 2_000  # finished tasks collected, and task messages queued, of each game
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, Status
 
 from .celery_app import ServiceSettings, redis_client
 from .client import celery_executor
+from .defaults import SOAK_DEPTH, SOAK_GAMES
 from .private_redis import PrivateRedis
 from .run import Progress, local_executor, run_analysis
 
@@ -46,8 +47,8 @@ class SoakSettings:
     """The size of the soak and how hard the chaos hits. The visibility timeout is short so that tasks of
     killed workers come back within the run (a task at depth 1 takes a fraction of a second)."""
 
-    games: int = 10_000
-    depth: int = 1
+    games: int = SOAK_GAMES
+    depth: int = SOAK_DEPTH
     seed: int = 2026
     shortest: int = 20  # plies of an unfinished random game: at least
     longest: int = 80  # and at most

@@ -101,9 +101,10 @@ def write_report(
 ) -> ReportSummary:
     """The report of the analysis in ``folder`` written into ``out`` (created; pages of an earlier report
     there are replaced), only for the games that match ``query`` when given (see ``Game.matches``).
-    ``progress(done, total)`` is told after each game page. With ``book`` (an opening book's folder), each
-    game page's move list says how every move of the book's plies stands in it (see ``BookView``). Raises
-    ``ReportError`` for a folder that is not an analysis' output or a book that cannot be opened."""
+    ``progress(done, total)`` is told once the Parquet is read (none done) and after each game page. With
+    ``book`` (an opening book's folder), each game page's move list says how every move of the book's plies
+    stands in it (see ``BookView``). Raises ``ReportError`` for a folder that is not an analysis' output or a
+    book that cannot be opened."""
     archive = read_archive(folder, query)
     opened = None
     if book is not None:
@@ -130,6 +131,8 @@ def write_report(
     page = environment.get_template("game.html")
     diagrams = 0
     kinds = {name: game_kind(name) for name in {game.game for game in analysed}}
+    if progress is not None:
+        progress(0, len(analysed))
     for index, game in enumerate(analysed):
         drawn = [diagram(kinds[game.game], move) for move in game.moves if move.mark in DIAGRAM_MARKS]
         diagrams += len(drawn)

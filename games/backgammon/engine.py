@@ -20,7 +20,7 @@ asking the evaluator. Everything is deterministic: ties keep the rules core's or
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple, Protocol, cast
@@ -358,9 +358,9 @@ class Rollout(Protocol):
 
     name: str
 
-    def after_play(self, board: np.ndarray) -> Any: ...
+    def after_play(self, board: np.ndarray, progress: Callable[[int, int], None] | None = None) -> Any: ...
 
-    def before_roll(self, board: np.ndarray) -> Any: ...
+    def before_roll(self, board: np.ndarray, progress: Callable[[int, int], None] | None = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -384,16 +384,28 @@ class RolledPlay:
 
 
 def rollout_plays(
-    rollout: Rollout, analysis: Analysis, plays: int = ROLLOUT_PLAYS, threshold: float = ROLLOUT_THRESHOLD
+    rollout: Rollout,
+    analysis: Analysis,
+    plays: int = ROLLOUT_PLAYS,
+    threshold: float = ROLLOUT_THRESHOLD,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[RolledPlay, ...]:
     """The best ``plays`` plays of ``analysis`` within ``threshold`` of its best (at least two where the
-    roll has two), rolled out and ranked best first by the rollout's equity (ties in the analysis' order)."""
+    roll has two), rolled out and ranked best first by the rollout's equity (ties in the analysis' order);
+    ``progress(done, total)`` told the trials played of all the plays as they finish."""
     chosen = [
         ranked
         for ranked in analysis.plays[:plays]
         if ranked.rank < 2 or ranked.equity >= analysis.best.equity - threshold
     ]
-    results = [rollout.after_play(ranked.play.result.board[::-1]) for ranked in chosen]
+
+    def trials(index: int) -> Callable[[int, int], None] | None:
+        """The progress of the rollout of play ``index``, told as a share of all the plays'."""
+        if progress is None:
+            return None
+        return lambda done, total: progress(index * total + done, len(chosen) * total)
+
+    results = [rollout.after_play(play.play.result.board[::-1], trials(i)) for i, play in enumerate(chosen)]
     order = sorted(range(len(chosen)), key=lambda index: (-results[index].equity, index))
     best = results[order[0]].equity
     return tuple(

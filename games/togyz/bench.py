@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .chances import load_win_curve
@@ -26,34 +27,57 @@ def bench_game() -> Game:
     return game
 
 
-def run_bench(limit: Limit | None = None) -> dict[str, Any]:
+def run_bench(
+    limit: Limit | None = None, progress: Callable[[str, int, int], None] | None = None
+) -> dict[str, Any]:
     """Perft nodes/s, search nodes/s on the fixed position set and the nodes to SEARCH_DEPTH there (the
     full-width search and the default one, with late-move reductions and pruning), and seconds to review
-    BENCH_GAME as the batch analysis does (at ``limit``, else the review's default, with its verification)."""
+    BENCH_GAME as the batch analysis does (at ``limit``, else the review's default, with its verification).
+    ``progress(step, done, total)`` is told each step's work as it goes: ``perft``, ``search`` (positions),
+    ``depth`` (searches to SEARCH_DEPTH), ``review`` (plies)."""
+    tell = progress or (lambda step, done, total: None)
     limit = limit or review_limit()
+    tell("perft", 0, 1)
     result = perft(Position.start(), PERFT_DEPTH)
     game = bench_game()
 
     engine = Engine()
     engine.analyse(Position.start(), Limit(depth=2))  # load the compiled kernels before timing
     nodes, seconds = 0, 0.0
-    for ply in SEARCH_PLIES:
+    for done, ply in enumerate(SEARCH_PLIES):
+        tell("search", done, len(SEARCH_PLIES))
         engine.new_game()
         info = engine.analyse(game.positions[ply], Limit(nodes=SEARCH_NODES))
         nodes += info.nodes
         seconds += info.seconds
 
     depth_nodes = {}
+    searches = iter(range(2 * len(SEARCH_PLIES)))
     for name, settings in (("full", named_settings("full")), ("default", EngineSettings())):
         searcher = Engine(settings)
         total = 0
         for ply in SEARCH_PLIES:
+            tell("depth", next(searches), 2 * len(SEARCH_PLIES))
             total += searcher.analyse(game.positions[ply], Limit(depth=SEARCH_DEPTH)).nodes
             searcher.new_game()
         depth_nodes[name] = total
 
+    reviewed = [0]  # the moves judged so far
+
+    def judged(moves: int) -> None:
+        reviewed[0] += moves
+        tell("review", reviewed[0], game.plies)
+
+    tell("review", 0, game.plies)
     started = time.perf_counter()
-    review = review_game(game, engine, load_win_curve(), limit, verification=VERIFICATION)
+    review = review_game(
+        game,
+        engine,
+        load_win_curve(),
+        limit,
+        verification=VERIFICATION,
+        judged=judged,
+    )
     review_seconds = time.perf_counter() - started
     depths = [decision.depth for decision in review.decisions]
     return {

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -293,15 +294,28 @@ class MatchReport:
 
 
 def run_players(
-    spec_a: PlayerSpec, spec_b: PlayerSpec, lines: Iterable[tuple[int, ...]], jobs: int = 1
+    spec_a: PlayerSpec,
+    spec_b: PlayerSpec,
+    lines: Iterable[tuple[int, ...]],
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> MatchReport:
-    """Play every opening twice (colours swapped), ``jobs`` processes side by side; A's report."""
+    """Play every opening twice (colours swapped), ``jobs`` processes side by side; A's report.
+    ``progress(done, total)`` is told the games finished, both colours of an opening at a time."""
     work = [(tuple(line), spec_a, spec_b) for line in lines]
+    tell = progress or (lambda done, total: None)
+    tell(0, 2 * len(work))
     if jobs > 1 and len(work) > 1:
         with worker_pool(min(jobs, len(work))) as pool:
-            pairs = list(pool.map(_play_pair, work))
+            futures = [pool.submit(_play_pair, job) for job in work]
+            for done, _ in enumerate(as_completed(futures), 1):
+                tell(2 * done, 2 * len(work))
+            pairs = [future.result() for future in futures]
     else:
-        pairs = [_play_pair(job) for job in work]
+        pairs = []
+        for job in work:
+            pairs.append(_play_pair(job))
+            tell(2 * len(pairs), 2 * len(work))
     games = [game for pair in pairs for game in pair]
     wins = sum(1 for game in games if game.score_a == 1.0)
     draws = sum(1 for game in games if game.score_a == 0.5)
@@ -315,8 +329,10 @@ def run_match(
     lines: Iterable[tuple[int, ...]],
     jobs: int = 1,
     book: OpeningBook | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[MatchResult, list[GameResult]]:
     """Our engine with settings A against settings B at the same limit, every opening twice (colours
-    swapped); A plays from ``book``."""
-    report = run_players(EngineSpec(settings_a, limit, book), EngineSpec(settings_b, limit), lines, jobs)
+    swapped); A plays from ``book``; ``progress`` as ``run_players`` tells it."""
+    specs = EngineSpec(settings_a, limit, book), EngineSpec(settings_b, limit)
+    report = run_players(*specs, lines, jobs, progress)
     return report.result, report.games

@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import platform
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
@@ -275,6 +276,7 @@ class SageEvaluator:
 
 # Rollouts, bgsage's: a user's way to settle a disputed play, as gnubg's and XG's rollouts are.
 
+Progress = Callable[[int, int], None]  # told (done, total) trials of a rollout
 DEFAULT_TRIALS = 1296  # gnubg's and bgsage's default: 36 x 36, the first two rolls stratified
 
 
@@ -374,8 +376,9 @@ class SageRollout:
         )
         self._cpp.rollout_set_bearoff_db(self._strategy, database)
 
-    def _mover(self, board: np.ndarray) -> RolloutResult:
-        """The rollout of ``board`` (2, 25) left by a play of row ``MOVER``, from that side."""
+    def _mover(self, board: np.ndarray, progress: Progress | None = None) -> RolloutResult:
+        """The rollout of ``board`` (2, 25) left by a play of row ``MOVER``, from that side; ``progress(done,
+        total)`` told the trials played as they finish (bgsage calls it after each trial)."""
         out = np.zeros(5, dtype=np.float64)
         turned = np.ascontiguousarray(board[::-1])
         if final_probabilities(turned, out):  # the mover has borne off: the result, from the other side
@@ -390,7 +393,7 @@ class SageRollout:
             )
         position = to_sage(board).tolist()
         self._strategy.set_seed(self.settings.seed)
-        result = self._strategy.evaluate_board(position, position)
+        result = self._strategy.evaluate_board(position, position, progress=progress)
         probabilities = consistent(np.array([result["probs"]], dtype=np.float64))
         return RolloutResult(
             tuple(float(p) for p in probabilities[0]),
@@ -400,18 +403,18 @@ class SageRollout:
             self.settings.trials,
         )
 
-    def after_play(self, board: np.ndarray) -> RolloutResult:
+    def after_play(self, board: np.ndarray, progress: Progress | None = None) -> RolloutResult:
         """The rollout of the board (2, 25) a play leaves, its player still in row ``MOVER``, from the side
-        that played."""
-        return self._mover(np.asarray(board))
+        that played; ``progress(done, total)`` told the trials played (none for a game already over)."""
+        return self._mover(np.asarray(board), progress)
 
-    def before_roll(self, board: np.ndarray) -> RolloutResult:
+    def before_roll(self, board: np.ndarray, progress: Progress | None = None) -> RolloutResult:
         """The rollout of a position before the roll (2, 25), side on roll in row ``MOVER``, from that side:
-        the other side has just played."""
+        the other side has just played; ``progress`` as ``after_play`` tells it."""
         board = np.asarray(board)
         out = np.zeros(5, dtype=np.float64)
         if final_probabilities(board, out):
             return RolloutResult(
                 tuple(float(p) for p in out), (0.0,) * 5, float(equities(out[np.newaxis])[0]), 0.0, 0, True
             )
-        return self._mover(np.ascontiguousarray(board[::-1])).flipped()
+        return self._mover(np.ascontiguousarray(board[::-1]), progress).flipped()
