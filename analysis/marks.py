@@ -18,7 +18,7 @@ import hashlib
 import os
 import pickle
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -232,10 +232,12 @@ def review_sample(
     options: AnalysisOptions,
     jobs: int = 1,
     cache: ReviewCache | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReviewedSample:
     """The task of every game of ``games`` reviewed by ``analyser`` at ``options``, on ``jobs`` processes
     (the analyses of all the tasks' games, in order); with a ``cache``, tasks reviewed before are read from
-    it and the others kept in it as each one ends."""
+    it and the others kept in it as each one ends. ``progress(done, total)`` is told the games done (those
+    from the cache at once) as each one ends."""
     analyses: dict[int, tuple[GameAnalysis, ...]] = {}
     paths: dict[int, Path] = {}
     if cache is not None:
@@ -247,6 +249,8 @@ def review_sample(
     cached = len(analyses)
     todo = [index for index in range(len(games)) if index not in analyses]
     seconds = 0.0
+    tell = progress or (lambda done, total: None)
+    tell(cached, len(games))
 
     def keep(index: int, reviewed: tuple[GameAnalysis, ...], spent: float) -> None:
         nonlocal seconds
@@ -254,6 +258,7 @@ def review_sample(
         seconds += spent
         if cache is not None:
             cache.store(paths[index], reviewed)
+        tell(len(analyses), len(games))
 
     if jobs <= 1 or len(todo) <= 1:
         for index in todo:
@@ -279,18 +284,31 @@ def run_marks_bench(
     thresholds: Thresholds,
     jobs: int = 1,
     cache: ReviewCache | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Review ``games`` with the reference and with each tested analyser (by name), and compare: seconds,
     each tested review against the reference, and the first tested review against the others (how many
     marks change between them). The reference's reviews are kept in ``cache`` (when given) and read
-    from it on later runs; the tested ones are always reviewed again, since their time is measured."""
+    from it on later runs; the tested ones are always reviewed again, since their time is measured.
+    ``progress(done, total)`` is told the games reviewed of all the reviews (the reference's first)."""
+    total = len(games) * (1 + len(tested))
+
+    def told(before: int) -> Callable[[int, int], None] | None:
+        """The progress of one review of the sample, after ``before`` games of the others."""
+        if progress is None:
+            return None
+        tell = progress
+        return lambda done, _: tell(before + done, total)
+
     analyser, options = reference
     analyser.warm()
-    deep = review_sample(kind, analyser, games, options, jobs, cache)
+    deep = review_sample(kind, analyser, games, options, jobs, cache, told(0))
     reviews: dict[str, ReviewedSample] = {}
-    for name, (tested_analyser, tested_options) in tested.items():
+    for number, (name, (tested_analyser, tested_options)) in enumerate(tested.items(), start=1):
         tested_analyser.warm()
-        reviews[name] = review_sample(kind, tested_analyser, games, tested_options, jobs)
+        reviews[name] = review_sample(
+            kind, tested_analyser, games, tested_options, jobs, progress=told(number * len(games))
+        )
     decisions = sum(len(analysis.decisions) for analysis in deep.analyses)
     report: dict[str, Any] = {
         "games": len(games),

@@ -241,7 +241,8 @@ def _service(
         chosen = check_runs(runs.split(","))
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    report = run_service_bench(ServiceBench(game, archive, depth, chosen, broker))
+    with progress_line("timing", "task") as shown:
+        report = run_service_bench(ServiceBench(game, archive, depth, chosen, broker), shown.update)
     if as_json:
         click.echo(json.dumps(report))
         return
@@ -281,7 +282,8 @@ def _capacity(
         broker=broker and broker_url(broker),
         out=Path(keep) if keep else None,
     )
-    report = run_capacity_bench(bench)
+    with progress_line("measuring", "phase") as shown:
+        report = run_capacity_bench(bench, shown.update)
     if as_json:
         click.echo(json.dumps(report))
         return
@@ -334,8 +336,13 @@ def _backgammon_speed(engine: str, decisions: int, as_json: bool) -> None:
     installed), then ``engine`` timed on ``decisions`` real decisions."""
     from taldau.games.backgammon.bench import real_decisions, run_bench, run_engine_bench
 
-    result = run_bench()
-    engine_report = run_engine_bench(evaluator(engine), real_decisions(real_matches(), decisions))
+    with progress_line("measuring", "step") as shown:
+        result = run_bench(progress=shown.update)
+        engine_report = run_engine_bench(
+            evaluator(engine),
+            real_decisions(real_matches(), decisions),
+            progress=lambda done, total: shown.update(done, total, unit="decision"),
+        )
     if as_json:
         click.echo(json.dumps({**result.to_json(), "engine": engine_report.to_json()}))
         return
@@ -388,7 +395,10 @@ def _against_gnubg(matches: int, plies: int, as_json: bool, engine: str) -> None
     from taldau.games.backgammon.reference import compare_with_gnubg, spread_matches
 
     try:
-        report = compare_with_gnubg(spread_matches(real_matches(), matches), evaluator(engine), plies)
+        with progress_line("comparing", "match", plural="matches") as shown:
+            report = compare_with_gnubg(
+                spread_matches(real_matches(), matches), evaluator(engine), plies, progress=shown.update
+            )
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     if as_json:

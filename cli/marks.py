@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 from taldau.analysis.marks import ReviewCache, run_marks_bench, sample_games
+from taldau.cli.progress import progress_line
 from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import game_kind
 from taldau.games.togyz.engine import named_settings
@@ -153,15 +154,17 @@ def marks_bench(
         tested[variant] = (replace(analyser, settings=settings, verification=()), tested_options)  # type: ignore[type-var]
     for text in verifications:
         tested[f"verify {text}"] = (replace(analyser, verification=_verification(text)), options)  # type: ignore[type-var]
-    report = run_marks_bench(
-        kind,
-        sample,
-        tested,
-        (reference, AnalysisOptions(depth=reference_depth)),
-        analyser.scale.thresholds,
-        jobs,
-        ReviewCache.default(),
-    )
+    with progress_line("reviewing", "game") as shown:
+        report = run_marks_bench(
+            kind,
+            sample,
+            tested,
+            (reference, AnalysisOptions(depth=reference_depth)),
+            analyser.scale.thresholds,
+            jobs,
+            ReviewCache.default(),
+            lambda done, total: shown.update(done, total),
+        )
     report["archive"] = archive
     if as_json:
         click.echo(json.dumps(report))

@@ -1,7 +1,7 @@
 """Progress on stderr for every command that can run longer than a few seconds (issue 42): ``report``,
-``match`` of both games, ``bench``'s speed of Togyz, and backgammon rollouts (``eval``/``plays --rollout``,
-trial by trial as bgsage tells them); its lines count their nouns (1 game, 2 games). Under CliRunner stderr
-is no terminal: the plain lines, the first and the last at least."""
+``match`` of both games, ``bench``'s speed of both games, ``--marks`` and ``--against-gnubg``, and backgammon
+rollouts (``eval``/``plays --rollout``, trial by trial as bgsage tells them); its lines count their nouns (1
+game, 2 games). Under CliRunner stderr is no terminal: the plain lines, the first and the last at least."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from conftest import needs_sage
 from taldau.cli.main import main
 from taldau.cli.progress import ProgressLine
+from taldau.games.backgammon.reference import gnubg_program
 
 START_ID = "4HPwATDgc/ABMA"  # backgammon's starting position (gnubg Position ID)
 
@@ -102,3 +103,43 @@ def test_plays_rollout_shows_the_trials_of_all_its_plays() -> None:
     finished, total = done(lines[-1])
     assert finished == total and total % 6 == 0 and total >= 12, lines
     assert lines[-1].endswith(" trials")
+
+
+@pytest.mark.slow
+def test_marks_bench_shows_the_games_reviewed(
+    togyz_examples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference's reviews of the sample, then the tested ones', counted together."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
+    args = ["bench", "--marks", "--games", "1", "--depth", "1", "--reference-depth", "2", "--archive", archive]
+    lines = progress(args, "reviewing")
+    assert lines[0] == "reviewing: 0/2 games" and lines[-1] == "reviewing: 2/2 games", lines
+
+
+@pytest.mark.slow
+def test_backgammon_speed_bench_shows_its_steps_then_its_decisions() -> None:
+    """The play sets' steps, then the decisions of every pass of the engine bench, to the last."""
+    lines = progress(["bench", "--game", "backgammon", "--decisions", "2"], "measuring")
+    assert "measuring: 3/3 steps" in lines, lines
+    finished, total = done(lines[-1])
+    assert lines[-1].endswith(" decisions") and finished == total and total % 2 == 0, lines
+
+
+@pytest.mark.skipif(gnubg_program() is None, reason="Debian's gnubg is not installed")
+def test_against_gnubg_shows_the_matches_compared() -> None:
+    lines = progress(["bench", "--game", "backgammon", "--against-gnubg", "1", "--depth", "0"], "comparing")
+    assert lines and lines[-1] == "comparing: 1/1 match", lines
+
+
+@pytest.mark.slow
+def test_service_bench_tells_the_tasks_of_its_timed_runs(togyz_examples: Path) -> None:
+    """Each timed run's tasks after the runs before it (the warm runs aside), to all of them."""
+    from taldau.workers.bench import ServiceBench, run_service_bench
+
+    told: list[tuple[int, int]] = []
+    bench = ServiceBench("togyz", togyz_examples / "compact.txt", 1, ("local_1", "local_2"))
+    run_service_bench(bench, lambda done, total: told.append((done, total)))
+    tasks = told[-1][1] // 2
+    assert tasks > 0 and told[0] == (0, 2 * tasks) and told[-1] == (2 * tasks, 2 * tasks), told
+    assert [done for done, _ in told] == sorted(done for done, _ in told), told

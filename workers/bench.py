@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -94,13 +94,22 @@ class TimedRun:
         }
 
 
-def _timed_run(archive: Path, out: Path, executor: Executor, settings: BatchSettings) -> TimedRun:
-    """One run of the whole archive into a fresh ``out``: time and what the manifest counts."""
+def _timed_run(
+    archive: Path,
+    out: Path,
+    executor: Executor,
+    settings: BatchSettings,
+    tell: Callable[[int, int], None] | None = None,
+) -> TimedRun:
+    """One run of the whole archive into a fresh ``out``: time and what the manifest counts; ``tell(done,
+    total)`` is told its tasks done as they end."""
     state = Progress()
 
     def seen(progress: Progress) -> None:
         nonlocal state
         state = progress
+        if tell is not None:
+            tell(progress.done, progress.total)
 
     started = time.perf_counter()
     manifest = run_analysis([archive], out, settings, executor, resume=False, progress=seen)
@@ -125,9 +134,11 @@ def _celery_run(
     warm: tuple[Path, BatchSettings],
     root: Path,
     settings: BatchSettings,
+    tell: Callable[[int, int], None] | None = None,
 ) -> TimedRun:
     """A real ``taldau worker --concurrency processes`` on ``url`` (it loads the engines before taking
-    tasks), warmed with one run of ``warm``, then the timed run into ``root/celery_N``."""
+    tasks), warmed with one run of ``warm``, then the timed run into ``root/celery_N`` (its tasks ``tell``
+    as for ``_timed_run``)."""
     from .celery_app import ServiceSettings
     from .client import celery_executor
 
@@ -141,7 +152,7 @@ def _celery_run(
         # The warm run waits for the worker to load its engines (minutes on a loaded machine).
         starting = celery_executor(url, ServiceSettings(wait_for_workers=WORKER_START))
         _timed_run(warm[0], root / f"celery_{processes}-warm", starting, warm[1])
-        return _timed_run(archive, root / f"celery_{processes}", celery_executor(url), settings)
+        return _timed_run(archive, root / f"celery_{processes}", celery_executor(url), settings, tell)
     finally:
         worker.terminate()
         worker.wait(timeout=60)
@@ -154,14 +165,26 @@ def _ratio(timed: Mapping[str, TimedRun], faster: str, slower: str) -> float | N
     return round(timed[faster].decisions_per_second / timed[slower].decisions_per_second, 3)
 
 
-def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
+def run_service_bench(
+    bench: ServiceBench = ServiceBench(), progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
     """Each executor of ``bench.runs`` timed on the whole archive, after the kernels are warmed: the
     analyser's ``warm`` in this process (the local pools fork from it), and one run of the archive's first
     record file at depth 1 or less by each executor. Ratios: ``speedup_local_2`` (two local processes
     over one), ``celery_vs_local_2`` (Celery with two worker processes over two local processes); and
-    ``rows_identical``, whether every run stored the rows of the first, timings aside."""
+    ``rows_identical``, whether every run stored the rows of the first, timings aside.
+    ``progress(done, total)`` is told the tasks the timed runs have done, all runs together (the warm runs
+    aside), as each one ends."""
     settings = bench.settings()
     runs = check_runs(bench.runs)
+
+    def told(number: int) -> Callable[[int, int], None] | None:
+        """The progress of the timed run ``number`` (from 0), after the runs before it (as many tasks)."""
+        if progress is None:
+            return None
+        tell = progress
+        return lambda done, tasks: tell(number * tasks + done, len(runs) * tasks)
+
     report: dict[str, Any] = {"game": bench.game, "limit": str(settings.limit())}
     timed: dict[str, TimedRun] = {}
     with tempfile.TemporaryDirectory(prefix="taldau-bench-") as folder:
@@ -182,16 +205,18 @@ def run_service_bench(bench: ServiceBench = ServiceBench()) -> dict[str, Any]:
         )
         server = None
         try:
-            for name in runs:
+            for number, name in enumerate(runs):
                 kind, processes = name.split("_")
                 if kind == "local":
                     _timed_run(warm[0], root / f"{name}-warm", local_executor(int(processes)), warm[1])
-                    timed[name] = _timed_run(archive, root / name, local_executor(int(processes)), settings)
+                    timed[name] = _timed_run(
+                        archive, root / name, local_executor(int(processes)), settings, told(number)
+                    )
                     continue
                 if bench.broker is None and server is None:
                     server = PrivateRedis(root / "redis")
                 url = server.url if server is not None else str(bench.broker)
-                timed[name] = _celery_run(url, int(processes), archive, warm, root, settings)
+                timed[name] = _celery_run(url, int(processes), archive, warm, root, settings, told(number))
         finally:
             if server is not None:
                 server.stop()

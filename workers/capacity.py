@@ -32,6 +32,7 @@ import socket
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -298,16 +299,38 @@ def capacity_report(games: dict[str, dict[str, Any]], bench: CapacityBench) -> d
     }
 
 
-def measure_game(url: str, samples: Samples, bench: CapacityBench) -> dict[str, Any]:
+def measure_game(
+    url: str, samples: Samples, bench: CapacityBench, phase: Callable[[], None] = lambda: None
+) -> dict[str, Any]:
     """One game's figures: its finished results collected, then its task messages queued, each by a client
-    of its own on ``url``."""
+    of its own on ``url``; ``phase()`` is called as each of the two ends."""
     finished = collect_finished(_Client(url, bench.service, samples.spec), samples, bench.results)
+    phase()
     queued = queue_replicas(_Client(url, bench.service, samples.spec), samples, bench.queued)
+    phase()
     return game_report(finished, queued, bench.service)
 
 
-def run_capacity_bench(bench: CapacityBench) -> dict[str, Any]:
-    """The capacity figures (see the module's docstring), on ``bench.broker`` or a private Redis."""
+PHASES = 6  # each game's samples analysed, its results collected, its task messages queued
+
+
+def run_capacity_bench(
+    bench: CapacityBench, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    """The capacity figures (see the module's docstring), on ``bench.broker`` or a private Redis;
+    ``progress(done, PHASES)`` is told each phase ended (each game's samples analysed, its results collected,
+    its task messages queued)."""
+    ended = 0
+
+    def phase() -> None:
+        """One more phase ended, told to ``progress``."""
+        nonlocal ended
+        ended += 1
+        if progress is not None:
+            progress(ended, PHASES)
+
+    if progress is not None:
+        progress(0, PHASES)
     with tempfile.TemporaryDirectory(prefix="taldau-capacity-") as folder:
         root = Path(folder)
         out = bench.out if bench.out is not None else root / "out"
@@ -315,14 +338,14 @@ def run_capacity_bench(bench: CapacityBench) -> dict[str, Any]:
         archive.write_bytes(bundled_togyz())
         togyz = BatchSettings(game="togyz", depth=bench.depth)
         backgammon = BatchSettings(game="backgammon", depth=0)
-        samples = {
-            "togyz": analysed_samples(archive, togyz, out / "togyz", bench.togyz_games),
-            "backgammon": analysed_samples(bench.backgammon_archive, backgammon, out / "backgammon"),
-        }
+        samples = {"togyz": analysed_samples(archive, togyz, out / "togyz", bench.togyz_games)}
+        phase()
+        samples["backgammon"] = analysed_samples(bench.backgammon_archive, backgammon, out / "backgammon")
+        phase()
         server = PrivateRedis(root / "redis") if bench.broker is None else None
         try:
             url = server.url if server is not None else str(bench.broker)
-            games = {name: measure_game(url, sample, bench) for name, sample in samples.items()}
+            games = {name: measure_game(url, sample, bench, phase) for name, sample in samples.items()}
         finally:
             if server is not None:
                 server.stop()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,19 +104,30 @@ def gnubg_peer(boards: np.ndarray, rolls: np.ndarray, repeat: int) -> Peer | Non
     return Peer(len(lists) * repeat, seconds, mismatches)
 
 
-def run_bench(repeat: int = 20, games: int = 40) -> BenchResult:
+BENCH_STEPS = 3  # run_bench's: the compiled core, the Python API, gnubg's generator
+
+
+def run_bench(
+    repeat: int = 20, games: int = 40, progress: Callable[[int, int], None] | None = None
+) -> BenchResult:
     """Generate the play sets of the fixed position set ``repeat`` times in the compiled core, once
-    through the Python API, and with gnubg's generator when it is installed."""
+    through the Python API, and with gnubg's generator when it is installed; ``progress(done,
+    BENCH_STEPS)`` is told each of the three ended."""
+    tell = progress or (lambda done, total: None)
     boards, rolls = bench_positions(games)
     core.count_plays(boards[:1], rolls[:1], core.KEY_WORDS, 1)  # compile outside the clock
+    tell(0, BENCH_STEPS)
     started = time.perf_counter()
     plays = core.count_plays(boards, rolls, core.KEY_WORDS, repeat)
     seconds = time.perf_counter() - started
+    tell(1, BENCH_STEPS)
     started = time.perf_counter()
     for board, roll in zip(boards, rolls, strict=True):
         Position(board).plays((int(roll[0]), int(roll[1])))
     api_seconds = time.perf_counter() - started
+    tell(2, BENCH_STEPS)
     peer = gnubg_peer(boards, rolls, repeat)
+    tell(3, BENCH_STEPS)
     return BenchResult(len(boards) * repeat, int(plays), seconds, len(boards), api_seconds, peer)
 
 
@@ -206,10 +218,14 @@ def run_engine_bench(
     evaluator: Evaluator,
     decisions: list[tuple[Position, tuple[int, int]]],
     gnubg_plies: tuple[int, ...] = (0, 1, 2),
+    progress: Callable[[int, int], None] | None = None,
 ) -> EngineBench:
     """Time ``evaluator`` and ``engine.analyse`` on ``decisions`` (see ``EngineBench``), then gnubg's
     ``best_move`` at ``gnubg_plies`` when gnubg-nn is installed. Order matters for gnubg, which caches
-    evaluations: the single-board pass runs first on boards it has not seen."""
+    evaluations: the single-board pass runs first on boards it has not seen. ``progress(done, total)`` is
+    told the decisions of every pass (each limit's, then gnubg's) as each is decided, outside the clock."""
+    from .eval.gnubg import gnubg_available
+
     boards_list = []
     for position, dice in decisions:
         boards_list.append(np.array(position.board))
@@ -217,6 +233,17 @@ def run_engine_bench(
     unique = {board.tobytes(): board for board in boards_list}
     boards = np.stack(list(unique.values()))
     limits = bench_limits()
+    passes = len(limits) + (len(gnubg_plies) + 1 if gnubg_available() else 0)
+    total, done = passes * len(decisions), 0
+    tell = progress or (lambda done, total: None)
+
+    def decided() -> None:
+        """One more decision of a pass decided, told to ``progress``."""
+        nonlocal done
+        done += 1
+        tell(done, total)
+
+    tell(0, total)
     for limit in limits.values():  # load and compile outside the clock
         analyse(evaluator, decisions[0][0], decisions[0][1], limit)
     started = time.perf_counter()
@@ -229,13 +256,18 @@ def run_engine_bench(
     analyse_seconds: dict[str, float] = {}
     chosen: dict[str, list[tuple]] = {}
     for label, limit in limits.items():
-        started = time.perf_counter()
-        picks = [analyse(evaluator, p, d, limit).best.play.moves for p, d in decisions]
-        analyse_seconds[label] = (time.perf_counter() - started) / len(decisions)
+        picks: list[tuple] = []
+        seconds = 0.0
+        for position, dice in decisions:
+            started = time.perf_counter()
+            picks.append(analyse(evaluator, position, dice, limit).best.play.moves)
+            seconds += time.perf_counter() - started
+            decided()
+        analyse_seconds[label] = seconds / len(decisions)
         chosen[label] = picks
-    gnubg_rates, agreement, loss = _gnubg_best_moves(decisions, gnubg_plies, chosen, limits)
+    gnubg_rates, agreement, loss = _gnubg_best_moves(decisions, gnubg_plies, chosen, limits, decided)
     return EngineBench(
-        time_against_gnubg=_time_against_gnubg(evaluator, decisions, limits["2-ply 8/0.16"]),
+        time_against_gnubg=_time_against_gnubg(evaluator, decisions, limits["2-ply 8/0.16"], decided),
         engine=evaluator.name,
         version=evaluator.version,
         decisions=len(decisions),
@@ -250,10 +282,13 @@ def run_engine_bench(
 
 
 def _time_against_gnubg(
-    evaluator: Evaluator, decisions: list[tuple[Position, tuple[int, int]]], limit: Limit
+    evaluator: Evaluator,
+    decisions: list[tuple[Position, tuple[int, int]]],
+    limit: Limit,
+    decided: Callable[[], None] = lambda: None,
 ) -> float | None:
     """The time ``engine.analyse`` at ``limit`` takes over the time gnubg's ``best_move`` takes at the
-    same plies, both timed on each decision in turn (None without gnubg-nn)."""
+    same plies, both timed on each decision in turn (None without gnubg-nn); ``decided()`` after each."""
     from .eval.gnubg import GnubgEvaluator, gnubg_available
 
     if not gnubg_available():
@@ -266,6 +301,7 @@ def _time_against_gnubg(
         middle = time.perf_counter()
         gnubg.best_move(position.board, dice, limit.plies)
         ours, theirs = ours + middle - started, theirs + time.perf_counter() - middle
+        decided()
     return ours / theirs
 
 
@@ -274,10 +310,12 @@ def _gnubg_best_moves(
     plies: tuple[int, ...],
     chosen: dict[str, list[tuple]],
     limits: dict[str, Limit],
+    decided: Callable[[], None] = lambda: None,
 ) -> tuple[dict[int, float] | None, dict[str, float] | None, dict[str, float] | None]:
     """gnubg's ``best_move`` decisions per second at each of ``plies``; for each limit of ``chosen``, how
     often its picks leave the same position as gnubg's at the limit's plies, and the mean equity (by gnubg
-    at those plies) the other picks give up; (None, None, None) without gnubg-nn."""
+    at those plies) the other picks give up; (None, None, None) without gnubg-nn. ``decided()`` after each
+    ``best_move``, outside the clock."""
     from .eval.gnubg import GnubgEvaluator, gnubg_available
 
     if not gnubg_available():
@@ -287,9 +325,14 @@ def _gnubg_best_moves(
     agreement: dict[str, float] = {}
     loss: dict[str, float] = {}
     for depth in plies:
-        started = time.perf_counter()
-        picks = [gnubg.best_move(position.board, dice, depth) for position, dice in decisions]
-        rates[depth] = len(decisions) / (time.perf_counter() - started)
+        picks: list[tuple] = []
+        seconds = 0.0
+        for position, dice in decisions:
+            started = time.perf_counter()
+            picks.append(gnubg.best_move(position.board, dice, depth))
+            seconds += time.perf_counter() - started
+            decided()
+        rates[depth] = len(decisions) / seconds
         for label, limit in limits.items():
             if limit.plies != depth:
                 continue

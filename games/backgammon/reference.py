@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -119,11 +119,15 @@ def _correlation(first: Sequence[float], second: Sequence[float]) -> float:
 
 
 def compare_with_gnubg(
-    matches: Sequence[Path], evaluator: Evaluator, plies: int = 2, program: str | None = None
+    matches: Sequence[Path],
+    evaluator: Evaluator,
+    plies: int = 2,
+    program: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> GnubgComparison:
     """Analyse each of ``matches`` (Jellyfish files) with ``evaluator`` and with gnubg at ``plies``, in turn,
     and compare (see the module). ``program``: gnubg's path (found on the PATH or in /usr/games if None);
-    RuntimeError without one."""
+    RuntimeError without one. ``progress(done, total)`` is told the matches done by both, as each ends."""
     program = program or gnubg_program()
     if program is None:
         raise RuntimeError("GNU Backgammon (Debian's gnubg: apt-get install gnubg) is not installed")
@@ -134,7 +138,9 @@ def compare_with_gnubg(
     pairs: list[tuple[MoveDecision, dict]] = []
     unpaired = 0
     seconds_ours = seconds_gnubg = 0.0
-    for match in matches:
+    tell = progress or (lambda done, total: None)
+    tell(0, len(matches))
+    for done, match in enumerate(matches, start=1):
         games = [game for game in read_games(match.read_bytes(), str(match)) if not game.errors]
         started = time.process_time()
         review = review_match(games, evaluator, settings)
@@ -153,6 +159,7 @@ def compare_with_gnubg(
                     pairs.append((decision, waiting[key].pop(0)))
                 else:
                     unpaired += 1
+        tell(done, len(matches))
     pairs = [(ours, theirs) for ours, theirs in pairs if theirs["candidates"] > 1]
 
     def agreement(mark: str, of_ours, of_theirs) -> MarkAgreement:
