@@ -58,10 +58,11 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def run_json(*args: str) -> Any:
-    """The one JSON document ``taldau ARGS`` prints; the command must succeed."""
-    code, output = run(*args)
-    assert code == 0, output
-    return json.loads(output)
+    """The one JSON document ``taldau ARGS`` prints on stdout (progress goes to stderr); the command must
+    succeed."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
 
 
 def game_results(report: dict[str, Any]) -> list[tuple[Any, ...]]:

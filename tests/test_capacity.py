@@ -105,7 +105,7 @@ def test_capacity_bench_reports_both_games(tmp_path: Path) -> None:
         main, ["bench", "--capacity", "--games", "12", "--depth", "1", "--keep", str(keep), "--json"]
     )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     figures = {
         "results",
         "games",

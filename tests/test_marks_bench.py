@@ -86,7 +86,7 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     result = CliRunner().invoke(main, [*arguments, archive, "--one-search", "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["games"] == 2 and report["reference"]["options"] == {"depth": 3}
     default = report["default"]["against_reference"]
     assert default["decisions"] <= report["decisions"] and 0 <= default["same_mark"] <= default["decisions"]
@@ -94,7 +94,7 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     assert "against_default" in report["one_search"]
     # The reference is kept, one file per game, and read back by the next run.
     assert len(list(private_cache.glob("*.pickle"))) == 2
-    again = json.loads(CliRunner().invoke(main, [*arguments, archive, "--json"]).output)
+    again = json.loads(CliRunner().invoke(main, [*arguments, archive, "--json"]).stdout)
     assert again["reference"]["cached_games"] == 2
     assert again["default"]["against_reference"] == default
     assert again["default"]["blunder_disagreements"] == report["default"]["blunder_disagreements"]
@@ -118,7 +118,7 @@ def test_bench_marks_of_backgammon_reviews_whole_matches(private_cache: Path) ->
     arguments += ["--games", "2", "--depth", "1", "--reference-depth", "1", "--json"]
     result = CliRunner().invoke(main, arguments)
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     against = report["default"]["against_reference"]
     assert report["games"] == 2 and against["same_mark"] == against["decisions"] > 100
     assert against["loss_correlation"] == 1.0 and report["default"]["blunder_disagreements"] == []
@@ -157,7 +157,7 @@ def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_c
     arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     result = CliRunner().invoke(main, [*arguments, archive, "--also", "full:3", "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["full:3"]["options"] == {"depth": 3}
     assert (
         report["full:3"]["against_reference"]["decisions"]
@@ -175,7 +175,7 @@ def test_bench_marks_verify_reviews_the_stages_given(togyz_examples: Path, priva
     stages = ["--verify", "0.05+1", "--verify", "0.05+1,0.2+2", "--also", "default:2"]
     result = CliRunner().invoke(main, [*arguments, archive, *stages, "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert "verify" not in report["reference"]["version"]
     decisions = report["default"]["against_reference"]["decisions"]
     for name in ("verify 0.05+1", "verify 0.05+1,0.2+2", "default:2"):
@@ -206,5 +206,5 @@ def test_games_without_a_move_are_not_sampled(
     arguments = ["bench", "--marks", "--games", "3", "--depth", "1", "--reference-depth", "2"]
     result = CliRunner().invoke(main, [*arguments, "--archive", str(archive), "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["games"] == 1 and report["decisions"] > 0
