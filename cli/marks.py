@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from taldau.analysis.accounting import count
 from taldau.analysis.marks import ReviewCache, run_marks_bench, sample_games
 from taldau.cli.progress import progress_line
 from taldau.games.kind import AnalysisOptions
@@ -175,7 +176,7 @@ def marks_bench(
 def _print_report(report: dict[str, Any], tested: list[str], archive: str, reference_depth: int) -> None:
     """The marks bench's ``report`` as text: the sample and the reference, then each review ``tested``."""
     click.echo(
-        f"{report['games']} games of {archive} ({report['decisions']} decisions); reference depth "
+        f"{count(report['games'], 'game')} of {archive} ({report['decisions']} decisions); reference depth "
         f"{reference_depth}: {report['reference']['seconds']} s ({report['reference']['cached_games']} "
         "games from the cache)"
     )

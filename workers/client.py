@@ -65,7 +65,7 @@ class Cancelled(Interrupted):
 
     def __init__(self, left: int) -> None:
         super().__init__(left, 0)
-        self.args = (f"cancelled with {left} games left",)
+        self.args = (f"cancelled with {count(left, 'game')} left",)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taldau.analysis.accounting import Inputs, NotUsed
+from taldau.analysis.accounting import Inputs, NotUsed, count
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 from taldau.games.jit import warm_kernels
 from taldau.games.processes import worker_pool
@@ -58,7 +58,7 @@ class Interrupted(Exception):
     analysed."""
 
     def __init__(self, left: int, queued: int) -> None:
-        super().__init__(f"interrupted with {left} games left ({queued} still queued)")
+        super().__init__(f"interrupted with {count(left, 'game')} left ({queued} still queued)")
         self.left = left
         self.queued = queued
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from taldau.analysis.accounting import count
 from taldau.analysis.book import Book
 from taldau.analysis.book.query import Entry, entries, position_key
 
@@ -41,13 +42,14 @@ class BookMove:
     def title(self) -> str:
         """The tooltip of the move list's book cell."""
         if self.games == 0:
-            return f"not in the book here; its most played move is {self.top_move} ({self.top_games} games)"
+            games = count(self.top_games, "game")
+            return f"not in the book here; its most played move is {self.top_move} ({games})"
         score = "" if self.score is None else f", score {self.score:.0f}%"
         if self.most_played:
             top = "the book's most played move here"
         else:
-            top = f"the book's most played move here is {self.top_move} ({self.top_games} games)"
-        return f"played in {self.games} of {self.reached} games here{score}; {top}"
+            top = f"the book's most played move here is {self.top_move} ({count(self.top_games, 'game')})"
+        return f"played in {self.games} of {count(self.reached, 'game')} here{score}; {top}"
 
 
 @dataclass
