@@ -251,6 +251,7 @@ def test_search_settings_by_name_and_their_versions() -> None:
     assert EngineSettings().differences() == "late_move_reductions=3,static_margin=150,futility_margin=150"
     assert named_settings("lmr").differences() == "late_move_reductions=3"  # as before pruning came
     versions = {
-        engine_version(named_settings(name)) for name in ("full", "lmr", "lmr3-6", "plain", "default")
+        engine_version(named_settings(name))
+        for name in ("full", "lmr", "lmr3-6", "plain", "default", "today", "endings", "default+starved8")
     }
-    assert len(versions) == 5 and engine_version(named_settings("default")) == engine_version()
+    assert len(versions) == 8 and engine_version(named_settings("default")) == engine_version()

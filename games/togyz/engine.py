@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from . import board
-from .evaluate import N_FEATURES, capture_of, kazan_only_weights, load_weights
-from .position import Position
+from .evaluate import FEATURES, N_FEATURES, capture_of, kazan_only_weights, load_weights
+from .position import Position, Side
 from .search import (
     ABORTED,
     DEEP_REDUCTION,
@@ -38,6 +38,7 @@ from .search import (
     QUIESCENCE,
     REDUCTION,
     SELDEPTH,
+    STARVED,
     STATIC_MARGIN,
     USE_ORDERING,
     USE_TT,
@@ -114,13 +115,23 @@ def engine_version(settings: EngineSettings | None = None) -> str:
     import hashlib
     from importlib import metadata
 
-    weights = ",".join(f"{value:.6g}" for value in load_weights())
+    weights = _weights_text(load_weights())
     digest = hashlib.sha256(weights.encode()).hexdigest()[:8]
     version = f"taldau {metadata.version('taldau')} togyz-eval {digest} search {SEARCH_VERSION}"
     differences = (settings or EngineSettings()).differences()
     if not differences:
         return version
     return f"{version} settings {hashlib.sha256(differences.encode()).hexdigest()[:8]}"
+
+
+def _weights_text(weights: np.ndarray) -> str:
+    """The weights as the engine version digests them: plain numbers, without the trailing zeros (features
+    added later that weigh nothing change no search, so they leave the digest of the weights before them
+    alone, as a setting at its base value leaves the settings' digest)."""
+    values = [float(value) for value in weights]
+    while values and values[-1] == 0.0:
+        values.pop()
+    return ",".join(f"{value:.6g}" for value in values)
 
 
 def default_limit() -> Limit:
@@ -218,10 +229,12 @@ class EngineSettings:
 
     ``weights``: evaluation weights (None: the packaged tuned ones). ``quiescence``: plies of capture-only
     search beyond the horizon. ``solve_stones``: with this many stones or fewer left on the board, a depth
-    limit is exceeded until the game is solved, within ``solve_nodes`` nodes. ``late_move_reductions``: 0
-    for none, else the index of the first move searched one ply shallower when it is quiet (see
-    ``search``); the default, 3, at the default depth 13 reviews a game in 0.58x the time of the
-    full-width search at depth 12, with marks at least as right against deeper references with and without
+    limit is exceeded until the game is solved, within ``solve_nodes`` nodes; ``solve_row_stones``: the same
+    where either player's row holds this many stones or fewer (but some), however many are on the board:
+    the starved endings, where a lead on kazan is lost to atsyrau (issue 43; 0 for none).
+    ``late_move_reductions``: 0 for none, else the index of the first move searched one ply shallower when
+    it is quiet (see ``search``); the default, 3, at the default depth 13 reviews a game in 0.58x the time of
+    the full-width search at depth 12, with marks at least as right against deeper references with and without
     reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``: with late-move reductions, 0
     for none, else the index of the first quiet move searched two plies shallower where six or more plies
     remain. ``null_move``, ``static_margin``, ``futility_margin``: pruning by the evaluation, 0 for none
@@ -229,6 +242,8 @@ class EngineSettings:
     move, reviews the marks bench's 30 games at depth 13 in 0.30x the time of late-move reductions alone
     and 0.20x that of the full-width depth 12, with marks as right as the latter's against a depth-15
     reference; null-move pruning made marks worse at every depth tried (BENCHMARKS.md).
+    ``starved_extension``: 0 for none, else the most stones on the row of the side to move for which a
+    move is searched one ply deeper (``search``: the endings where a player starves, issue 43).
     """
 
     weights: tuple[float, ...] | None = None
@@ -238,11 +253,13 @@ class EngineSettings:
     tt_bits: int = 20
     solve_stones: int = 16
     solve_nodes: int = 1_000_000
+    solve_row_stones: int = 0
     late_move_reductions: int = 3
     deep_reductions: int = 0
     null_move: int = 0
     static_margin: int = 150
     futility_margin: int = 150
+    starved_extension: int = 0
 
     def differences(self) -> str:
         """The settings that differ from the base ones (the defaults of the first release of each), as
@@ -280,13 +297,41 @@ _BASE_SETTINGS = {
     "tt_bits": 20,
     "solve_stones": 16,
     "solve_nodes": 1_000_000,
+    "solve_row_stones": 0,
     "late_move_reductions": 0,
     "deep_reductions": 0,
     "null_move": 0,
     "static_margin": 0,
     "futility_margin": 0,
+    "starved_extension": 0,
 }
 _NO_BASE = object()
+
+# The evaluation weights shipped before the ending features (ENDING, RUNWAY, COLLECT: issue 43), fitted by
+# ``taldau tune`` at shrink 0.5 on the PlayOK archive; the features added since weigh 0 here, so that the
+# ``today`` settings play the evaluation of before.
+WEIGHTS_BEFORE_ENDINGS = (
+    ("KAZAN", 100.0),
+    ("BOARD", 12.32),
+    ("MOBILITY", 227.28),
+    ("CAPTURE", 70.0),
+    ("THREAT", -18.58),
+    ("TUZDYK_1", 1383.79),
+    ("TUZDYK_2", 1575.05),
+    ("TUZDYK_3", 1068.09),
+    ("TUZDYK_4", 1044.42),
+    ("TUZDYK_5", 3515.63),
+    ("TUZDYK_6", 3006.97),
+    ("TUZDYK_7", 2995.87),
+    ("TUZDYK_8", 1809.2),
+    ("ATSYRAU", -247.45),
+)
+
+
+def weights_before_endings() -> tuple[float, ...]:
+    """``WEIGHTS_BEFORE_ENDINGS`` in FEATURES order, 0 for the features added since."""
+    named = dict(WEIGHTS_BEFORE_ENDINGS)
+    return tuple(named.get(name, 0.0) for name in FEATURES)
 
 
 def _setting_text(value: object) -> str:
@@ -298,36 +343,56 @@ def _setting_text(value: object) -> str:
 
 
 def named_settings(name: str) -> EngineSettings:
-    """Search settings by name: ``default``; ``plain`` (``EngineSettings.plain``); ``full`` (no late-move
+    """Search settings by name: ``default``; ``today`` (the default's search with the evaluation weights of
+    before issue 43, ``WEIGHTS_BEFORE_ENDINGS``, none of the ending settings: the default's evaluation, its
+    weights pinned); ``endings`` (the default's search with the weights fitted with the ending features,
+    ``weights-endings.json``); ``plain`` (``EngineSettings.plain``); ``full`` (no late-move
     reductions, no pruning); ``lmr`` (late-move reductions from the fourth move, no pruning: the default
     until 2026-12-02); ``lmrN`` (from move N + 1);
     ``lmrN-M`` (and two plies from move M + 1); any of these but ``plain`` followed by pruning terms,
-    each ``+nullR`` (null-move pruning, reduction R), ``+staticM`` (static pruning, margin M) or
-    ``+futilityM`` (futility pruning, margin M), as ``lmr+null3+static100``. ValueError for any other
-    name."""
+    each ``+nullR`` (null-move pruning, reduction R), ``+staticM`` (static pruning, margin M),
+    ``+futilityM`` (futility pruning, margin M), ``+starvedN`` (starvation extension at N stones on a
+    row) or ``+rowN`` (solving where a row holds N stones or fewer), as ``lmr+null3+static100``.
+    ValueError for any other name."""
     base, *terms = name.split("+")
     if base == "plain" and not terms:
         return EngineSettings.plain()
     settings = _base_settings(base)
     if settings is None:
-        known = "default, plain, full, lmr, lmrN or lmrN-M (M > N), then +nullR, +staticM, +futilityM"
+        known = (
+            "default, today, endings, plain, full, lmr, lmrN or lmrN-M (M > N), "
+            "then +nullR, +staticM, +futilityM, +starvedN, +rowN"
+        )
         raise ValueError(f"unknown search settings {name!r}: {known}")
     for term in terms:
-        found = re.fullmatch(r"(null|static|futility)([1-9][0-9]{0,3})", term)
+        found = re.fullmatch(r"(null|static|futility|starved|row)([1-9][0-9]{0,3})", term)
         if found is None:
-            raise ValueError(f"unknown pruning term {term!r} in {name!r}: +nullR, +staticM or +futilityM")
+            raise ValueError(
+                f"unknown pruning term {term!r} in {name!r}: +nullR, +staticM, +futilityM, +starvedN or +rowN"
+            )
         settings = replace(settings, **{_PRUNING_TERMS[found.group(1)]: int(found.group(2))})
     return settings
 
 
-_PRUNING_TERMS = {"null": "null_move", "static": "static_margin", "futility": "futility_margin"}
+_PRUNING_TERMS = {
+    "null": "null_move",
+    "static": "static_margin",
+    "futility": "futility_margin",
+    "starved": "starved_extension",
+    "row": "solve_row_stones",
+}
 
 
 def _base_settings(name: str) -> EngineSettings | None:
     """The settings ``named_settings`` starts from (without pruning terms), or None for an unknown name."""
     if name == "default":
         return EngineSettings()
-    unpruned = EngineSettings(static_margin=0, futility_margin=0)
+    if name == "today":
+        return EngineSettings(weights=weights_before_endings(), starved_extension=0, solve_row_stones=0)
+    if name == "endings":
+        return EngineSettings(weights=tuple(load_weights(packaged="weights-endings.json")))
+    # the searches of before: no pruning and none of the ending settings (issue 43)
+    unpruned = EngineSettings(static_margin=0, futility_margin=0, solve_row_stones=0, starved_extension=0)
     if name == "full":
         return replace(unpruned, late_move_reductions=0, deep_reductions=0)
     if name == "lmr":
@@ -361,6 +426,7 @@ class Engine:
         work[GLOBAL, PRUNE_STONES] = self.settings.solve_stones
         work[GLOBAL, STATIC_MARGIN] = self.settings.static_margin
         work[GLOBAL, FUTILITY_MARGIN] = self.settings.futility_margin
+        work[GLOBAL, STARVED] = self.settings.starved_extension
         # The weights, then scratch space for the features (see evaluate).
         self._weights = np.concatenate([weights.astype(np.float64), np.zeros(N_FEATURES)])
 
@@ -406,7 +472,7 @@ class Engine:
         pv_lengths = np.zeros(count, dtype=np.int64)
 
         # With few stones left a depth limit is passed until the game is solved, within solve_nodes.
-        solving = position.stones_on_board() <= self.settings.solve_stones
+        solving = position.stones_on_board() <= self.settings.solve_stones or self._starving(position)
         max_depth = MAX_PLY - 1 if limit.depth is None or solving else min(limit.depth, MAX_PLY - 1)
         node_cap = limit.nodes or np.iinfo(np.int64).max
         started = time.perf_counter()
@@ -474,6 +540,11 @@ class Engine:
             seconds=time.perf_counter() - started,
             solved=result.solved,
         )
+
+    def _starving(self, position: Position) -> bool:
+        """Whether a row holds ``solve_row_stones`` stones or fewer (but some): an ending to solve."""
+        limit = self.settings.solve_row_stones
+        return limit > 0 and any(0 < sum(position.pits(side)) <= limit for side in Side)
 
     @staticmethod
     def _lines(order, scores, exact, pvs, pv_lengths) -> tuple[Line, ...]:

@@ -10,9 +10,23 @@ minus the same for the opponent:
   captured from us);
 - ``TUZDYK_1`` .. ``TUZDYK_8``: owning a tuzdyk on the opponent's pit n (-1 when the opponent owns one on
   ours), scaled by the share of stones still on the board, since a tuzdyk earns from stones sown through it;
-- ``ATSYRAU``: danger of running out of stones, ``max(0, 6 - stones on one's side)``.
+- ``ATSYRAU``: danger of running out of stones, ``max(0, 6 - stones on one's side)``;
+- ``ENDING``: stones on one's own side times how far the game is into its ending, ``1 - stones on the
+  board / 162``: with ``BOARD`` a stone on one's row is worth ``BOARD + ENDING * (1 - board / 162)``, more as
+  the board empties, where each such stone is both a move one can still make and, at atsyrau, a stone kept;
+- ``RUNWAY``: the moves one could still make alone before one's row is empty (``RUNWAY_MOVES``: a stone
+  in pit p, 1 to 9, can step 10 - p times before it leaves the row), times the same ``1 - board / 162``;
+- ``COLLECT``: who collects at atsyrau, ``board * (runway - theirs) / (runway + theirs + 1)`` times
+  ``1 - board / 162``: the stones left on the board, staked on who starves first (atsyrau: the player to
+  move with no stones on their row ends the game, and the opponent takes every stone left on the board).
 
-The weights are fitted on real games by ``taldau tune`` (see ``tuning``) and shipped in ``weights.json``.
+The last three see the endings where a player leads on kazan but starves: few stones on their row against
+many on the opponent's, no moves left, and the opponent collecting at atsyrau (issue 43).
+
+The weights are fitted on real games by ``taldau tune`` (see ``tuning``) and shipped in ``weights.json``. The
+default's give the last three features no weight: refitted with them (``weights-endings.json``, the
+``endings`` search settings) the evaluation played level with the default in self-play and beat the AlphaZero
+net more often, but its review's marks agreed less with a deeper search (BENCHMARKS.md, "Starved endings").
 """
 
 from __future__ import annotations
@@ -40,6 +54,9 @@ FEATURES = (
     "TUZDYK_7",
     "TUZDYK_8",
     "ATSYRAU",
+    "ENDING",
+    "RUNWAY",
+    "COLLECT",
 )
 N_FEATURES = len(FEATURES)
 KAZAN_WEIGHT = 100  # one kumalak, the unit of every score
@@ -62,8 +79,26 @@ def _landing_tables() -> tuple[np.ndarray, np.ndarray]:
     return last, landed
 
 
+def _runway_table() -> np.ndarray:
+    """``RUNWAY_MOVES[pit, stones]``: the moves a player can make alone (the opponent adding nothing) from
+    ``stones`` in ``pit`` (0..8) before they have left the row, the pit taken on its own.
+
+    A single stone in pit p (0-based) steps to the next pit each move: 9 - p moves. A pile is sown at once,
+    one stone back into its pit and one into each next pit: one move, then the stones that stayed on the
+    row (pits p .. min(p + stones - 1, 8)) step out one by one, the front one first so they never meet.
+    """
+    table = np.zeros((PITS, STONES + 1), dtype=np.int64)
+    for pit in range(PITS):
+        table[pit, 1] = PITS - pit
+        for stones in range(2, STONES + 1):
+            table[pit, stones] = 1 + sum(PITS - cell for cell in range(pit, min(pit + stones, PITS)))
+    table.flags.writeable = False
+    return table
+
+
 # Constants of the sowing rule (numba freezes them into the compiled code).
 LAST_CELL, LANDED = _landing_tables()
+RUNWAY_MOVES = _runway_table()
 
 
 @njit(cache=True)
@@ -95,12 +130,13 @@ def capture_of(state: np.ndarray, side: int, pit: int) -> int:
 @njit(cache=True)
 def _side_summary(
     state: np.ndarray, side: int, gains: np.ndarray, row: int, offset: int
-) -> tuple[int, int, int]:
-    """Stones on ``side``'s pits, its non-empty pits and its largest capture; each pit's capture goes to
-    ``gains[row, offset + pit]``."""
+) -> tuple[int, int, int, int]:
+    """Stones on ``side``'s pits, its non-empty pits, its largest capture and its runway (``RUNWAY_MOVES``
+    summed over its pits); each pit's capture goes to ``gains[row, offset + pit]``."""
     stones = 0
     mobility = 0
     best = 0
+    runway = 0
     for pit in range(PITS):
         count = int(state[side * PITS + pit])
         gain = capture_of(state, side, pit)
@@ -108,7 +144,8 @@ def _side_summary(
         stones += count
         mobility += count > 0
         best = max(best, gain)
-    return stones, mobility, best
+        runway += RUNWAY_MOVES[pit, count]
+    return stones, mobility, best, runway
 
 
 @njit(cache=True, inline="always")
@@ -122,8 +159,10 @@ def features(
     """
     me = int(state[SIDE])
     them = 1 - me
-    my_stones, my_mobility, my_best = _side_summary(state, me, gains, row, gains_at)
-    their_stones, their_mobility, their_best = _side_summary(state, them, gains, row, gains_at + PITS)
+    my_stones, my_mobility, my_best, my_runway = _side_summary(state, me, gains, row, gains_at)
+    their_stones, their_mobility, their_best, their_runway = _side_summary(
+        state, them, gains, row, gains_at + PITS
+    )
     out[out_at] = state[KAZAN + me] - state[KAZAN + them]
     out[out_at + 1] = my_stones - their_stones
     out[out_at + 2] = my_mobility - their_mobility
@@ -139,6 +178,11 @@ def features(
     if theirs >= 0:
         out[out_at + 5 + theirs - me * PITS] -= share
     out[out_at + 13] = max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones)
+    board = my_stones + their_stones
+    ending = 1.0 - share
+    out[out_at + 14] = (my_stones - their_stones) * ending
+    out[out_at + 15] = (my_runway - their_runway) * ending
+    out[out_at + 16] = board * (my_runway - their_runway) / (my_runway + their_runway + 1) * ending
 
 
 @njit(cache=True, inline="always")
@@ -162,10 +206,12 @@ def kazan_only_weights() -> np.ndarray:
     return weights
 
 
-def load_weights(path: str | None = None) -> np.ndarray:
-    """The tuned weights (centi-kumalak per feature unit) from ``path`` or the packaged ``weights.json``."""
+def load_weights(path: str | None = None, packaged: str = "weights.json") -> np.ndarray:
+    """The tuned weights (centi-kumalak per feature unit) from ``path``, else from the packaged file
+    ``packaged``: ``weights.json`` (the default evaluation's) or ``weights-endings.json`` (the ending
+    features' fit, issue 43)."""
     if path is None:
-        text = resources.files(__package__).joinpath("weights.json").read_text()
+        text = resources.files(__package__).joinpath(packaged).read_text()
     else:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()

@@ -25,6 +25,13 @@ the table's move, no capture, no killer) ordered late, from the given index on, 
 shallower with a null window, and again at full depth only if it beats alpha there; with deep reductions,
 a quiet move from a second index on is searched two plies shallower where six or more plies remain.
 
+Starvation extension (off unless set): a move after which the side to move holds at most the given number
+of stones on its row, with more stones on the board than where the engine solves endgames, is searched
+one ply deeper, at most ``STARVED_EXTENSIONS`` times on one line (so the tree cannot explode), and never
+reduced. These are the endings where a player who leads on kazan runs out of moves and the opponent
+collects every stone left at atsyrau (issue 43): the line that decides them is longer than the search's
+depth, and the extension lets the search follow the starving side's last moves.
+
 Pruning by the static evaluation (each off unless set; only in null-window nodes, away from forced
 results and with more stones on the board than where the engine solves endgames): null-move pruning (the
 side to move passes, and if a search ``R`` plies shallower still fails high, so does the node); static
@@ -76,7 +83,8 @@ PV = 39  # MAX_PLY + 1: the principal variation from this ply
 KEY = PV + MAX_PLY + 1  # the position's key (its bits as int64), set when a repetition could follow
 KAZANS = KEY + 1  # both kazans together: they only grow, so a position repeats only at an equal total
 NULLED = KAZANS + 1  # 1 when the position was reached by a null move (no second one follows it)
-WORK_COLUMNS = NULLED + 1
+EXTENDED = NULLED + 1  # starvation extensions taken on the line from the root to this ply
+WORK_COLUMNS = EXTENDED + 1
 # ... and one last row, GLOBAL, for the values of the whole search:
 GLOBAL = MAX_PLY + 1
 NODES, NODE_LIMIT, ABORTED, SELDEPTH, HORIZON = 0, 1, 2, 3, 4  # statistics and the node limit
@@ -88,8 +96,10 @@ NULL_MOVE = DEEP_REDUCTION + 1  # null-move pruning: 0 none, else the reduction 
 PRUNE_STONES = NULL_MOVE + 1  # pruning by the evaluation only with more stones than this on the board
 STATIC_MARGIN = PRUNE_STONES + 1  # static (reverse futility) pruning: 0 none, else the margin per ply
 FUTILITY_MARGIN = STATIC_MARGIN + 1  # futility pruning of quiet moves: 0 none, else the margin per ply
+STARVED = FUTILITY_MARGIN + 1  # starvation extension: 0 none, else the most stones on a starving row
 PRUNE_DEPTH = 3  # static and futility pruning only this close to the horizon
 NULL_DEPTH = 3  # null-move pruning only this far from it
+STARVED_EXTENSIONS = 4  # the most starvation extensions on one line from the root
 
 
 @dataclass
@@ -231,6 +241,26 @@ def _insert(work, ply, count, pit, score):
     work[ply, MOVE_SCORES + slot] = score
 
 
+@njit(cache=True, inline="always")
+def _starving(child, work, ply):
+    """1 when the move that led to ``child`` (searched from row ``ply``) earns a starvation extension: the
+    side to move in ``child`` holds at most the STARVED setting's stones on its row (but has some), more
+    stones are on the board than where the engine solves endgames, and the line has taken fewer than
+    ``STARVED_EXTENSIONS``; else 0."""
+    limit = work[GLOBAL, STARVED]
+    if limit == 0 or work[ply, EXTENDED] >= STARVED_EXTENSIONS:
+        return 0
+    base = child[SIDE] * PITS
+    row = 0
+    for pit in range(PITS):
+        row += child[base + pit]
+    if row == 0 or row > limit:
+        return 0
+    if STONES - child[KAZAN] - child[KAZAN + 1] <= work[GLOBAL, PRUNE_STONES]:
+        return 0
+    return 1
+
+
 @njit(cache=True)
 def quiescence(ply, alpha, beta, qdepth, stack, tt, work, weights, keys):
     """Stand pat on the static evaluation or go on with captures only, up to ``qdepth`` plies."""
@@ -332,6 +362,7 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
             child[:] = state
             child[SIDE] = 1 - state[SIDE]
             work[ply + 1, NULLED] = 1  # set for the null move's search alone (the row is 0 otherwise)
+            work[ply + 1, EXTENDED] = work[ply, EXTENDED]
             score = -negamax(ply + 1, depth - 1 - null_move, -beta, -beta + 1, stack, tt, work, weights, keys)
             work[ply + 1, NULLED] = 0
             if work[GLOBAL, ABORTED]:
@@ -356,20 +387,30 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
             continue
         child[:] = state
         sow(child, pit)
+        extend = _starving(child, work, ply)
+        work[ply + 1, EXTENDED] = work[ply, EXTENDED] + extend
+        next_depth = depth - 1 + extend
         if index == 0:
-            score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
+            score = -negamax(ply + 1, next_depth, -beta, -alpha, stack, tt, work, weights, keys)
         else:
             late = work[GLOBAL, REDUCTION]
-            reduced = late > 0 and index >= late and depth >= 3 and work[ply, MOVE_SCORES + index] < (1 << 29)
+            reduced = (
+                late > 0
+                and index >= late
+                and depth >= 3
+                and extend == 0
+                and work[ply, MOVE_SCORES + index] < (1 << 29)
+            )
             score = alpha + 1
             if reduced:
                 deep = work[GLOBAL, DEEP_REDUCTION]
                 cut = 2 if deep > 0 and index >= deep and depth >= 6 else 1
-                score = -negamax(ply + 1, depth - 1 - cut, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+                reduced_depth = next_depth - cut
+                score = -negamax(ply + 1, reduced_depth, -alpha - 1, -alpha, stack, tt, work, weights, keys)
             if score > alpha and not work[GLOBAL, ABORTED]:
-                score = -negamax(ply + 1, depth - 1, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+                score = -negamax(ply + 1, next_depth, -alpha - 1, -alpha, stack, tt, work, weights, keys)
             if alpha < score < beta and not work[GLOBAL, ABORTED]:
-                score = -negamax(ply + 1, depth - 1, -beta, -alpha, stack, tt, work, weights, keys)
+                score = -negamax(ply + 1, next_depth, -beta, -alpha, stack, tt, work, weights, keys)
         if work[GLOBAL, ABORTED]:
             return 0
         if score > best:
@@ -429,19 +470,23 @@ def search_root(
     one, infinity = np.int64(1), np.int64(INF)
     top = np.full(multipv, -INF, dtype=np.int64)  # the best exact scores so far, descending
     exact_count = 0
+    work[0, EXTENDED] = 0
     for index in range(root_moves.shape[0]):
         pit = root_moves[index]
         child[:] = state
         sow(child, pit)
+        extend = _starving(child, work, 0)
+        work[1, EXTENDED] = extend
+        next_depth = depth - 1 + extend
         if exact_count < multipv:
-            score = -negamax(one, depth - 1, -infinity, infinity, stack, tt, work, weights, keys)
+            score = -negamax(one, next_depth, -infinity, infinity, stack, tt, work, weights, keys)
             exact = True
         else:
             kth = top[multipv - 1]
-            score = -negamax(one, depth - 1, -kth - 1, -kth, stack, tt, work, weights, keys)
+            score = -negamax(one, next_depth, -kth - 1, -kth, stack, tt, work, weights, keys)
             exact = False
             if score > kth and not work[GLOBAL, ABORTED]:
-                score = -negamax(one, depth - 1, -infinity, -kth, stack, tt, work, weights, keys)
+                score = -negamax(one, next_depth, -infinity, -kth, stack, tt, work, weights, keys)
                 exact = True
         if work[GLOBAL, ABORTED]:
             return index
