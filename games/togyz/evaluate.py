@@ -59,6 +59,7 @@ FEATURES = (
     "COLLECT",
 )
 N_FEATURES = len(FEATURES)
+ENDINGS = FEATURES.index("ENDING")  # the first of the three ending features, the last of FEATURES
 KAZAN_WEIGHT = 100  # one kumalak, the unit of every score
 ATSYRAU_MARGIN = 6
 
@@ -130,13 +131,12 @@ def capture_of(state: np.ndarray, side: int, pit: int) -> int:
 @njit(cache=True)
 def _side_summary(
     state: np.ndarray, side: int, gains: np.ndarray, row: int, offset: int
-) -> tuple[int, int, int, int]:
-    """Stones on ``side``'s pits, its non-empty pits, its largest capture and its runway (``RUNWAY_MOVES``
-    summed over its pits); each pit's capture goes to ``gains[row, offset + pit]``."""
+) -> tuple[int, int, int]:
+    """Stones on ``side``'s pits, its non-empty pits and its largest capture; each pit's capture goes to
+    ``gains[row, offset + pit]``."""
     stones = 0
     mobility = 0
     best = 0
-    runway = 0
     for pit in range(PITS):
         count = int(state[side * PITS + pit])
         gain = capture_of(state, side, pit)
@@ -144,25 +144,39 @@ def _side_summary(
         stones += count
         mobility += count > 0
         best = max(best, gain)
-        runway += RUNWAY_MOVES[pit, count]
-    return stones, mobility, best, runway
+    return stones, mobility, best
+
+
+@njit(cache=True, inline="always")
+def _runway(state: np.ndarray, side: int) -> int:
+    """``side``'s runway: ``RUNWAY_MOVES`` summed over its pits."""
+    runway = 0
+    for pit in range(PITS):
+        runway += RUNWAY_MOVES[pit, state[side * PITS + pit]]
+    return runway
 
 
 @njit(cache=True, inline="always")
 def features(
-    state: np.ndarray, out: np.ndarray, out_at: int, gains: np.ndarray, row: int, gains_at: int
+    state: np.ndarray,
+    out: np.ndarray,
+    out_at: int,
+    gains: np.ndarray,
+    row: int,
+    gains_at: int,
+    endings: bool = True,
 ) -> None:
     """Write the FEATURES of ``state`` (side to move minus opponent) into ``out[out_at:]``.
 
     ``gains[row, gains_at:]`` (18 cells) receives what each pit would capture: the side to move's pits
     first, then the opponent's, so that the search can pick captures without computing them again.
+    ``endings`` False leaves the ending features (ENDING, RUNWAY, COLLECT) at 0 without computing them:
+    what ``evaluate`` does where they weigh nothing, so that they cost the default evaluation nothing.
     """
     me = int(state[SIDE])
     them = 1 - me
-    my_stones, my_mobility, my_best, my_runway = _side_summary(state, me, gains, row, gains_at)
-    their_stones, their_mobility, their_best, their_runway = _side_summary(
-        state, them, gains, row, gains_at + PITS
-    )
+    my_stones, my_mobility, my_best = _side_summary(state, me, gains, row, gains_at)
+    their_stones, their_mobility, their_best = _side_summary(state, them, gains, row, gains_at + PITS)
     out[out_at] = state[KAZAN + me] - state[KAZAN + them]
     out[out_at + 1] = my_stones - their_stones
     out[out_at + 2] = my_mobility - their_mobility
@@ -178,6 +192,13 @@ def features(
     if theirs >= 0:
         out[out_at + 5 + theirs - me * PITS] -= share
     out[out_at + 13] = max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones)
+    if not endings:
+        out[out_at + 14] = 0.0
+        out[out_at + 15] = 0.0
+        out[out_at + 16] = 0.0
+        return
+    my_runway = _runway(state, me)
+    their_runway = _runway(state, them)
     board = my_stones + their_stones
     ending = 1.0 - share
     out[out_at + 14] = (my_stones - their_stones) * ending
@@ -192,7 +213,8 @@ def evaluate(state: np.ndarray, weights: np.ndarray, gains: np.ndarray, row: int
     ``weights`` holds the N_FEATURES weights followed by N_FEATURES cells of scratch space for the
     features; ``gains[row, gains_at:]`` receives each pit's capture (see ``features``).
     """
-    features(state, weights, N_FEATURES, gains, row, gains_at)
+    endings = weights[ENDINGS] != 0.0 or weights[ENDINGS + 1] != 0.0 or weights[ENDINGS + 2] != 0.0
+    features(state, weights, N_FEATURES, gains, row, gains_at, endings)
     total = 0.0
     for index in range(N_FEATURES):
         total += weights[index] * weights[N_FEATURES + index]
