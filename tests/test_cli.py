@@ -27,6 +27,12 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def run_stdout(*args: str) -> tuple[int, str]:
+    """Exit code and stdout alone: the results, without the progress and notes on stderr."""
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout
+
+
 def test_validate_json_of_the_examples(togyz_examples: Path) -> None:
     code, output = run("validate", "--json", str(togyz_examples))
     assert code == 0
@@ -218,7 +224,7 @@ def test_annotate_prints_a_scoresheet_that_reads_back(tmp_path: Path, togyz_exam
 
 
 def test_match_tune_and_fit_curve(tmp_path: Path, togyz_examples: Path) -> None:
-    code, output = run(
+    code, output = run_stdout(
         "match",
         "--a",
         "default",
@@ -239,7 +245,7 @@ def test_match_tune_and_fit_curve(tmp_path: Path, togyz_examples: Path) -> None:
     assert code == 0
     weights = json.loads((tmp_path / "weights.json").read_text())["weights"]
     assert weights["KAZAN"] == 100.0 and list(weights) == list(FEATURES)
-    code, output = run(
+    code, output = run_stdout(
         "match",
         "--a",
         str(tmp_path / "weights.json"),
@@ -253,7 +259,7 @@ def test_match_tune_and_fit_curve(tmp_path: Path, togyz_examples: Path) -> None:
         "1",
     )
     assert code == 0 and output.startswith(f"{tmp_path / 'weights.json'} vs plain at nodes 200: 2 games")
-    code, output = run(
+    code, output = run_stdout(
         "fit-curve", str(togyz_examples / "playok-2024-2025-sample.pgn"), "--depth", "2", "--every", "4"
     )
     assert code == 0
