@@ -84,7 +84,7 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     code, output = run("analyze", str(tmp_path / "one.pgn"), "--out", str(out), "--depth", "1", "--jobs", "1")
     assert code == 0
     assert f"1 game: 1 analysed, 0 invalid, 0 failed, 1 decision -> {out}\n" in output
-    assert "0/1 games, " in output and "1/1 games, " in output
+    assert "0/1 game, " in output and "1/1 game, " in output
 
 
 def test_validate_reads_zip_and_tar_gz(tmp_path: Path, togyz_examples: Path) -> None:

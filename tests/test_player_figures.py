@@ -316,7 +316,7 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schemas"] == {"moves": "3", "games": "2"}
+    assert manifest["schemas"] == {"moves": "4", "games": "2"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
         assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"3" if table == "moves" else b"2")
