@@ -23,6 +23,7 @@ from taldau.cli.options import (
 )
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import progress_line
+from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.backgammon.strength import (
     BGLAB,
     DEFAULT_DECISIONS,
@@ -30,7 +31,6 @@ from taldau.games.backgammon.strength import (
     DEFAULT_REFERENCE,
     DEFAULT_SEED,
 )
-from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.togyz.engine import Limit
 from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_DEPTH, SOAK_GAMES, WORKER_RATE
 

@@ -66,8 +66,8 @@ def run_json(*args: str) -> Any:
 
 
 def game_results(report: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Per backgammon game of a ``validate --json`` report: winner (counted from 0, as every side), winner's name, points, value,
-    cube, termination and score before the game."""
+    """Per backgammon game of a ``validate --json`` report: winner (counted from 0, as every side), winner's
+    name, points, value, cube, termination and score before the game."""
     return [
         (g["winner"], g["winner_name"], g["points"], g["value"], g["cube"], g["termination"], g["score"])
         for g in report["games"]

@@ -28,4 +28,3 @@ def test_a_cache_filled_by_another_process_says_no_compiling(tmp_path: Path) -> 
     run = subprocess.run(command, env=env, **RUN)
     assert run.returncode == 0, run.stderr
     assert "compiling" not in run.stderr
-

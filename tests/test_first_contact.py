@@ -92,7 +92,9 @@ def test_annotate_shows_its_progress_on_stderr(record: str, options: list[str]) 
     result = CliRunner().invoke(main, ["annotate", str(EXAMPLES / record), *options])
     assert result.exit_code == 0, result.output
     shown = [line for line in result.stderr.splitlines() if line.startswith("annotating: ")]
-    assert shown and all(re.fullmatch(r"annotating: [\d,]+ decisions?", line) for line in shown), result.stderr
+    assert shown and all(re.fullmatch(r"annotating: [\d,]+ decisions?", line) for line in shown), (
+        result.stderr
+    )
     counts = [int(line.split()[1].replace(",", "")) for line in shown]
     assert counts == sorted(counts) and counts[-1] > 1
     assert "annotating" not in result.stdout

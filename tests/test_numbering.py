@@ -18,9 +18,8 @@ from click.testing import CliRunner
 from taldau.analysis.book import Book, BookSettings, build_book
 from taldau.analysis.report.data import read_archive
 from taldau.cli.main import main
-from taldau.schemas import MOVES_SCHEMA, GAMES_SCHEMA
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 from taldau.schemas.book import BOOK_PLIES_SCHEMA
-
 from test_report import report, tables
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -138,7 +137,9 @@ def test_books_count_plies_from_1_and_say_plies_and_plurals(tmp_path: Path) -> N
     sample = (EXAMPLES / "togyz" / "playok-2024-2025-sample.pgn").read_text(encoding="utf-8")
     first = "[Event" + sample.split("[Event")[1]
     (tmp_path / "one.pgn").write_text(first, encoding="utf-8")
-    result = CliRunner().invoke(main, ["book", "build", str(tmp_path / "one.pgn"), "--out", str(tmp_path / "b")])
+    result = CliRunner().invoke(
+        main, ["book", "build", str(tmp_path / "one.pgn"), "--out", str(tmp_path / "b")]
+    )
     assert result.exit_code == 0, result.output
     assert ": 1 game (0 partial), 30 opening plies, 0 analysed games; 30 positions, 30 book moves" in (
         result.stdout

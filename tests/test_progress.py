@@ -73,7 +73,19 @@ def test_togyz_match_on_processes_shows_the_games_played() -> None:
 
 
 def test_backgammon_match_shows_the_games_played() -> None:
-    args = ["match", "--game", "backgammon", "--games", "2", "--a", "own:0", "--b", "own:0", "--judge", "none"]
+    args = [
+        "match",
+        "--game",
+        "backgammon",
+        "--games",
+        "2",
+        "--a",
+        "own:0",
+        "--b",
+        "own:0",
+        "--judge",
+        "none",
+    ]
     lines = progress([*args, "--jobs", "1"], "playing")
     assert lines and lines[-1] == "playing: 2/2 games", lines
     assert all(re.fullmatch(r"playing: [12]/2 games", line) for line in lines), lines
@@ -112,7 +124,18 @@ def test_marks_bench_shows_the_games_reviewed(
     """The reference's reviews of the sample, then the tested ones', counted together."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
-    args = ["bench", "--marks", "--games", "1", "--depth", "1", "--reference-depth", "2", "--archive", archive]
+    args = [
+        "bench",
+        "--marks",
+        "--games",
+        "1",
+        "--depth",
+        "1",
+        "--reference-depth",
+        "2",
+        "--archive",
+        archive,
+    ]
     lines = progress(args, "reviewing")
     assert lines[0] == "reviewing: 0/2 games" and lines[-1] == "reviewing: 2/2 games", lines
 

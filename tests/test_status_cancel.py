@@ -184,10 +184,10 @@ def test_status_counts_the_games_of_a_killed_worker_at_once(
     again. `status`, asked right after the kill, counts it as held by a worker that is gone, and its count
     of the run's games is the client's; a copy of the game sent again (as the client does when it sees the
     game lost) counts once; `cancel` withdraws it with the queued ones, and the run is gone from `status`."""
-    from test_celery import Worker, add_hold_game, hold_env, wait_for
     from taldau.workers.client import Cancelled, celery_executor
     from taldau.workers.run import run_analysis
     from taldau.workers.watch import ServiceState
+    from test_celery import Worker, add_hold_game, hold_env, wait_for
 
     archive = tmp_path / "archive"
     archive.mkdir()

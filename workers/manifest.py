@@ -11,7 +11,6 @@ import pyarrow as pa
 from taldau.analysis.accounting import Inputs
 from taldau.schemas import GAMES_SCHEMA_VERSION, MOVES_SCHEMA_VERSION, Status
 
-
 SETTING_NAMES = {"engine_name": "engine", "engine": "engine version", "schemas": "table versions"}
 
 

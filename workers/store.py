@@ -274,9 +274,7 @@ class ResultStore:
         name = ROUND + secrets.token_hex(8)
         moves = [table for _, table, _ in tasks if table is not None]
         _write_part(_concat(MOVES_SCHEMA, moves), self.part("moves", name))
-        _write_part(
-            _concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name)
-        )
+        _write_part(_concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
         """Merge the parts into the compacted files, write the manifest and remove the parts merged, holding

@@ -1,8 +1,8 @@
 """``taldau worker`` as a library: a Celery worker of taldau in this process, its engines loaded before it
-takes tasks (it logs one INFO line once it takes them), started again in a fresh process image (the same process
-id) when Celery stops it on an error (kombu can fail so while the broker restarts). A worker stopped by a
-signal or a warm shutdown stays stopped; on SIGTERM (Celery's warm shutdown, with late acknowledgement) it
-finishes the tasks it runs and gives those it holds reserved back to the queue.
+takes tasks (it logs one INFO line once it takes them), started again in a fresh process image (the same
+process id) when Celery stops it on an error (kombu can fail so while the broker restarts). A worker stopped
+by a signal or a warm shutdown stays stopped; on SIGTERM (Celery's warm shutdown, with late acknowledgement)
+it finishes the tasks it runs and gives those it holds reserved back to the queue.
 
 A worker needs nothing but the broker: the task carries its record, and its rows go back through Redis
 (``results``)."""
