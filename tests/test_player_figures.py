@@ -319,7 +319,7 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     assert manifest["schemas"] == {"moves": "4", "games": "2"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
-        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"3" if table == "moves" else b"2")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"4" if table == "moves" else b"2")
     moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
     assert len(games) == 15 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
     assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()
