@@ -4,6 +4,7 @@ exit codes."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -135,6 +136,14 @@ def chosen_engine(engine: str | None, game: str) -> str | None:
     if engine is not None or game != "backgammon" or BACKGAMMON_ENGINE == DEFAULT_ENGINE:
         return engine
     return BACKGAMMON_ENGINE
+
+
+def processes_option(name: str, help: str) -> Callable[[Command], Command]:
+    """A process count option (``--jobs``, ``--concurrency``): 1 or more, by default the machine's cores
+    (shown as such), which ``within_ceiling`` then holds to what memory allows."""
+    return click.option(
+        name, type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores", help=help
+    )
 
 
 def within_ceiling(count: int, option: str, game: str | None = None, what: str = "processes") -> int:

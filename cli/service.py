@@ -5,7 +5,6 @@ processes or Celery workers), ``worker`` (a Celery worker, ``workers.supervisor`
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from typing import Any, NoReturn
@@ -22,6 +21,7 @@ from taldau.cli.options import (
     broker_url,
     chosen_engine,
     engine_option,
+    processes_option,
     say,
     service_settings,
     within_ceiling,
@@ -52,12 +52,8 @@ BROKER = click.option(
     "share an output folder.",
     both_games=True,
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="cores",
-    help="Without --broker: local processes analysing games side by side (fewer when memory is short).",
+@processes_option(
+    "--jobs", "Without --broker: local processes analysing games side by side (fewer when memory is short)."
 )
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
@@ -266,12 +262,8 @@ def _summary(
 
 @click.command()
 @BROKER
-@click.option(
-    "--concurrency",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="cores",
-    help="Processes of the worker analysing games side by side (fewer when memory is short).",
+@processes_option(
+    "--concurrency", "Processes of the worker analysing games side by side (fewer when memory is short)."
 )
 @click.option(
     "--hostname",

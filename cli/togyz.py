@@ -5,7 +5,6 @@ backgammon side is ``cli.backgammon.backgammon_match``)."""
 from __future__ import annotations
 
 import json
-import os
 
 import click
 from taldau.analysis.accounting import count
@@ -14,7 +13,15 @@ from taldau.analysis.validation import valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.backgammon import backgammon_match
 from taldau.cli.book import book_option, book_player
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, SEARCH_DEFAULT, TOGYZ_LIMIT, say, within_ceiling
+from taldau.cli.options import (
+    BOTH_GAMES,
+    BOTH_GAMES_LIMIT,
+    SEARCH_DEFAULT,
+    TOGYZ_LIMIT,
+    processes_option,
+    say,
+    within_ceiling,
+)
 from taldau.cli.outputs import writable_file
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
@@ -201,13 +208,7 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
     show_default=True,
     help="Backgammon: seed of the dice; of the book's choices.",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="cores",
-    help="Processes playing games side by side (fewer when memory is short).",
-)
+@processes_option("--jobs", "Processes playing games side by side (fewer when memory is short).")
 @click.option(
     "--book",
     "book_path",

@@ -49,8 +49,8 @@ FORMAT = "jellyfish"
 HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')
 # Numbers have at most 18 digits: more than any count in a match needs (and than the SGF reader's nine digits
 # become, one game later or a few doubles on), where Python refuses to read numbers thousands of digits long.
-MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d{1,18})\s+points?\s+match\b", re.IGNORECASE)
-LONG_MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)  # too long to read
+MAX_DIGITS = 18
+MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)
 GAME = re.compile(r"^\s*Game\s+(?P<index>\d{1,18})\s*$", re.IGNORECASE)
 # Linear time on any line: the names keep the blanks around them (stripped when read) and the blanks after the
 # left score are taken whole (\s++), as blanks that two parts could share backtrack cubically; the lookahead
@@ -280,9 +280,9 @@ class JellyfishReader:
             if header is not None:
                 self.open_match(new=started).headers[header["key"].strip()] = header["value"]
             return
-        if (length := MATCH_LENGTH.match(line)) is None and (too_long := LONG_MATCH_LENGTH.match(line)):
-            message = f"match length {excerpt(too_long['length'])} not read: the match is read as money play"
-            append_error(self.open_match(new=started).errors, number, too_long.start("length") + 1, message)
+        if (length := MATCH_LENGTH.match(line)) is not None and len(length["length"]) > MAX_DIGITS:
+            message = f"match length {excerpt(length['length'])} not read: the match is read as money play"
+            append_error(self.open_match(new=started).errors, number, length.start("length") + 1, message)
             return
         if length is not None:
             self.open_match(new=started or self.length_seen).length = int(length["length"])
