@@ -50,24 +50,25 @@ HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')
 # Numbers have at most 18 digits: more than any count in a match needs (and than the SGF reader's nine digits
 # become, one game later or a few doubles on), where Python refuses to read numbers thousands of digits long.
 MAX_DIGITS = 18
+NUMBER = rf"\d{{1,{MAX_DIGITS}}}"  # a number the readers read: MAX_DIGITS digits at most
 MATCH_LENGTH = re.compile(r"^\s*(?P<length>\d+)\s+points?\s+match\b", re.IGNORECASE)
-GAME = re.compile(r"^\s*Game\s+(?P<index>\d{1,18})\s*$", re.IGNORECASE)
+GAME = re.compile(rf"^\s*Game\s+(?P<index>{NUMBER})\s*$", re.IGNORECASE)
 # Linear time on any line: the names keep the blanks around them (stripped when read) and the blanks after the
 # left score are taken whole (\s++), as blanks that two parts could share backtrack cubically; the lookahead
 # settles first whether the line ends in a score at all.
 SCORE = re.compile(
-    r"^(?=.*:\s*\d{1,18}\s*$)(?P<left>.*?):\s*(?P<s0>\d{1,18})\s++(?P<right>.*?):\s*(?P<s1>\d{1,18})\s*$"
+    rf"^(?=.*:\s*{NUMBER}\s*$)(?P<left>.*?):\s*(?P<s0>{NUMBER})\s++(?P<right>.*?):\s*(?P<s1>{NUMBER})\s*$"
 )
-NUMBERED = re.compile(r"^\s*(?P<number>\d{1,18})\)")
-MOVE_NUMBER = re.compile(r"^(?P<number>\d{1,18})\)$")  # a move number standing as a token of its own
+NUMBERED = re.compile(rf"^\s*(?P<number>{NUMBER})\)")
+MOVE_NUMBER = re.compile(rf"^(?P<number>{NUMBER})\)$")  # a move number standing as a token of its own
 DICE = re.compile(r"^(?P<d1>\d)(?P<d2>\d):$")
 TOKEN = re.compile(r"\S+")
-SEGMENT = re.compile(r"^(?P<body>[^()]+)(?:\((?P<count>\d{1,18})\))?$")
+SEGMENT = re.compile(rf"^(?P<body>[^()]+)(?:\((?P<count>{NUMBER})\))?$")
 PLACE = re.compile(r"^(?P<place>bar|off|\d{1,2})(?P<hit>\*?)$", re.IGNORECASE)
 WINS = re.compile(
-    r"^(?:Wins|Losses)\s+(?P<points>\d{1,18})\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
+    rf"^(?:Wins|Losses)\s+(?P<points>{NUMBER})\s+points?(?P<match>\s+and\s+the\s+match)?$", re.IGNORECASE
 )
-CUBE = re.compile(r"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>\d{1,18})$", re.IGNORECASE)
+CUBE = re.compile(rf"^(?:Doubles|Redoubles|Beavers)\s*=>\s*(?P<value>{NUMBER})$", re.IGNORECASE)
 
 # Words that open a cell (besides a dice token such as ``43:``).
 CELL_WORDS = {

@@ -193,9 +193,8 @@ def features(
         out[out_at + 5 + theirs - me * PITS] -= share
     out[out_at + 13] = max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones)
     if not endings:
-        out[out_at + 14] = 0.0
-        out[out_at + 15] = 0.0
-        out[out_at + 16] = 0.0
+        for index in range(ENDINGS, N_FEATURES):
+            out[out_at + index] = 0.0
         return
     my_runway = _runway(state, me)
     their_runway = _runway(state, them)
@@ -213,7 +212,9 @@ def evaluate(state: np.ndarray, weights: np.ndarray, gains: np.ndarray, row: int
     ``weights`` holds the N_FEATURES weights followed by N_FEATURES cells of scratch space for the
     features; ``gains[row, gains_at:]`` receives each pit's capture (see ``features``).
     """
-    endings = weights[ENDINGS] != 0.0 or weights[ENDINGS + 1] != 0.0 or weights[ENDINGS + 2] != 0.0
+    endings = False
+    for index in range(ENDINGS, N_FEATURES):
+        endings |= weights[index] != 0.0
     features(state, weights, N_FEATURES, gains, row, gains_at, endings)
     total = 0.0
     for index in range(N_FEATURES):
