@@ -392,7 +392,7 @@ def _engine_bench_lines(report) -> list[str]:
 def _against_gnubg(matches: int, plies: int, as_json: bool, engine: str) -> None:
     """``bench --against-gnubg``: ``reference.compare_with_gnubg`` of ``engine``'s default review on
     ``matches`` real matches, printed."""
-    from taldau.games.backgammon.reference import compare_with_gnubg, spread_matches
+    from taldau.games.backgammon.reference import CUBE_TOLERANCE, compare_with_gnubg, spread_matches
 
     try:
         with progress_line("comparing", "match", plural="matches") as shown:
@@ -420,4 +420,9 @@ def _against_gnubg(matches: int, plies: int, as_json: bool, engine: str) -> None
     click.echo(
         f"equity lost: correlation {report.loss_correlation:.3f}, "
         f"mean absolute difference {report.loss_difference:.4f} EMG"
+    )
+    click.echo(
+        f"cube error per player ({report.cube_players} players): {report.cube_within:.0%} within "
+        f"{CUBE_TOLERANCE} EMG of gnubg's, correlation {report.cube_correlation:.3f}, "
+        f"mean absolute difference {report.cube_difference:.4f} EMG"
     )

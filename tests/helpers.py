@@ -1,9 +1,10 @@
 """Building positions for tests: Togyz from pit lists (through the FEN parser), backgammon boards from
-checker counts per point."""
+checker counts per point, and the match state of a case of gnubg's cube fixtures."""
 
 from __future__ import annotations
 
 import numpy as np
+from taldau.games.backgammon.cube import MatchState, Rules
 from taldau.games.togyz import Position
 
 
@@ -40,3 +41,18 @@ def backgammon_board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndar
         for point, count in side.items():
             cells[row, point - 1] = count
     return cells
+
+
+def gnubg_case_state(case: dict) -> MatchState:
+    """The match state of a case of ``tests/data/backgammon/gnubg/cube*.json`` (made by cube_fixtures.py,
+    beavers allowed as gnubg was told)."""
+    length, score = case["length"], tuple(case["score"])
+    one_away = bool(length) and max(score) == length - 1
+    return MatchState(
+        Rules(length=length, jacoby=case["jacoby"], beavers=True),
+        score=score,
+        crawford_game=case["crawford"],
+        post_crawford=one_away and not case["crawford"],
+        cube=case["cube"],
+        cube_owner=None if case["cube_owner"] == -1 else case["cube_owner"],
+    )

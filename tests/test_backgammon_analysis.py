@@ -37,9 +37,11 @@ def test_the_backgammon_analyser_has_the_common_face() -> None:
     # each engine's own move filter: gnubg's for own, a narrower one for sage (engine.engine_limit)
     default_filter = "5/0.08" if analyser.engine_name() == "sage" else "16/0.32"
     review = str(analyser.limit(AnalysisOptions()))
-    assert review.startswith(f"2-ply {default_filter}, cube 2-ply, luck 0-ply")
+    assert review.startswith(f"2-ply {default_filter}, cube 2-ply cubeful within 0.2, luck 0-ply")
     own = BackgammonKind().analyser_with("own")
-    assert str(own.limit(AnalysisOptions())).startswith("2-ply 16/0.32, cube 2-ply, luck 0-ply")
+    assert str(own.limit(AnalysisOptions())).startswith(
+        "2-ply 16/0.32, cube 2-ply cubeful within 0.2, luck 0-ply"
+    )
     with pytest.raises(ValueError, match="plies"):
         analyser.limit(AnalysisOptions(nodes=1000))
     with pytest.raises(ValueError, match="0 to 3"):

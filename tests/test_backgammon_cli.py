@@ -475,7 +475,8 @@ def test_match_backgammon_gnubg_against_itself() -> None:
     )
     assert payload["games"] == 2 and payload["points"] == 0 and payload["a_wins"] == payload["b_wins"] == 1
     code, output = run("match", "--game", "backgammon", "--a", "gnubg:0", "--b", "gnubg", "--games", "2")
-    assert code == 0 and output.startswith("gnubg:0 vs gnubg:0: +0.000 points per game for A over 2 games")
+    report = output.splitlines()[-1]  # after the progress lines (stderr)
+    assert code == 0 and report.startswith("gnubg:0 vs gnubg:0: +0.000 points per game for A over 2 games")
 
 
 def test_match_backgammon_usage_errors() -> None:

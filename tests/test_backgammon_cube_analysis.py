@@ -29,7 +29,7 @@ from taldau.games.backgammon.eval.probabilities import flipped
 from taldau.games.backgammon.ids import board_from_position_id
 from taldau.games.backgammon.met import kazaross_xg2, read_met
 
-from tests.helpers import backgammon_board
+from tests.helpers import backgammon_board, gnubg_case_state
 
 SHARED_MET = (
     Path(__file__).resolve().parents[1].parent / "shared" / "data" / "backgammon" / "Kazaross-XG2.xml"
@@ -277,16 +277,7 @@ def test_cube_decisions_equal_gnubg() -> None:
     cases = json.loads(GNUBG_CUBE.read_text())["cases"]
     assert len(cases) > 1000
     for case in cases:
-        length, score = case["length"], tuple(case["score"])
-        one_away = bool(length) and max(score) == length - 1
-        state = MatchState(
-            Rules(length=length, jacoby=case["jacoby"], beavers=True),
-            score=score,
-            crawford_game=case["crawford"],
-            post_crawford=one_away and not case["crawford"],
-            cube=case["cube"],
-            cube_owner=None if case["cube_owner"] == -1 else case["cube_owner"],
-        )
+        state = gnubg_case_state(case)
         gnubg = case["gnubg"]
         if not gnubg["available"]:
             assert not cube_decision((0.5, 0.1, 0.0, 0.1, 0.0), state, case["roller"]).available, case

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -194,6 +194,12 @@ class _Scene:
 
     @classmethod
     def of(cls, state: MatchState, roller: int, table: MatchEquityTable | None) -> _Scene:
+        """The scene of ``roller`` in ``state``; the same object for the same arguments (``_scene_of``), so
+        that its match equities are looked up once however many cube decisions ask."""
+        return _scene_of(state, roller, table)
+
+    @classmethod
+    def _make(cls, state: MatchState, roller: int, table: MatchEquityTable | None) -> _Scene:
         if roller not in (0, 1):
             raise ValueError(f"the roller must be player 0 or 1, not {roller!r}")
         if state.over:
@@ -240,6 +246,30 @@ class _Scene:
         post_crawford = self.one_away_game or not self.crawford_rule
         return self.table.mwc(away, opponent_away, post_crawford)
 
+    @cached_property
+    def cash_stakes(
+        self,
+    ) -> tuple[tuple[tuple[float, tuple[float, ...], tuple[float, ...], float], ...], ...]:
+        """For ``_cash_points``, at each cube level from the current one up to the highest useful one (both
+        players' needs covered by twice the cube) and for each player (0 the roller): his MWC after a
+        pass at that stake, after winning twice it (single, gammon, backgammon), after losing twice it,
+        and after passing a redouble; made once per scene."""
+        levels = [self.cube]
+        while self.away - 2 * levels[-1] > 0 or self.opponent_away - 2 * levels[-1] > 0:
+            levels.append(2 * levels[-1])
+        return tuple(
+            tuple(
+                (
+                    _player_mwc(self, player, stake),
+                    tuple(_player_mwc(self, player, n * stake) for n in (2, 4, 6)),
+                    tuple(_player_mwc(self, player, -n * stake) for n in (2, 4, 6)),
+                    _player_mwc(self, player, -2 * stake),
+                )
+                for player in (0, 1)
+            )
+            for stake in levels
+        )
+
     @property
     def cubeful(self) -> bool:
         """Whether the cube is alive in match play (gnubg's ``fDoCubeful``)."""
@@ -247,8 +277,18 @@ class _Scene:
         return not (dead or (self.away == 1 and self.opponent_away == 1) or self.crawford_game)
 
     def doubled(self) -> _Scene:
-        """The scene after the roller doubles and the opponent takes."""
+        """The scene after the roller doubles and the opponent takes (made once per scene)."""
+        return self._doubled
+
+    @cached_property
+    def _doubled(self) -> _Scene:
         return replace(self, cube=2 * self.cube, owner=-1, jacoby=False)
+
+
+@lru_cache(maxsize=4096)
+def _scene_of(state: MatchState, roller: int, table: MatchEquityTable | None) -> _Scene:
+    """``_Scene._make``, remembered: a review meets a few cube positions many times."""
+    return _Scene._make(state, roller, table)
 
 
 @dataclass(frozen=True)
@@ -299,30 +339,23 @@ def _dead_mwc(scene: _Scene, chances: _Chances) -> float:
 def _cash_points(scene: _Scene, chances: _Chances) -> tuple[float, float]:
     """Live-cube cash points (roller's, opponent's), each as that player's own winning chance (gnubg's
     ``GetPoints``)."""
-    levels = [scene.cube]
-    while scene.away - 2 * levels[-1] > 0 or scene.opponent_away - 2 * levels[-1] > 0:
-        levels.append(2 * levels[-1])
     ratios = ((chances.gammon, chances.backgammon), (chances.lose_gammon, chances.lose_backgammon))
-    live: list[list[float]] = [[0.0] * len(levels), [0.0] * len(levels)]
-    for level in range(len(levels) - 1, -1, -1):
-        stake = levels[level]
+    stakes = scene.cash_stakes
+    top = len(stakes) - 1
+    live: list[list[float]] = [[0.0] * len(stakes), [0.0] * len(stakes)]
+    for level in range(top, -1, -1):
         for player in (0, 1):
             (gammon, backgammon), (lose_gammon, lose_backgammon) = ratios[player], ratios[1 - player]
-            double_pass = _player_mwc(scene, player, stake)
-            take_win = (
-                (1.0 - gammon - backgammon) * _player_mwc(scene, player, 2 * stake)
-                + gammon * _player_mwc(scene, player, 4 * stake)
-                + backgammon * _player_mwc(scene, player, 6 * stake)
-            )
+            double_pass, wins, losses, redouble_pass = stakes[level][player]
+            take_win = (1.0 - gammon - backgammon) * wins[0] + gammon * wins[1] + backgammon * wins[2]
             take_lose = (
-                (1.0 - lose_gammon - lose_backgammon) * _player_mwc(scene, player, -2 * stake)
-                + lose_gammon * _player_mwc(scene, player, -4 * stake)
-                + lose_backgammon * _player_mwc(scene, player, -6 * stake)
+                (1.0 - lose_gammon - lose_backgammon) * losses[0]
+                + lose_gammon * losses[1]
+                + lose_backgammon * losses[2]
             )
-            if level == len(levels) - 1:
+            if level == top:
                 live[player][level] = _ratio(take_lose - double_pass, take_lose - take_win)
             else:
-                redouble_pass = _player_mwc(scene, player, -2 * stake)
                 opponent = live[1 - player][level + 1]
                 live[player][level] = 1.0 - opponent * _ratio(
                     double_pass - take_win, redouble_pass - take_win
@@ -497,7 +530,7 @@ def cube_decision(
     taker's right answer (gnubg's ``FindCubeDecision``). The roller may double when the rules allow it
     (``MatchState.can_double``: not the Crawford game, the cube his or centred, under its limit) and, in
     a match, when he needs more points than the cube's value (otherwise his cube is dead)."""
-    state = replace(state, offered_by=None)
+    state = before_offer(state)
     scene = _Scene.of(state, roller, table)
     doubled = scene.doubled()
     if scene.money:
@@ -506,20 +539,57 @@ def cube_decision(
             2.0 * _money_equity(doubled, probabilities, efficiency),
             1.0,
         )
-        mwc = None
+        return decide(values, None, state, roller, table)
+    chances = _Chances.of(probabilities)
+    mwc = (
+        _match_mwc(scene, chances, efficiency),
+        _match_mwc(doubled, chances, efficiency),
+        scene.after(scene.cube),
+    )
+    return decide(None, mwc, state, roller, table)
+
+
+def before_offer(state: MatchState) -> MatchState:
+    """``state`` without a pending offer (the same object when there is none)."""
+    return state if state.offered_by is None else replace(state, offered_by=None)
+
+
+def may_double(state: MatchState, roller: int) -> bool:
+    """Whether ``roller`` may double in ``state`` and it can matter: the rules allow it
+    (``MatchState.can_double``) and, in a match, he needs more points than the cube's value (otherwise his
+    cube is dead)."""
+    if not state.can_double(roller):
+        return False
+    return state.rules.money or state.rules.length - state.score[roller] > state.cube
+
+
+def decide(
+    values: tuple[float, float, float] | None,
+    mwc: tuple[float, float, float] | None,
+    state: MatchState,
+    roller: int,
+    table: MatchEquityTable | None = None,
+) -> CubeDecision:
+    """The cube decision of ``roller`` in ``state`` (before any offer) from his No double, Double/take and
+    Double/pass values, however they were found (at 0-ply here, deeper in ``cube_plies``): in money play
+    ``values`` (EMG: per unit of the current cube, Double/take at the doubled stake), in a match ``mwc``
+    (his MWC, converted to EMG here). The right action and the taker's right answer follow gnubg's
+    ``FindCubeDecision``."""
+    state = before_offer(state)
+    scene = _Scene.of(state, roller, table)
+    if scene.money:
+        if values is None:
+            raise ValueError("money play decides on EMG values")
         limit = state.rules.cube_limit
         beaver_allowed = state.rules.beavers and (not limit or 4 * state.cube <= limit)
+        mwc = None
     else:
-        chances = _Chances.of(probabilities)
-        mwc = (
-            _match_mwc(scene, chances, efficiency),
-            _match_mwc(doubled, chances, efficiency),
-            scene.after(scene.cube),
-        )
+        if mwc is None:
+            raise ValueError("match play decides on MWC values")
         values = (_emg(scene, mwc[0]), _emg(scene, mwc[1]), _emg(scene, mwc[2]))
         beaver_allowed = False
     no_double, double_take, double_pass = values
-    available = state.can_double(roller) and (scene.money or scene.away > scene.cube)
+    available = may_double(state, roller)
     if beaver_allowed and BEAVER_FLOOR <= double_take < 0.0:
         response = Response.BEAVER
     elif double_pass > double_take:

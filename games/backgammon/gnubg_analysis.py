@@ -1,13 +1,15 @@
 """Run inside GNU Backgammon (``gnubg -t -q -p gnubg_analysis.py``; gnubg's embedded Python provides the
 module ``gnubg``): analyse one match file as gnubg's "analyse match" does, at the plies and on the threads
-the environment names, and write every analysed checker play as JSON. ``reference.gnubg_analysis`` runs it;
-nothing in taldau imports it.
+the environment names, and write every analysed checker play and each player's cube error as JSON.
+``reference.gnubg_analysis`` runs it; nothing in taldau imports it.
 
 Environment: ``TALDAU_GNUBG_MATCH`` (a Jellyfish match file), ``TALDAU_GNUBG_OUT`` (the JSON written),
 ``TALDAU_GNUBG_PLIES`` (chequer play and cube decisions; the move filter stays gnubg's default, up to 16
 plays within 0.32 at 0-ply). Each play: the game (0-based), the Position ID before it (gnubg's ``board``),
 the dice, the candidates gnubg analysed, the equity lost (best minus played, cubeful EMG as gnubg's
-analysis prints it) and gnubg's mark (``doubtful``, ``bad``, ``very bad`` or null).
+analysis prints it) and gnubg's mark (``doubtful``, ``bad``, ``very bad`` or null). Each player's cube
+error: the total EMG his cube and take decisions lost over the match (gnubg's statistics, "Error total EMG"
+under "Cube decisions"), by his name.
 """
 
 import json
@@ -15,6 +17,14 @@ import os
 
 import gnubg  # type: ignore[import-not-found]  # only inside gnubg
 
+CUBE_ERROR_KINDS = (
+    "missed-double-below-cp",
+    "missed-double-above-cp",
+    "wrong-double-below-dp",
+    "wrong-double-above-tg",
+    "wrong-take",
+    "wrong-drop",
+)
 SETUP = [
     "set threads 1",
     "set display off",
@@ -44,7 +54,7 @@ def main() -> None:
     ]:
         gnubg.command(command)
     plays = []
-    match = gnubg.match(1, 1, 0, 0)  # with the analysis and the boards
+    match = gnubg.match(1, 1, 1, 0)  # with the analysis, the boards and the statistics
     for index, game in enumerate(match["games"]):
         for record in game["game"]:
             analysis = record.get("analysis", {})
@@ -62,8 +72,15 @@ def main() -> None:
                     "mark": analysis.get("skill"),
                 }
             )
+    # gnubg's "error-skill" of the cube is a rate (per close decision); its total is the sum of the kinds
+    cube_errors = {
+        match["match-info"][side]["name"]: sum(
+            match["stats"][side]["cube"][f"err-{kind}-skill"] for kind in CUBE_ERROR_KINDS
+        )
+        for side in ("X", "O")
+    }
     with open(os.environ["TALDAU_GNUBG_OUT"], "w", encoding="utf-8") as handle:
-        json.dump(plays, handle)
+        json.dump({"plays": plays, "cube_errors": cube_errors}, handle)
 
 
 main()

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -37,6 +37,14 @@ class MatchEquityTable:
     name: str
     pre_crawford: tuple[tuple[float, ...], ...]
     post_crawford: tuple[float, ...]
+
+    def __hash__(self) -> int:
+        """The hash of the table's fields, computed once: cube analysis looks tables up by it often."""
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.name, self.pre_crawford, self.post_crawford))
 
     def __post_init__(self) -> None:
         size = len(self.pre_crawford)

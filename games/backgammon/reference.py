@@ -11,8 +11,10 @@ turn, match by match, so that a busy machine slows both alike.
 Agreement is measured on the checker plays both analyses judge (paired by game, Position ID and dice): for
 each of gnubg's marks (doubtful ``?!``, bad ``?``, very bad ``??``), the precision and recall of ours
 taking gnubg's as the reference; the correlation of the equity lost; and the mean absolute difference of
-the equity lost. Cube decisions are left out: they differ where our Janowski interpolation over deeper
-cubeless probabilities differs from gnubg's cubeful plies (see ``review``), not in the marks.
+the equity lost. Cube decisions are compared as players read them, by each player's total cube error over
+the match (gnubg's "Error total EMG" under "Cube decisions"; ours the sum of the losses of his cube and take
+decisions), paired by name: the share of players within ``CUBE_TOLERANCE`` of gnubg's, their
+correlation and mean absolute difference.
 """
 
 from __future__ import annotations
@@ -32,14 +34,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from taldau.games.agreement import MarkAgreement, rounded, spread_sample
+from taldau.games.kind import DecisionKind
 
 from .eval import Evaluator
 from .kind import WARM_UP_MATCH
 from .replay import read_games
-from .review import Mark, MoveDecision, ReviewSettings, review_match
+from .review import Mark, MatchReview, MoveDecision, ReviewSettings, review_match
 
 SCRIPT = Path(__file__).resolve().with_name("gnubg_analysis.py")
 GNUBG_MARKS = {mark.label: mark for mark in Mark}  # gnubg's names of its marks
+CUBE_TOLERANCE = 0.05  # a player's cube error agrees with gnubg's within this (EMG)
 
 
 def gnubg_program() -> str | None:
@@ -56,9 +60,10 @@ def spread_matches(folder: Path, count: int) -> list[Path]:
     return spread_sample(files, count)
 
 
-def gnubg_analysis(program: str, match: Path, plies: int) -> tuple[list[dict], float]:
-    """gnubg's analysed checker plays of ``match`` at ``plies`` (see ``gnubg_analysis.py``) and the CPU
-    seconds its process took; RuntimeError when gnubg fails."""
+def gnubg_analysis(program: str, match: Path, plies: int) -> tuple[dict, float]:
+    """gnubg's analysis of ``match`` at ``plies`` (see ``gnubg_analysis.py``: ``plays``, its analysed checker
+    plays; ``cube_errors``, each player's cube error by name) and the CPU seconds its process took;
+    RuntimeError when gnubg fails."""
     with tempfile.TemporaryDirectory(prefix="taldau-gnubg-") as folder:
         out = Path(folder) / "plays.json"
         environment = os.environ | {
@@ -82,7 +87,8 @@ class GnubgComparison:
     """What ``compare_with_gnubg`` measured: the plies, our engine (its version) and review settings,
     matches, paired checker plays (and those not paired), CPU
     seconds of both analyses and their ratio, the agreement per mark and over any mark, the correlation of
-    the equity lost and its mean absolute difference (EMG), over the unforced paired plays."""
+    the equity lost and its mean absolute difference (EMG), over the unforced paired plays; and the players
+    paired by name with their cube errors compared (see the module)."""
 
     plies: int
     engine: str
@@ -96,6 +102,10 @@ class GnubgComparison:
     any_mark: MarkAgreement
     loss_correlation: float
     loss_difference: float
+    cube_players: int
+    cube_within: float
+    cube_correlation: float
+    cube_difference: float
 
     @property
     def time_ratio(self) -> float:
@@ -136,6 +146,7 @@ def compare_with_gnubg(
     for depth in range(plies + 1):  # compile the kernels before any timing
         review_match(warm_up, evaluator, ReviewSettings(plies=depth))
     pairs: list[tuple[MoveDecision, dict]] = []
+    cube_pairs: list[tuple[float, float]] = []
     unpaired = 0
     seconds_ours = seconds_gnubg = 0.0
     tell = progress or (lambda done, total: None)
@@ -145,10 +156,11 @@ def compare_with_gnubg(
         started = time.process_time()
         review = review_match(games, evaluator, settings)
         seconds_ours += time.process_time() - started
-        theirs, seconds = gnubg_analysis(program, match, plies)
+        analysis, seconds = gnubg_analysis(program, match, plies)
         seconds_gnubg += seconds
+        cube_pairs += _cube_errors(games, review, analysis["cube_errors"])
         waiting: dict[tuple, list[dict]] = defaultdict(list)
-        for play in theirs:
+        for play in analysis["plays"]:
             waiting[(play["game"], play["position_id"], tuple(play["dice"]))].append(play)
         for game in review.games:
             for decision in game.decisions:
@@ -192,9 +204,34 @@ def compare_with_gnubg(
         marks=marks,
         any_mark=agreement("any", lambda o: o.mark is not None, lambda t: t["mark"] is not None),
         loss_correlation=_correlation(ours_losses, gnubg_losses),
-        loss_difference=(
-            statistics.fmean(abs(a - b) for a, b in zip(ours_losses, gnubg_losses, strict=True))
-            if pairs
+        loss_difference=_mean_difference(ours_losses, gnubg_losses),
+        cube_players=len(cube_pairs),
+        cube_within=(
+            sum(abs(a - b) <= CUBE_TOLERANCE for a, b in cube_pairs) / len(cube_pairs)
+            if cube_pairs
             else math.nan
         ),
+        cube_correlation=_correlation([a for a, _ in cube_pairs], [b for _, b in cube_pairs]),
+        cube_difference=_mean_difference([a for a, _ in cube_pairs], [b for _, b in cube_pairs]),
     )
+
+
+def _mean_difference(first: Sequence[float], second: Sequence[float]) -> float:
+    """The mean absolute difference of paired values (NaN for none)."""
+    return statistics.fmean(abs(a - b) for a, b in zip(first, second, strict=True)) if first else math.nan
+
+
+def _cube_errors(games: Sequence, review: MatchReview, theirs: dict[str, float]) -> list[tuple[float, float]]:
+    """(our, gnubg's) total cube error of each player of one match, paired by name; none when the two
+    players' names are not two distinct names gnubg knows."""
+    if not games:
+        return []
+    names = games[0].match.players
+    if names[0] == names[1] or any(name not in theirs for name in names):
+        return []
+    ours = [0.0, 0.0]
+    for game in review.games:
+        for decision in game.decisions:
+            if decision.kind in (DecisionKind.CUBE, DecisionKind.TAKE):
+                ours[decision.player] += decision.loss
+    return [(ours[player], float(theirs[names[player]])) for player in (0, 1)]

@@ -59,15 +59,16 @@ from taldau.games.records import RecordError
 
 from . import luck
 from .cube import MatchState
+from .cube_plies import after_play_equity, plied_cube_decision
 from .cubeful import (
     CubeDecision,
     CubeMistake,
     Response,
     cube_decision,
     cube_efficiency,
-    cubeful_equity,
     cubeless_emg,
     cubeless_mwc,
+    decide,
     double_error,
     emg_to_mwc,
     response_error,
@@ -82,6 +83,7 @@ from .record import ActionKind
 from .replay import Game, Step
 
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
+CUBE_DOUBT = 0.2  # cube decisions with No double and the double this close (EMG) are looked at cubeful
 
 
 class CubeChoice(StrEnum):
@@ -110,12 +112,21 @@ RESPONSES = {
 class ReviewSettings:
     """How a match is reviewed: ``plies`` for checker plays (gnubg's default analysis is 2-ply, with its
     move filter: up to ``candidates`` plays within ``threshold`` cubeless equity of the best at 0-ply go
-    deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``), ``luck_plies`` for the luck
+    deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``; see ``cube_doubt``),
+    ``luck_plies`` for the luck
     of the rolls (0, as gnubg; ``luck`` False skips luck), the marks' thresholds (equity lost, EMG), the
-    luck marks' thresholds, and the match equity table."""
+    luck marks' thresholds, and the match equity table.
+
+    Cube decisions are judged as gnubg judges them at ``cube_plies``: by a cubeful look-ahead
+    (``cube_plies.plied_cube_decision``) wherever the player doubled, answered a double, or the 0-ply cube
+    formula on the cube plies' probabilities finds No double and the double within ``cube_doubt`` (EMG) of
+    each other; elsewhere the formula decides, its verdict too clear for the look-ahead to turn
+    (BENCHMARKS.md, "Cube decisions at the review's plies"). ``cube_doubt`` 0 leaves every cube decision
+    to the formula, ``math.inf`` sends every one to the look-ahead."""
 
     plies: int = 2
     cube_plies: int | None = None
+    cube_doubt: float = CUBE_DOUBT
     luck_plies: int = 0
     candidates: int = 16
     threshold: float = 0.32
@@ -130,6 +141,8 @@ class ReviewSettings:
     def __post_init__(self) -> None:
         if min(self.plies, self.luck_plies, 0 if self.cube_plies is None else self.cube_plies) < 0:
             raise ValueError("plies must be 0 or more")
+        if not self.cube_doubt >= 0:
+            raise ValueError(f"cube_doubt must be 0 or more, not {self.cube_doubt}")
         if not 0 <= self.doubtful <= self.bad <= self.very_bad:
             raise ValueError("the marks' thresholds must grow: doubtful <= bad <= very bad")
         if not 0 <= self.lucky <= self.very_lucky:
@@ -139,8 +152,11 @@ class ReviewSettings:
         """The settings the results depend on, short: ``2-ply 16/0.32, cube 2-ply, luck 0-ply, marks
         0.03/0.06/0.12, Kazaross-XG2``."""
         luck = f"luck {self.luck_plies}-ply" if self.luck else "no luck"
+        cube = f"cube {self.cube_depth}-ply"
+        if self.cube_depth > 0 and self.cube_doubt > 0:
+            cube += f" cubeful within {self.cube_doubt}"
         return (
-            f"{self.plies}-ply {self.candidates}/{self.threshold}, cube {self.cube_depth}-ply, {luck}, "
+            f"{self.plies}-ply {self.candidates}/{self.threshold}, {cube}, {luck}, "
             f"marks {self.doubtful}/{self.bad}/{self.very_bad}, {self.table.name}"
         )
 
@@ -313,7 +329,7 @@ def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, inde
         player = step.action.player
         if kind is ActionKind.ROLL:
             if not opening and step.state.offered_by is None and step.state.can_double(player):
-                cube = _cube(evaluator, step, settings, known)
+                cube = _cube(evaluator, step, settings, known, doubled=False)
                 if cube.decision.available:
                     decisions.append(_doubling(cube, step, index, number, settings, doubled=False))
             if step.play is not None and step.action.dice is not None:
@@ -324,7 +340,7 @@ def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, inde
                     known = step.play.result, tuple(float(p) for p in turned)
             opening = False
         elif kind is ActionKind.DOUBLE:
-            cube = _cube(evaluator, step, settings, known)
+            cube = _cube(evaluator, step, settings, known, doubled=True)
             decisions.append(_doubling(cube, step, index, number, settings, doubled=True))
             offered = cube, step
         elif kind in ANSWERS and offered is not None:
@@ -378,21 +394,26 @@ def _cube(
     step: Step,
     settings: ReviewSettings,
     known: tuple[Position, tuple[float, ...]] | None,
+    doubled: bool,
 ) -> _Cube:
     """The cube decision of the player on roll in ``step`` (before his roll or his double); ``known``: a
-    position with its probabilities at the cube plies, used when it is the step's."""
+    position with its probabilities at the cube plies, used when it is the step's; ``doubled``: he
+    doubled, so the decision is looked at cubeful (see ``ReviewSettings``)."""
     position = step.position
+    state = _without_beavers(step.state)
     if known is not None and known[0] == position:
         probabilities = known[1]
     else:
         probabilities = evaluate_position(evaluator, position, settings.cube_depth).probabilities
     decision = cube_decision(
-        probabilities,
-        _without_beavers(step.state),
-        position.turn,
-        cube_efficiency(position.board),
-        settings.table,
+        probabilities, state, position.turn, cube_efficiency(position.board), settings.table
     )
+    if settings.cube_depth > 0 and decision.available and settings.cube_doubt > 0:
+        margin = abs(decision.no_double - decision.double)
+        if doubled or margin < settings.cube_doubt:
+            probabilities, decision = plied_cube_decision(
+                evaluator, position, state, settings.cube_depth, settings.table
+            )
     return _Cube(probabilities, decision)
 
 
@@ -454,13 +475,8 @@ def _answer(
     choice = ANSWERS[step.action.kind]
     judged = decision
     if choice is CubeChoice.BEAVER:  # judged with beavers allowed, as the rules of the session say
-        judged = cube_decision(
-            cube.probabilities,
-            replace(doubling.state, offered_by=None),
-            doubler,
-            cube_efficiency(doubling.position.board),
-            settings.table,
-        )
+        values = (decision.no_double, decision.double_take, decision.double_pass)
+        judged = decide(values, None, doubling.state, doubler, settings.table)
     mistake, loss = response_error(judged, RESPONSES[choice])
     state = _without_beavers(doubling.state)
     mwc = None
@@ -493,21 +509,6 @@ def _answer(
     )
 
 
-def _after_play(
-    probabilities: np.ndarray, result: np.ndarray, state: MatchState, player: int, table: MatchEquityTable
-) -> float:
-    """Cubeful EMG of ``player`` after his play: ``probabilities`` his cubeless ones, ``result`` the board
-    left with the opponent on roll (row MOVER), the cube as ``state`` (before any offer, without beavers)
-    has it. The opponent then takes his best cube action: the play is worth minus his cubeful equity with
-    No double, or with a double (take or pass) when that is better for him, as gnubg values it."""
-    opponent = 1 - player
-    opponent_view = flipped(probabilities[np.newaxis])[0]
-    efficiency = cube_efficiency(result)
-    if state.can_double(opponent):
-        return -cube_decision(opponent_view, state, opponent, efficiency, table).best
-    return -cubeful_equity(opponent_view, state, opponent, efficiency, table)
-
-
 def _move(
     evaluator: Evaluator, step: Step, game: int, number: int, settings: ReviewSettings, opening: bool
 ) -> MoveDecision:
@@ -523,7 +524,7 @@ def _move(
     ranked = [analysis.play(int(rank)) for rank in deep]
     values = np.array(
         [
-            _after_play(
+            after_play_equity(
                 analysis.probabilities[rank], ranked_play.play.result.board, state, player, settings.table
             )
             for rank, ranked_play in zip(deep, ranked, strict=True)
@@ -609,7 +610,7 @@ def _best_values(
 
     boards, probabilities, best = luck.best_plays(evaluator, position, rolls, settings.luck_plies, utility)
     return np.array(
-        [_after_play(probabilities[k], boards[k, ::-1], state, player, settings.table) for k in best],
+        [after_play_equity(probabilities[k], boards[k, ::-1], state, player, settings.table) for k in best],
         dtype=np.float64,
     )
 

@@ -1,15 +1,18 @@
 """Make ``cube.json``: GNU Backgammon's 0-ply cube analysis (``hint`` before the roll) of positions of real
-matches, at their own match state and at made-up ones, to check ``games/backgammon/cubeful.py``.
+matches, at their own match state and at made-up ones, to check ``games/backgammon/cubeful.py``; with
+``--plies 2``, ``cube-2ply.json``: its 2-ply cube analysis of every ``PLIED_EVERY``-th of the same cases, to
+check ``games/backgammon/cube_plies.py``.
 
 Needs GNU Backgammon 1.07 (Debian package ``gnubg``; the binary is ``/usr/games/gnubg``) and taldau
 installed (the positions come from replaying this folder's ``*.mat`` files with taldau's reader). Run:
 
-    .venv/bin/python tests/data/backgammon/gnubg/cube_fixtures.py
+    .venv/bin/python tests/data/backgammon/gnubg/cube_fixtures.py [--plies 2]
 
 For each case gnubg is given the Position ID and a Match ID (dice not rolled, the roller on turn) with
 ``set matchid`` / ``set board``, and ``hint`` prints its cubeless probabilities (6 digits, ``set output
 digits 6``) and its cubeful equities of No double, Double/take, Double/pass in EMG with the proper cube
-action, or "You cannot double." Settings: Kazaross-XG2 table, 0-ply cube decisions, beavers allowed.
+action, or "You cannot double." Settings: Kazaross-XG2 table, cube decisions at 0 plies (or ``--plies``),
+beavers allowed.
 The cases: every 6th decision before a roll of the real matches (their own score, cube and Crawford state)
 and, for every 4th of those positions, the same position at other states (money with and without the
 Jacoby rule, owned cubes, several match scores, Crawford and post-Crawford games).
@@ -17,6 +20,7 @@ Jacoby rule, owned cubes, several match scores, Crawford and post-Crawford games
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -32,6 +36,7 @@ GNUBG = "/usr/games/gnubg"
 MATCHES = ("galaxy-6800849", "galaxy-8170603", "studio-selbs", "studio-iradch49", "studio-moderntavla31")
 REAL_EVERY = 6
 VARIED_EVERY = 4
+PLIED_EVERY = 20  # with --plies: every 20th case (gnubg's 2-ply takes about a second a case)
 
 # (length, roller's score, opponent's score, cube, owner: "centred" / "roller" / "opponent", crawford, jacoby)
 VARIATIONS = (
@@ -118,13 +123,13 @@ CUBEFUL = re.compile(
 )
 
 
-def ask_gnubg(all_cases: list[dict]) -> None:
-    """Run gnubg once over every case and store its answers in the cases."""
+def ask_gnubg(all_cases: list[dict], plies: int) -> None:
+    """Run gnubg once over every case, its cube decisions at ``plies``, and store its answers in the cases."""
     commands = [
         "set player 0 human",
         "set player 1 human",
         "set matchequitytable /usr/share/gnubg/met/Kazaross-XG2.xml",
-        "set evaluation cubedecision evaluation plies 0",
+        f"set evaluation cubedecision evaluation plies {plies}",
         "set output digits 6",
         "set beavers 3",
     ]
@@ -157,7 +162,7 @@ def ask_gnubg(all_cases: list[dict]) -> None:
             continue
         elif line.startswith("You cannot double"):
             current["gnubg"] = {"available": False}
-        elif line.startswith("0-ply cubeless equity"):
+        elif re.match(r"^\d-ply cubeless equity", line):
             current["gnubg"] = {"available": True, "cubeless_equity": float(line.split()[3])}
         elif re.match(r"^\s+\d\.\d+ \d\.\d+ \d\.\d+ - \d\.\d+", line) and "gnubg" in current:
             numbers = [float(value) for value in line.replace("-", " ").split()]
@@ -178,20 +183,25 @@ def ask_gnubg(all_cases: list[dict]) -> None:
 
 
 def main() -> None:
-    all_cases = cases()
-    ask_gnubg(all_cases)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plies", type=int, default=0, help="gnubg's plies for the cube decisions")
+    plies = parser.parse_args().plies
+    all_cases = cases() if plies == 0 else cases()[::PLIED_EVERY]
+    ask_gnubg(all_cases, plies)
     answered = [case for case in all_cases if "gnubg" in case]
     out = {
         "about": (
-            "GNU Backgammon 1.07.001's 0-ply cube analysis (hint before the roll, Kazaross-XG2, beavers "
-            "allowed) of positions of real matches at their own and at made-up match states; made by "
-            "cube_fixtures.py. probabilities: gnubg's cubeless ones (win, win gammon, win backgammon, lose "
-            "gammon, lose backgammon, cumulative) of the roller (the player on roll); equities in EMG from "
-            "the roller's side; available false where gnubg says 'You cannot double.'"
+            f"GNU Backgammon 1.07.001's {plies}-ply cube analysis (hint before the roll, Kazaross-XG2, "
+            "beavers allowed) of positions of real matches at their own and at made-up match states; made by "
+            f"cube_fixtures.py{f' --plies {plies}' if plies else ''}. probabilities: gnubg's cubeless ones "
+            "(win, win gammon, win backgammon, lose gammon, lose backgammon, cumulative) of the roller (the "
+            "player on roll); equities in EMG from the roller's side; available false where gnubg says 'You "
+            "cannot double.'"
         ),
         "cases": answered,
     }
-    (HERE / "cube.json").write_text(json.dumps(out, indent=1) + "\n")
+    name = "cube.json" if plies == 0 else f"cube-{plies}ply.json"
+    (HERE / name).write_text(json.dumps(out, indent=1) + "\n")
     print(f"{len(answered)} of {len(all_cases)} cases answered")
 
 
