@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from taldau.games.kind import (
+    CUBE_ERRORS,
     Analyser,
     AnalysisOptions,
     Annotation,
@@ -22,6 +23,7 @@ from taldau.games.kind import (
     GameAnalysis,
     Mark,
     MarkScale,
+    cube_error_kind,
     mark_for,
     pov,
 )
@@ -125,17 +127,20 @@ def player_stats(
     and the accuracy are means over the decisions that are ``counted`` (0 and 100 without one); PR and
     rating band come from the error rate through ``scale`` (None without one). The luck (over every
     decision) and the match winning chances lost (over the counted ones) are sums for both sides when any
-    decision has them, else None."""
+    decision has them, else None; the kinds of cube error (``games.kind.CUBE_ERRORS``, over the counted
+    cube and take decisions) are counted where the game has a cube (any luck or cube decision), else
+    None."""
     has_mwc = any(row.decision.loss_mwc is not None for row in rows)
     has_luck = any(row.decision.luck is not None for row in rows)
+    has_cube = has_luck or any(row.decision.kind is not DecisionKind.MOVE for row in rows)
     return tuple(
-        _side_figures([row for row in rows if row.decision.side == side], has_mwc, has_luck, scale)
+        _side_figures([row for row in rows if row.decision.side == side], has_mwc, has_luck, has_cube, scale)
         for side in (0, 1)
     )  # type: ignore[return-value]
 
 
 def _side_figures(
-    rows: Sequence[MarkedDecision], has_mwc: bool, has_luck: bool, scale: MarkScale | None
+    rows: Sequence[MarkedDecision], has_mwc: bool, has_luck: bool, has_cube: bool, scale: MarkScale | None
 ) -> SideFigures:
     """One side's figures over its decisions ``rows`` (see ``player_stats``)."""
     counted = [row.decision for row in rows if row.decision.counted]
@@ -164,4 +169,18 @@ def _side_figures(
         pr=scale.performance(mean_loss) if scale is not None and counted else None,
         luck=sum(row.decision.luck for row in rows if row.decision.luck is not None) if has_luck else None,
         rating=scale.rating(mean_loss) if scale is not None and counted else None,
+        **(_cube_errors(cube) if has_cube else {}),
     )
+
+
+def _cube_errors(counted: Sequence[Decision]) -> dict[str, int | float]:
+    """The counted cube and take decisions' errors by gnubg's kinds (``CUBE_ERRORS``): each kind's count
+    and EMG lost, as ``SideFigures`` names them."""
+    figures: dict[str, int | float] = {}
+    kinds = [cube_error_kind(decision) for decision in counted]
+    for index, (name, _) in enumerate(CUBE_ERRORS):
+        figures[name] = kinds.count(index)
+        figures[f"{name}_error"] = sum(
+            (decision.loss for decision, kind in zip(counted, kinds, strict=True) if kind == index), 0.0
+        )
+    return figures

@@ -336,6 +336,34 @@ class Decision:
             raise ValueError(f"decision {self.ply}: a forced decision is never counted")
 
 
+# gnubg's kinds of cube error, as its statistics name them, each with its column name. CP: the cash point,
+# where the double is a pass; DP: the doubling point, below which a double is wrong; TG: too good, where
+# the roller should play on for a gammon rather than double.
+CUBE_ERRORS = (
+    ("missed_doubles_below_cp", "Missed doubles below CP"),
+    ("missed_doubles_above_cp", "Missed doubles above CP"),
+    ("wrong_doubles_below_dp", "Wrong doubles below DP"),
+    ("wrong_doubles_above_tg", "Wrong doubles above TG"),
+    ("wrong_takes", "Wrong takes"),
+    ("wrong_passes", "Wrong passes"),
+)
+
+
+def cube_error_kind(decision: Decision) -> int | None:
+    """The index in ``CUBE_ERRORS`` of a cube or take decision's loss (None: a move, or no loss), as gnubg
+    sorts them: a missed double is above the cash point when Double/take is worth more than Double/pass
+    (the double would be passed), a wrong double above the too-good point when No double is worth more
+    than Double/pass; a take or a beaver that loses is a wrong take, a pass that loses a wrong pass."""
+    if decision.kind is DecisionKind.MOVE or decision.loss <= 0 or decision.cube is None:
+        return None
+    cube = decision.cube
+    if decision.kind is DecisionKind.CUBE:
+        if decision.played == "double":
+            return 3 if cube.no_double > cube.double_pass else 2
+        return 1 if cube.double_take > cube.double_pass else 0
+    return 5 if decision.played == "pass" else 4
+
+
 @dataclass(frozen=True)
 class GameAnalysis:
     """The decisions of one game of a task, in the order they were taken."""

@@ -49,7 +49,7 @@ import pyarrow as pa
 
 from .columns import column, column_names, columns_of, described, table_schema
 
-GAMES_SCHEMA_VERSION = "2"
+GAMES_SCHEMA_VERSION = "3"
 # the first and the second player's names where the record has no White / Black header (backgammon)
 PLAYER_NOTE = {"White": "; else the first player's name", "Black": "; else the second player's name"}
 HEADER_COLUMNS = {
@@ -109,6 +109,37 @@ class SideFigures:
     rating: str | None = column(
         pa.string(), "gnubg's band of the error rate, Supernatural ... Awful! (backgammon)", True, None
     )
+    # gnubg's kinds of cube error (games.kind.CUBE_ERRORS), each counted and its loss summed (EMG)
+    missed_doubles_below_cp: int | None = column(
+        pa.int32(), "no double where Double, take was right (backgammon; null before schema 3)", True, None
+    )
+    missed_doubles_below_cp_error: float | None = column(
+        pa.float64(), "EMG lost by the missed doubles below the cash point", True, None
+    )
+    missed_doubles_above_cp: int | None = column(
+        pa.int32(), "no double where Double, pass was right (backgammon)", True, None
+    )
+    missed_doubles_above_cp_error: float | None = column(
+        pa.float64(), "EMG lost by the missed doubles above the cash point", True, None
+    )
+    wrong_doubles_below_dp: int | None = column(
+        pa.int32(), "doubles where No double was right, not too good to double (backgammon)", True, None
+    )
+    wrong_doubles_below_dp_error: float | None = column(
+        pa.float64(), "EMG lost by the wrong doubles below the doubling point", True, None
+    )
+    wrong_doubles_above_tg: int | None = column(
+        pa.int32(), "doubles where the roller was too good to double (backgammon)", True, None
+    )
+    wrong_doubles_above_tg_error: float | None = column(
+        pa.float64(), "EMG lost by the wrong doubles above the too-good point", True, None
+    )
+    wrong_takes: int | None = column(
+        pa.int32(), "takes or beavers where a pass was right (backgammon)", True, None
+    )
+    wrong_takes_error: float | None = column(pa.float64(), "EMG lost by the wrong takes", True, None)
+    wrong_passes: int | None = column(pa.int32(), "passes where a take was right (backgammon)", True, None)
+    wrong_passes_error: float | None = column(pa.float64(), "EMG lost by the wrong passes", True, None)
 
 
 SIDE_STATS = column_names(SideFigures)

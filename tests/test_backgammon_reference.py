@@ -19,6 +19,7 @@ from taldau.games.backgammon.reference import (
     gnubg_program,
     spread_matches,
 )
+from taldau.games.kind import CUBE_ERRORS
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
 MATCH = FOLDER / "galaxy-4219674.txt"
@@ -36,9 +37,16 @@ def fixture_plays() -> list[dict]:
 @needs_gnubg
 def test_gnubg_analysis_gives_gnubgs_losses_and_marks() -> None:
     assert PROGRAM is not None
-    plays, seconds = gnubg_analysis(PROGRAM, MATCH, 0)
+    analysis, seconds = gnubg_analysis(PROGRAM, MATCH, 0)
+    plays = analysis["plays"]
     expected = [d for d in fixture_plays() if d["candidates"] > 0]  # a roll that cannot be played has none
     assert seconds > 0
+    # each player's cube error: the six kinds of gnubg's statistics summed, by name
+    fixture = json.loads((FOLDER / "galaxy-4219674.json").read_text(encoding="utf-8"))
+    for name, statistics in zip(fixture["players"], fixture["statistics"], strict=True):
+        total = sum(statistics["cube"][kind][1] for kind, _ in CUBE_ERRORS)
+        assert total == pytest.approx(statistics["cube"]["error"], abs=1e-6)
+        assert analysis["cube_errors"][name] == pytest.approx(total, abs=0.005)
     assert [(p["game"], p["position_id"], p["candidates"]) for p in plays] == [
         (d["game"], d["position_id"], d["candidates"]) for d in expected
     ]

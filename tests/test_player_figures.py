@@ -17,7 +17,9 @@ from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
 from taldau.analysis.rows import move_rows
 from taldau.cli.main import main
+from taldau.games.backgammon.analysis_text import figures
 from taldau.games.kind import (
+    CUBE_ERRORS,
     EMG_SCALE,
     CubeEquities,
     Decision,
@@ -274,9 +276,22 @@ def gnubg_decisions(game: dict) -> list[Decision]:
                 luck=item.get("luck"),
                 luck_mark=None if item.get("luck_mark") is None else LuckMark(GNUBG_LUCK[item["luck_mark"]]),
                 loss_mwc=item["loss_mwc"],
+                cube=None if kind is MOVE else gnubg_equities(item),
+                played="" if kind is MOVE else item["action"],
             )
         )
     return decisions
+
+
+def gnubg_equities(item: dict) -> CubeEquities | None:
+    """The cubeful equities and verdict of one of gnubg's cube or take decisions (None where gnubg has none:
+    the doubler's acceptance of a beaver)."""
+    equities = item["equities"]
+    if equities is None:
+        return None
+    return CubeEquities(
+        equities["no_double"], equities["double_take"], equities["double_pass"], item["verdict"]
+    )
 
 
 def check_against_gnubg(review: GameReview, statistics: list[dict], match_play: bool) -> None:
@@ -291,6 +306,9 @@ def check_against_gnubg(review: GameReview, statistics: list[dict], match_play: 
         assert (ours.rating or "n/a") == overall["rating"]
         assert ours.pr == pytest.approx(0.5 * overall["error_rate"], rel=1e-4, abs=1e-6)  # 500 x EMG rate
         assert ours.luck == pytest.approx(theirs["luck"]["total"], abs=1e-6)
+        for name, _ in CUBE_ERRORS:  # gnubg's kinds of cube error: count and EMG lost
+            count, error = getattr(ours, name), getattr(ours, f"{name}_error")
+            assert (count, error) == (cube[name][0], pytest.approx(cube[name][1], abs=1e-6)), name
         if match_play:  # gnubg's money-play "MWC" is no match winning chance; taldau leaves it null
             assert ours.error_mwc == pytest.approx(overall["error_mwc"], abs=1e-6)
 
@@ -316,16 +334,25 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schemas"] == {"moves": "4", "games": "2"}
+    assert manifest["schemas"] == {"moves": "4", "games": "3"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
-        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"4" if table == "moves" else b"2")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"4" if table == "moves" else b"3")
     moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
     assert len(games) == 15 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
     assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()
     empty = ["dice", "match_id", "no_double", "verdict", "luck", "luck_mark", "loss_mwc", "cubeless_best"]
     assert moves[empty].isna().all().all()
-    assert games[["match_length", "cube", "winner", "points", "white_pr", "black_rating"]].isna().all().all()
+    togyz_nulls = [
+        "match_length",
+        "cube",
+        "winner",
+        "points",
+        "white_pr",
+        "black_rating",
+        "white_wrong_takes",
+    ]
+    assert games[togyz_nulls].isna().all().all()
     # Each side's figures are its moves' sums, in DuckDB over the Parquet folders.
     sums = duckdb.sql(
         f"""
@@ -348,3 +375,20 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     for _, _, decisions, counted, error, rate, d, c, e, ce, cu, ml in sums:
         assert (decisions, counted) == (d, c) and error == pytest.approx(e) == pytest.approx(ce)
         assert cu == 0.0 and ml == pytest.approx(rate)
+
+
+@pytest.mark.parametrize("path", sorted((GNUBG_FIXTURES / "analysis").glob("*.json")), ids=lambda p: p.stem)
+def test_gnubg_s_decisions_give_gnubg_s_kinds_of_cube_error(path: Path) -> None:
+    """gnubg 1.07's own analysis: its cube and take decisions sorted by ``analysis_text.cube_error_kind``
+    give the counts and errors of its statistics' rows "Missed doubles below CP" ... "Wrong passes", per
+    player over the match."""
+    match = json.loads(path.read_text(encoding="utf-8"))
+    decisions = [item for game in match["games"] for item in gnubg_decisions(game)]
+    sides = figures((item, None) for item in decisions)
+    keys = [name for name, _ in CUBE_ERRORS]
+    for ours, theirs in zip(sides, match["statistics"], strict=True):
+        for key, (count, emg, _) in zip(keys, ours.cube_errors, strict=True):
+            assert (count, emg) == (
+                theirs["cube"][key][0],
+                pytest.approx(theirs["cube"][key][1], abs=1e-6),
+            ), key

@@ -15,12 +15,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from taldau.games.kind import (
+    CUBE_ERRORS,
     EMG_SCALE,
     MARKS,
     Annotation,
     Decision,
     DecisionKind,
     LuckMark,
+    cube_error_kind,
     move_numbers,
     pov,
 )
@@ -38,8 +40,9 @@ class Figures:
     """One player's statistics over some decisions (a game's, the match's), as gnubg's statistics count
     them: checker plays (``moves``, those not forced ``unforced``, marks by glyph, error in EMG and
     match winning chances), rolls by luck mark and the luck in EMG, cube and take decisions (all,
-    ``close`` or actual ones: those counted, doubles, takes, passes, error). ``mwc`` is False in money
-    play, where no decision has a loss in match winning chances."""
+    ``close`` or actual ones: those counted, doubles, takes, passes, error, and ``cube_errors``: for each
+    of gnubg's kinds of cube error, ``CUBE_ERRORS``, the count, the EMG and the MWC lost). ``mwc`` is False
+    in money play, where no decision has a loss in match winning chances."""
 
     moves: int = 0
     unforced: int = 0
@@ -55,6 +58,7 @@ class Figures:
     passes: int = 0
     cube_error: float = 0.0
     cube_mwc: float = 0.0
+    cube_errors: tuple[tuple[int, float, float], ...] = ((0, 0.0, 0.0),) * len(CUBE_ERRORS)
     mwc: bool = False
 
     @property
@@ -106,6 +110,12 @@ def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, 
             player.close += 1
             player.cube_error += decision.loss
             player.cube_mwc += mwc
+            kind = cube_error_kind(decision)
+            if kind is not None:
+                player.cube_errors = tuple(
+                    (count + 1, emg + decision.loss, lost + mwc) if index == kind else (count, emg, lost)
+                    for index, (count, emg, lost) in enumerate(player.cube_errors)
+                )
     return sides
 
 
@@ -116,6 +126,12 @@ def _row(label: str, values: Sequence[str]) -> str:
 def _error_total(emg: float, mwc: float, in_match: bool) -> str:
     """gnubg's ``-0.095 ( -2.383%)``: an error as the equity it lost (negative), MWC in match play."""
     return f"{-emg:+.3f} ({-100 * mwc:+7.3f}%)" if in_match else f"{-emg:+.3f}"
+
+
+def _error_count(count: int, emg: float, mwc: float, in_match: bool) -> str:
+    """gnubg's ``1 (-0.028 ( -0.702%))``: how many errors of a kind and what they lost (the count alone
+    for none)."""
+    return f"{count:4d}" + (f" ({_error_total(emg, mwc, in_match)})" if count else "")
 
 
 def _error_rate(emg: float, mwc: float, count: int, in_match: bool) -> str:
@@ -178,6 +194,10 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> li
         row("Doubles", lambda side: f"{side.doubles:4d}"),
         row("Takes", lambda side: f"{side.takes:4d}"),
         row("Passes", lambda side: f"{side.passes:4d}"),
+        *(
+            row(f"{label} ({unit})", lambda side, i=index: _error_count(*side.cube_errors[i], in_match))
+            for index, (_, label) in enumerate(CUBE_ERRORS)
+        ),
         row(f"Error total {unit}", lambda side: _error_total(side.cube_error, side.cube_mwc, in_match)),
         row(
             f"Error rate {rate_unit}",
