@@ -37,13 +37,13 @@ from .cube import MatchState
 from .cubeful import (
     CubeDecision,
     before_offer,
-    cube_decision,
     cube_efficiency,
     cubeful_equity,
     cubeful_mwc,
     decide,
     emg_to_mwc,
     may_double,
+    mwc_to_emg,
 )
 from .engine import Analysis, Limit, analyse, exact_probabilities
 from .eval import Evaluator
@@ -65,12 +65,27 @@ def after_play_equity(
     board left with the opponent on roll (row MOVER), the cube as ``state`` (before any offer) has it. The
     opponent then takes his best cube action: the play is worth minus his cubeful equity with No double,
     or with a double (take or pass) when that is better for him, as gnubg values it."""
-    opponent = 1 - player
-    opponent_view = flipped(probabilities[np.newaxis])[0]
+    value = _after_play(probabilities, result, state, player, table)
+    return value if state.rules.money else mwc_to_emg(value, state, player, table)
+
+
+def _after_play(
+    probabilities: np.ndarray, result: np.ndarray, moving: MatchState, mover: int, table: MatchEquityTable
+) -> float:
+    """``after_play_equity`` as the look-ahead keeps values: money per unit of the cube, match MWC."""
+    opponent = 1 - mover
+    view = flipped(probabilities[np.newaxis])[0]
     efficiency = cube_efficiency(result)
-    if state.can_double(opponent):
-        return -cube_decision(opponent_view, state, opponent, efficiency, table).best
-    return -cubeful_equity(opponent_view, state, opponent, efficiency, table)
+    doubled = _doubled(moving, opponent) if may_double(moving, opponent) else None
+    theirs = _best_action(
+        _leaf(view, moving, opponent, efficiency, table),
+        _leaf(view, doubled, opponent, efficiency, table),
+        moving,
+        opponent,
+        table,
+    )
+    assert theirs is not None
+    return -theirs if moving.rules.money else 1.0 - theirs
 
 
 def plied_cube_decision(
@@ -194,19 +209,8 @@ def _best_play(analysis: Analysis, moving: MatchState, mover: int, table: MatchE
     count = int(np.count_nonzero(equities[:PLAY_CHOICES] >= equities[0] - PLAY_MARGIN))
     if count <= 1:
         return 0
-    opponent = 1 - mover
-    doubled = _doubled(moving, opponent) if may_double(moving, opponent) else None
-    values = []
-    for rank in range(count):
-        view = flipped(analysis.probabilities[rank][np.newaxis])[0]
-        efficiency = cube_efficiency(analysis.play(rank).play.result.board)
-        theirs = _best_action(
-            _leaf(view, moving, opponent, efficiency, table),
-            _leaf(view, doubled, opponent, efficiency, table),
-            moving if doubled is not None else None,
-            opponent,
-            table,
-        )
-        assert theirs is not None
-        values.append(-theirs if moving.rules.money else 1.0 - theirs)
+    values = [
+        _after_play(analysis.probabilities[rank], analysis.play(rank).play.result.board, moving, mover, table)
+        for rank in range(count)
+    ]
     return int(np.argmax(values))
