@@ -33,6 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .board import ROLL_COUNTS, ROLL_DICE
 from .cube import MatchState
 from .cubeful import (
     CubeDecision,
@@ -53,9 +54,6 @@ from .position import Position
 
 PLAY_CHOICES = 10  # the plays of a roll judged cubeful at 0-ply, as gnubg's PRUNE_MOVES
 PLAY_MARGIN = 0.08  # ... of those, the ones within this cubeless equity of the best
-ROLLS = tuple(
-    ((high, low), 1 if high == low else 2) for high in range(6, 0, -1) for low in range(high, 0, -1)
-)  # the 21 rolls with their weights in 36
 
 
 def after_play_equity(
@@ -146,8 +144,8 @@ def _node(
     else:
         probabilities = np.zeros(5)
         sums = np.zeros(len(expanded))
-        for dice, weight in ROLLS:
-            analysis = analyse(evaluator, position, dice, Limit(0))
+        for dice, weight in zip(ROLL_DICE, ROLL_COUNTS, strict=True):
+            analysis = analyse(evaluator, position, tuple(dice), Limit(0))
             rank = _best_play(analysis, moving, roller, table)
             child = analysis.play(rank).play.result
             below = flipped(analysis.probabilities[rank][np.newaxis])[0]
