@@ -29,31 +29,33 @@ equities.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from . import board as core
 from .board import ROLL_COUNTS, ROLL_DICE
 from .cube import MatchState
 from .cubeful import (
     CubeDecision,
     before_offer,
     cube_efficiency,
-    cubeful_equity,
-    cubeful_mwc,
+    cubeful_values,
     decide,
     emg_to_mwc,
     may_double,
     mwc_to_emg,
 )
-from .engine import Analysis, Limit, analyse, exact_probabilities
+from .engine import after_plays, exact_probabilities
 from .eval import Evaluator
-from .eval.probabilities import flipped
+from .eval.probabilities import equities, flipped
 from .met import MatchEquityTable
-from .position import Position
+from .position import PlayBuffers, Position
 
 PLAY_CHOICES = 10  # the plays of a roll judged cubeful at 0-ply, as gnubg's PRUNE_MOVES
 PLAY_MARGIN = 0.08  # ... of those, the ones within this cubeless equity of the best
+
+Spots = Sequence[MatchState | None]
 
 
 def after_play_equity(
@@ -63,17 +65,22 @@ def after_play_equity(
     board left with the opponent on roll (row MOVER), the cube as ``state`` (before any offer) has it. The
     opponent then takes his best cube action: the play is worth minus his cubeful equity with No double,
     or with a double (take or pass) when that is better for him, as gnubg values it."""
-    value = _after_play(probabilities, result, state, player, table)
+    value = float(_after_plays(np.asarray(probabilities)[np.newaxis], [result], state, player, table)[0])
     return value if state.rules.money else mwc_to_emg(value, state, player, table)
 
 
-def _after_play(
-    probabilities: np.ndarray, result: np.ndarray, moving: MatchState, mover: int, table: MatchEquityTable
-) -> float:
-    """``after_play_equity`` as the look-ahead keeps values: money per unit of the cube, match MWC."""
+def _after_plays(
+    probabilities: np.ndarray,
+    results: Sequence[np.ndarray],
+    moving: MatchState,
+    mover: int,
+    table: MatchEquityTable,
+) -> np.ndarray:
+    """``after_play_equity`` of each play (row of ``probabilities``, board of ``results``) as the look-ahead
+    keeps values: money per unit of the cube, match MWC."""
     opponent = 1 - mover
-    view = flipped(probabilities[np.newaxis])[0]
-    efficiency = cube_efficiency(result)
+    view = flipped(np.ascontiguousarray(probabilities, dtype=np.float64))
+    efficiency = np.array([cube_efficiency(result) for result in results], dtype=np.float64)
     doubled = _doubled(moving, opponent) if may_double(moving, opponent) else None
     theirs = _best_action(
         _leaf(view, moving, opponent, efficiency, table),
@@ -94,8 +101,8 @@ def plied_cube_decision(
     same look-ahead and the decision (``cubeful.CubeDecision``, its values in EMG)."""
     state = before_offer(state)
     roller = position.turn
-    probabilities, (no_double, double_take) = _node(
-        evaluator, position, (state, _doubled(state, roller)), plies, True, state, table, None
+    probabilities, (no_double, double_take) = _look_ahead(
+        evaluator, position, (state, _doubled(state, roller)), plies, state, table
     )
     assert no_double is not None and double_take is not None
     plain = tuple(float(p) for p in probabilities)
@@ -111,104 +118,203 @@ def _doubled(state: MatchState, roller: int) -> MatchState:
     return replace(state, cube=2 * state.cube, cube_owner=1 - roller, offered_by=None)
 
 
-def _node(
+@dataclass
+class _Level:
+    """The nodes of one level of the look-ahead, all with the same player on roll (``roller``) and the same
+    cube positions (``spots``, None: one that cannot arise; ``expanded``: each followed by the cube after
+    the roller doubles, None where he may not): their boards (row MOVER the roller), the cubeless
+    probabilities where known (leaves) and, once worked out, the roller's values in each spot (NaN for
+    None)."""
+
+    roller: int
+    spots: Spots
+    expanded: Spots
+    boards: np.ndarray  # (nodes, 2, 25)
+    probabilities: np.ndarray  # (nodes, 5)
+    leaf: np.ndarray  # (nodes,) bool
+    values: np.ndarray | None = None  # (nodes, len(spots))
+
+
+def _look_ahead(
     evaluator: Evaluator,
     position: Position,
-    spots: Sequence[MatchState | None],
+    spots: Spots,
     plies: int,
-    top: bool,
     moving: MatchState,
     table: MatchEquityTable,
-    known: np.ndarray | None,
 ) -> tuple[np.ndarray, list[float | None]]:
     """The roller's cubeless probabilities and his value in each cube position of ``spots`` (None: a cube
-    position that cannot arise), ``plies`` ahead; ``top``: the root, where the roller's own cube action is
-    the caller's to decide; ``moving``: the cube as it stands, by which plays are chosen; ``known``: the
-    position's 0-ply probabilities when the caller has them."""
-    roller = position.turn
-    expanded: list[MatchState | None] = []
-    for spot in spots:
-        expanded.append(spot)
-        can = spot is not None and not top and may_double(spot, roller)
-        expanded.append(_doubled(spot, roller) if can else None)
-    exact = exact_probabilities(position.board)
-    if exact is not None or plies == 0:
-        if exact is not None:
-            probabilities = exact
-        elif known is not None:
-            probabilities = known
-        else:
-            probabilities = evaluator.evaluate(position.board[np.newaxis], 0)[0]
-        efficiency = cube_efficiency(position.board)
-        raw = [_leaf(probabilities, spot, roller, efficiency, table) for spot in expanded]
-    else:
-        probabilities = np.zeros(5)
-        sums = np.zeros(len(expanded))
-        for dice, weight in zip(ROLL_DICE, ROLL_COUNTS, strict=True):
-            analysis = analyse(evaluator, position, tuple(dice), Limit(0))
-            rank = _best_play(analysis, moving, roller, table)
-            child = analysis.play(rank).play.result
-            below = flipped(analysis.probabilities[rank][np.newaxis])[0]
-            child_probabilities, child_values = _node(
-                evaluator, child, expanded, plies - 1, False, moving, table, below
-            )
-            probabilities += weight * flipped(child_probabilities[np.newaxis])[0]
-            for index, value in enumerate(child_values):
+    position that cannot arise) at the root ``position``, ``plies`` ahead (see the module); ``moving``: the
+    cube as it stands, by which plays are chosen. The tree is walked a level at a time: every play of every
+    roll of every node of a level is evaluated in one call, and the cube arithmetic of a level is done on
+    arrays."""
+    board = np.ascontiguousarray(position.board)
+    exact = exact_probabilities(board)
+    root = _Level(
+        roller=position.turn,
+        spots=spots,
+        expanded=[
+            value for spot in spots for value in (spot, None)
+        ],  # the root's cube action is the caller's
+        boards=board[np.newaxis],
+        probabilities=np.zeros((1, 5)),
+        leaf=np.array([exact is not None or plies == 0]),
+    )
+    if exact is not None:
+        root.probabilities[0] = exact
+    elif plies == 0:
+        root.probabilities[0] = evaluator.evaluate(board[np.newaxis], 0)[0]
+    levels = [root]
+    parents: list[np.ndarray] = []  # for each level below the root: the rows of the level above expanded
+    while not levels[-1].leaf.all():
+        level = levels[-1]
+        rows = np.flatnonzero(~level.leaf)
+        parents.append(rows)
+        levels.append(_children(evaluator, level, rows, moving, table, plies - len(levels)))
+    for depth in range(len(levels) - 1, -1, -1):
+        level = levels[depth]
+        values = np.full((len(level.leaf), 2 * len(level.spots)), np.nan)
+        leaves = np.flatnonzero(level.leaf)
+        if len(leaves):
+            efficiency = np.array([cube_efficiency(b) for b in level.boards[leaves]], dtype=np.float64)
+            for index, spot in enumerate(level.expanded):
+                value = _leaf(level.probabilities[leaves], spot, level.roller, efficiency, table)
                 if value is not None:
-                    sums[index] += weight * (-value if moving.rules.money else 1.0 - value)
-        probabilities /= 36.0
-        raw = [None if spot is None else float(sums[index] / 36.0) for index, spot in enumerate(expanded)]
-    values = [
-        _best_action(raw[2 * index], raw[2 * index + 1], spot, roller, table)
-        for index, spot in enumerate(spots)
-    ]
-    return probabilities, values
+                    values[leaves, index] = value
+        if depth + 1 < len(levels):
+            rows = parents[depth]
+            below = levels[depth + 1]
+            assert below.values is not None
+            # the children of each expanded node, a roll apiece in ROLL_DICE order
+            child_values = below.values.reshape(len(rows), len(ROLL_COUNTS), -1)
+            child_probabilities = flipped(below.probabilities).reshape(len(rows), len(ROLL_COUNTS), 5)
+            mine = -child_values if moving.rules.money else 1.0 - child_values
+            sums = np.zeros((len(rows), child_values.shape[2]))
+            probabilities = np.zeros((len(rows), 5))
+            for roll, weight in enumerate(ROLL_COUNTS.tolist()):
+                probabilities += weight * child_probabilities[:, roll]
+                sums += weight * mine[:, roll]
+            level.probabilities[rows] = probabilities / 36.0
+            values[rows] = sums / 36.0
+        level.values = np.full((len(level.leaf), len(level.spots)), np.nan)
+        for index, spot in enumerate(level.spots):
+            best = _best_action(
+                None if spot is None else values[:, 2 * index],
+                None if level.expanded[2 * index + 1] is None else values[:, 2 * index + 1],
+                spot,
+                level.roller,
+                table,
+            )
+            if best is not None:
+                level.values[:, index] = best
+    assert root.values is not None
+    values = [None if spot is None else float(root.values[0, index]) for index, spot in enumerate(spots)]
+    return root.probabilities[0], values
+
+
+def _children(
+    evaluator: Evaluator,
+    level: _Level,
+    rows: np.ndarray,
+    moving: MatchState,
+    table: MatchEquityTable,
+    plies: int,
+) -> _Level:
+    """The level below ``level``: for each node at ``rows`` and each of the 21 rolls (in ``ROLL_DICE``
+    order), the position after the roller's best play of the roll (``_best_plays``), ``plies`` ahead of
+    it; every play evaluated at 0-ply in one call."""
+    roller = level.roller
+    buffers = PlayBuffers()
+    results = []
+    for board in level.boards[rows]:
+        for high, low in ROLL_DICE.tolist():
+            count = core.generate_plays(board, high, low, core.KEY_WORDS, *buffers.arrays())
+            results.append(buffers.boards[:count].copy())
+    counts = np.array([len(plays) for plays in results])
+    boards = np.concatenate(results)
+    probabilities = after_plays(evaluator, boards, 0)
+    chosen = _best_plays(probabilities, boards, counts, moving, roller, table)
+    children = np.ascontiguousarray(boards[chosen, ::-1])
+    known = flipped(probabilities[chosen])
+    leaf = np.full(len(chosen), plies == 0)
+    for index, child in enumerate(children):
+        exact = exact_probabilities(child)
+        if exact is not None:
+            known[index] = exact
+            leaf[index] = True
+    opponent = 1 - roller
+    expanded = []
+    for spot in level.expanded:
+        expanded.append(spot)
+        can = spot is not None and may_double(spot, opponent)
+        expanded.append(_doubled(spot, opponent) if can else None)
+    return _Level(opponent, level.expanded, expanded, children, known, leaf)
+
+
+def _best_plays(
+    probabilities: np.ndarray,
+    boards: np.ndarray,
+    counts: np.ndarray,
+    moving: MatchState,
+    mover: int,
+    table: MatchEquityTable,
+) -> np.ndarray:
+    """For each roll (its plays in consecutive runs of ``counts`` rows of ``probabilities`` and ``boards``,
+    the mover's side), the row of its best play: ranked by cubeless 0-ply equity (ties in the generator's
+    order), the best by its cubeful 0-ply value with the cube as ``moving`` has it, the opponent then
+    taking his best cube action, among the first ``PLAY_CHOICES`` within ``PLAY_MARGIN`` of the first; the
+    first on ties."""
+    equity = equities(probabilities)
+    roll = np.repeat(np.arange(len(counts)), counts)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    order = np.lexsort((np.arange(len(equity)), -equity, roll))  # each roll's plays, best first
+    first = order[starts]
+    place = np.arange(len(order)) - starts[roll]  # the rank of each play of ``order`` within its roll
+    candidate = (place < PLAY_CHOICES) & (equity[order] >= equity[first][roll] - PLAY_MARGIN)
+    choices = np.bincount(roll, weights=candidate, minlength=len(counts))
+    chosen = first.copy()
+    judged = candidate & (choices[roll] > 1)
+    if judged.any():
+        plays = order[judged]
+        results = np.ascontiguousarray(boards[plays, ::-1])  # as the plays leave them, the opponent on roll
+        values = _after_plays(probabilities[plays], results, moving, mover, table)
+        rolls = roll[judged]
+        # the first play with its roll's best value, in rank order
+        top = np.full(len(counts), -np.inf)
+        np.maximum.at(top, rolls, values)
+        best = np.flatnonzero(values == top[rolls])
+        taken, at = np.unique(rolls[best], return_index=True)
+        chosen[taken] = plays[best[at]]
+    return chosen
 
 
 def _best_action(
-    no_double: float | None,
-    doubled: float | None,
+    no_double: np.ndarray | None,
+    doubled: np.ndarray | None,
     spot: MatchState | None,
     roller: int,
     table: MatchEquityTable,
-) -> float | None:
-    """The roller's value in cube position ``spot`` with his best cube action (gnubg's ``GetECF3``): No
-    double, or where he may double (``doubled``, his value after a take, not None) the smaller of
+) -> np.ndarray | None:
+    """The roller's values in cube position ``spot`` with his best cube action (gnubg's ``GetECF3``): No
+    double, or where he may double (``doubled``, his values after a take, not None) the smaller of
     Double/take and Double/pass when both are at least No double."""
     if spot is None or doubled is None or no_double is None:
         return no_double
     double_take = 2.0 * doubled if spot.rules.money else doubled
     double_pass = 1.0 if spot.rules.money else emg_to_mwc(1.0, spot, roller, table)
-    if double_take >= no_double and double_pass >= no_double:
-        return min(double_take, double_pass)
-    return no_double
+    doubles = (double_take >= no_double) & (double_pass >= no_double)
+    return np.where(doubles, np.minimum(double_take, double_pass), no_double)
 
 
 def _leaf(
     probabilities: np.ndarray,
     spot: MatchState | None,
     roller: int,
-    efficiency: float,
+    efficiency: np.ndarray,
     table: MatchEquityTable,
-) -> float | None:
-    """The roller's 0-ply cubeful value in cube position ``spot``: money per unit of its cube, match MWC."""
+) -> np.ndarray | None:
+    """The roller's 0-ply cubeful values in cube position ``spot`` of each row of ``probabilities`` (money
+    per unit of its cube, match MWC); None where ``spot`` is."""
     if spot is None:
         return None
-    if spot.rules.money:
-        return cubeful_equity(probabilities, spot, roller, efficiency, table)
-    return cubeful_mwc(probabilities, spot, roller, efficiency, table)
-
-
-def _best_play(analysis: Analysis, moving: MatchState, mover: int, table: MatchEquityTable) -> int:
-    """The rank of the best play of ``analysis`` (ranked by cubeless 0-ply equity) by its cubeful 0-ply value
-    with the cube as ``moving`` has it, the opponent then taking his best cube action, among the first
-    ``PLAY_CHOICES`` within ``PLAY_MARGIN`` of the first; the first on ties."""
-    equities = analysis.equities
-    count = int(np.count_nonzero(equities[:PLAY_CHOICES] >= equities[0] - PLAY_MARGIN))
-    if count <= 1:
-        return 0
-    values = [
-        _after_play(analysis.probabilities[rank], analysis.play(rank).play.result.board, moving, mover, table)
-        for rank in range(count)
-    ]
-    return int(np.argmax(values))
+    return cubeful_values(probabilities, spot, roller, efficiency, table)

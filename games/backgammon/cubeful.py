@@ -56,6 +56,7 @@ from enum import Enum
 from functools import cached_property, lru_cache
 
 import numpy as np
+from taldau.games.jit import njit
 
 from .board import MOVER, pip_counts
 from .cube import MatchState
@@ -270,6 +271,26 @@ class _Scene:
             for stake in levels
         )
 
+    @cached_property
+    def match_constants(self) -> tuple[np.ndarray, np.ndarray]:
+        """What ``_match_values`` reads of the scene, made once: the roller's MWC after winning and after
+        losing 1, 2 and 3 times the cube (``_AFTERS``), and ``cash_stakes`` as an (levels, 2, 8) array
+        (empty where the cube is dead: no cash points are asked for)."""
+        afters = np.array([self.after(points * self.cube) for points in _AFTERS], dtype=np.float64)
+        stakes = np.zeros((0, 2, 8), dtype=np.float64)
+        if self.cubeful:
+            stakes = np.array(
+                [
+                    [
+                        [double_pass, *wins, *losses, redouble_pass]
+                        for double_pass, wins, losses, redouble_pass in level
+                    ]
+                    for level in self.cash_stakes
+                ],
+                dtype=np.float64,
+            ).reshape(-1, 2, 8)
+        return afters, stakes
+
     @property
     def cubeful(self) -> bool:
         """Whether the cube is alive in match play (gnubg's ``fDoCubeful``)."""
@@ -291,76 +312,178 @@ def _scene_of(state: MatchState, roller: int, table: MatchEquityTable | None) ->
     return _Scene._make(state, roller, table)
 
 
-@dataclass(frozen=True)
-class _Chances:
-    """The roller's winning chance and gammon ratios (gnubg's rG0, rBG0, rG1, rBG1): of his wins, the share
-    that are gammons only and backgammons; of his losses, the same."""
+_AFTERS = (1, 2, 3, -1, -2, -3)  # the results, in cubes won (negative: lost), of ``_Scene.match_constants``
 
-    win: float
-    gammon: float
-    backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
 
-    @classmethod
-    def of(cls, probabilities: Sequence[float] | np.ndarray) -> _Chances:
-        win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = (float(v) for v in probabilities)
+def _rows(probabilities: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Probabilities as the (n, 5) float64 rows the kernels read (one row for a single position)."""
+    return np.ascontiguousarray(np.asarray(probabilities, dtype=np.float64).reshape(-1, 5))
+
+
+def _efficiencies(efficiency: float | np.ndarray, rows: int) -> np.ndarray:
+    """A cube efficiency per row: one for all, or one each."""
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(efficiency, dtype=np.float64), (rows,)))
+
+
+def cubeful_values(
+    probabilities: np.ndarray,
+    state: MatchState,
+    player: int,
+    efficiency: float | np.ndarray = CONTACT_EFFICIENCY,
+    table: MatchEquityTable | None = None,
+) -> np.ndarray:
+    """``player``'s cubeful values at 0-ply, one per row of ``probabilities`` (n, 5) (his cubeless
+    probabilities, on roll, the cube staying as it is in ``state`` this turn), with ``efficiency`` one cube
+    efficiency for all rows or one per row: in money play per unit of the cube (``cubeful_equity``), in a
+    match as MWC (``cubeful_mwc``). The one computation behind both, for many positions at once."""
+    return _values(_Scene.of(state, player, table), _rows(probabilities), efficiency)
+
+
+def _values(scene: _Scene, rows: np.ndarray, efficiency: float | np.ndarray) -> np.ndarray:
+    """``cubeful_values`` in ``scene``: money equity per unit of its cube, or match MWC."""
+    efficiencies = _efficiencies(efficiency, len(rows))
+    out = np.empty(len(rows), dtype=np.float64)
+    if scene.money:
+        _money_values(rows, efficiencies, scene.owner, scene.jacoby, out)
+    else:
+        afters, stakes = scene.match_constants
+        _match_values(rows, efficiencies, scene.owner, scene.cubeful, afters, stakes, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _ratio(numerator: float, denominator: float) -> float:
+    """numerator / denominator, 1 when the denominator vanishes (a cash that changes nothing)."""
+    return numerator / denominator if denominator != 0.0 else 1.0
+
+
+@njit(cache=True, inline="always")
+def _line(x0: float, y0: float, x1: float, y1: float, x: float) -> float:
+    """The value at ``x`` of the line through (x0, y0) and (x1, y1); y1 when the two x coincide."""
+    return y1 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+@njit(cache=True)
+def _match_values(
+    probabilities: np.ndarray,
+    efficiency: np.ndarray,
+    owner: int,
+    cubeful: bool,
+    afters: np.ndarray,
+    stakes: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Roller's cubeful MWC at 0-ply of each row of ``probabilities`` into ``out`` (gnubg's
+    ``Cl2CfMatch``), the cube as ``_Scene.match_constants`` (``afters``, ``stakes``), ``owner`` and
+    ``cubeful`` describe it; where the cube is dead, the cubeless MWC (the MWC expected over the results)."""
+    top = stakes.shape[0] - 1
+    live = np.zeros((2, max(top + 1, 1)))
+    ratios = np.zeros((2, 2))
+    for row in range(probabilities.shape[0]):
+        win = probabilities[row, 0]
+        win_gammon = probabilities[row, 1]
+        win_backgammon = probabilities[row, 2]
+        lose_gammon_all = probabilities[row, 3]
+        lose_backgammon_all = probabilities[row, 4]
+        # gnubg's rG0, rBG0, rG1, rBG1: of the roller's wins the share of gammons only and of backgammons;
+        # of his losses the same
         lose = 1.0 - win
-        return cls(
-            win=win,
-            gammon=(win_gammon - win_backgammon) / win if win > 0.0 else 0.0,
-            backgammon=win_backgammon / win if win > 0.0 else 0.0,
-            lose_gammon=(lose_gammon - lose_backgammon) / lose if lose > 0.0 else 0.0,
-            lose_backgammon=lose_backgammon / lose if lose > 0.0 else 0.0,
-        )
-
-
-def _win_mix(scene: _Scene, stake: int, gammon: float, backgammon: float) -> float:
-    """Roller's MWC after winning at ``stake`` with these gammon and backgammon shares."""
-    single = 1.0 - gammon - backgammon
-    return single * scene.after(stake) + gammon * scene.after(2 * stake) + backgammon * scene.after(3 * stake)
-
-
-def _lose_mix(scene: _Scene, stake: int, gammon: float, backgammon: float) -> float:
-    """Roller's MWC after losing at ``stake`` with these gammon and backgammon shares."""
-    single = 1.0 - gammon - backgammon
-    return (
-        single * scene.after(-stake) + gammon * scene.after(-2 * stake) + backgammon * scene.after(-3 * stake)
-    )
-
-
-def _dead_mwc(scene: _Scene, chances: _Chances) -> float:
-    """Roller's cubeless MWC: the MWC expected over the results at the scene's cube."""
-    win = chances.win * _win_mix(scene, scene.cube, chances.gammon, chances.backgammon)
-    lose = (1.0 - chances.win) * _lose_mix(scene, scene.cube, chances.lose_gammon, chances.lose_backgammon)
-    return win + lose
-
-
-def _cash_points(scene: _Scene, chances: _Chances) -> tuple[float, float]:
-    """Live-cube cash points (roller's, opponent's), each as that player's own winning chance (gnubg's
-    ``GetPoints``)."""
-    ratios = ((chances.gammon, chances.backgammon), (chances.lose_gammon, chances.lose_backgammon))
-    stakes = scene.cash_stakes
-    top = len(stakes) - 1
-    live: list[list[float]] = [[0.0] * len(stakes), [0.0] * len(stakes)]
-    for level in range(top, -1, -1):
-        for player in (0, 1):
-            (gammon, backgammon), (lose_gammon, lose_backgammon) = ratios[player], ratios[1 - player]
-            double_pass, wins, losses, redouble_pass = stakes[level][player]
-            take_win = (1.0 - gammon - backgammon) * wins[0] + gammon * wins[1] + backgammon * wins[2]
-            take_lose = (
-                (1.0 - lose_gammon - lose_backgammon) * losses[0]
-                + lose_gammon * losses[1]
-                + lose_backgammon * losses[2]
-            )
-            if level == top:
-                live[player][level] = _ratio(take_lose - double_pass, take_lose - take_win)
-            else:
-                opponent = live[1 - player][level + 1]
-                live[player][level] = 1.0 - opponent * _ratio(
-                    double_pass - take_win, redouble_pass - take_win
+        gammon = (win_gammon - win_backgammon) / win if win > 0.0 else 0.0
+        backgammon = win_backgammon / win if win > 0.0 else 0.0
+        lose_gammon = (lose_gammon_all - lose_backgammon_all) / lose if lose > 0.0 else 0.0
+        lose_backgammon = lose_backgammon_all / lose if lose > 0.0 else 0.0
+        # the roller's MWC after winning / losing at the cube with these shares
+        single = 1.0 - gammon - backgammon
+        win_all = single * afters[0] + gammon * afters[1] + backgammon * afters[2]
+        single = 1.0 - lose_gammon - lose_backgammon
+        lose_all = single * afters[3] + lose_gammon * afters[4] + lose_backgammon * afters[5]
+        dead = win * win_all + (1.0 - win) * lose_all
+        if not cubeful:
+            out[row] = dead
+            continue
+        # live-cube cash points of each player as his own winning chance (gnubg's GetPoints)
+        ratios[0, 0], ratios[0, 1] = gammon, backgammon
+        ratios[1, 0], ratios[1, 1] = lose_gammon, lose_backgammon
+        for level in range(top, -1, -1):
+            for player in range(2):
+                gammon_p, backgammon_p = ratios[player, 0], ratios[player, 1]
+                lose_gammon_p, lose_backgammon_p = ratios[1 - player, 0], ratios[1 - player, 1]
+                stake = stakes[level, player]
+                double_pass, redouble_pass = stake[0], stake[7]
+                take_win = (
+                    (1.0 - gammon_p - backgammon_p) * stake[1] + gammon_p * stake[2] + backgammon_p * stake[3]
                 )
-    return live[0][0], live[1][0]
+                take_lose = (
+                    (1.0 - lose_gammon_p - lose_backgammon_p) * stake[4]
+                    + lose_gammon_p * stake[5]
+                    + lose_backgammon_p * stake[6]
+                )
+                if level == top:
+                    live[player, level] = _ratio(take_lose - double_pass, take_lose - take_win)
+                else:
+                    opponent = live[1 - player, level + 1]
+                    live[player, level] = 1.0 - opponent * _ratio(
+                        double_pass - take_win, redouble_pass - take_win
+                    )
+        roller_cash, opponent_cash = live[0, 0], live[1, 0]
+        p = win
+        cash = afters[0]
+        opponent_cashes = afters[3]
+        opponent_too_good = 1.0 - opponent_cash  # the roller's chance at which the opponent cashes
+        if owner <= 0 and p <= opponent_too_good:  # the opponent may double: he cashes at his point
+            value = _line(0.0, lose_all, opponent_too_good, opponent_cashes, p)
+        elif owner == 0 and p < roller_cash:  # centred: between the two cash points
+            value = _line(opponent_too_good, opponent_cashes, roller_cash, cash, p)
+        elif owner == 0:
+            value = _line(roller_cash, cash, 1.0, win_all, p)
+        elif owner > 0 and p <= roller_cash:  # the roller owns the cube
+            value = _line(0.0, lose_all, roller_cash, cash, p)
+        elif owner > 0:
+            value = _line(roller_cash, cash, 1.0, win_all, p)
+        else:  # the opponent owns the cube
+            value = _line(opponent_too_good, opponent_cashes, 1.0, win_all, p)
+        out[row] = (1.0 - efficiency[row]) * dead + efficiency[row] * value
+
+
+@njit(cache=True)
+def _money_values(
+    probabilities: np.ndarray, efficiency: np.ndarray, owner: int, jacoby: bool, out: np.ndarray
+) -> None:
+    """Roller's cubeful money equity per unit of the cube at 0-ply of each row of ``probabilities`` into
+    ``out`` (gnubg's ``Cl2CfMoney``), the cube's ``owner`` +1 roller, 0 centred, -1 opponent."""
+    for row in range(probabilities.shape[0]):
+        win = probabilities[row, 0]
+        win_gammon = probabilities[row, 1]
+        win_backgammon = probabilities[row, 2]
+        lose_gammon = probabilities[row, 3]
+        lose_backgammon = probabilities[row, 4]
+        dead = 2.0 * win - 1.0
+        if not jacoby:
+            dead += win_gammon - lose_gammon + win_backgammon - lose_backgammon
+        if win <= _EPSILON or win >= 1.0 - _EPSILON:
+            out[row] = dead
+            continue
+        w = 1.0 + (win_gammon + win_backgammon) / win
+        loss = 1.0 + (lose_gammon + lose_backgammon) / (1.0 - win)
+        take_point = (loss - 0.5) / (w + loss + 0.5)
+        cash_point = (loss + 1.0) / (w + loss + 0.5)
+        if owner == 0:
+            if win < take_point:
+                live = -1.0 if jacoby else -loss + (loss - 1.0) * win / take_point
+            elif win < cash_point:
+                live = -1.0 + 2.0 * (win - take_point) / (cash_point - take_point)
+            else:
+                live = 1.0 if jacoby else 1.0 + (w - 1.0) * (win - cash_point) / (1.0 - cash_point)
+        elif owner > 0:
+            if win < cash_point:
+                live = -loss + (1.0 + loss) * win / cash_point
+            else:
+                live = 1.0 + (w - 1.0) * (win - cash_point) / (1.0 - cash_point)
+        elif win < take_point:
+            live = -loss + (loss - 1.0) * win / take_point
+        else:
+            live = -1.0 + (w + 1.0) * (win - take_point) / (1.0 - take_point)
+        out[row] = (1.0 - efficiency[row]) * dead + efficiency[row] * live
 
 
 def _player_mwc(scene: _Scene, player: int, points: int) -> float:
@@ -368,72 +491,22 @@ def _player_mwc(scene: _Scene, player: int, points: int) -> float:
     return scene.after(points) if player == 0 else 1.0 - scene.after(-points)
 
 
-def _ratio(numerator: float, denominator: float) -> float:
-    """numerator / denominator, 1 when the denominator vanishes (a cash that changes nothing)."""
-    return numerator / denominator if denominator != 0.0 else 1.0
-
-
-def _line(x0: float, y0: float, x1: float, y1: float, x: float) -> float:
-    """The value at ``x`` of the line through (x0, y0) and (x1, y1); y1 when the two x coincide."""
-    return y1 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-
-
-def _match_mwc(scene: _Scene, chances: _Chances, efficiency: float) -> float:
-    """Roller's cubeful MWC at 0-ply (gnubg's ``Cl2CfMatch``)."""
-    dead = _dead_mwc(scene, chances)
-    if not scene.cubeful:
-        return dead
-    p = chances.win
-    roller_cash, opponent_cash = _cash_points(scene, chances)
-    win_all = _win_mix(scene, scene.cube, chances.gammon, chances.backgammon)
-    lose_all = _lose_mix(scene, scene.cube, chances.lose_gammon, chances.lose_backgammon)
-    cash = scene.after(scene.cube)
-    opponent_cashes = scene.after(-scene.cube)
-    opponent_too_good = 1.0 - opponent_cash  # the roller's chance at which the opponent cashes
-    if scene.owner <= 0 and p <= opponent_too_good:  # the opponent may double: he cashes at his point
-        live = _line(0.0, lose_all, opponent_too_good, opponent_cashes, p)
-    elif scene.owner == 0 and p < roller_cash:  # centred: between the two cash points
-        live = _line(opponent_too_good, opponent_cashes, roller_cash, cash, p)
-    elif scene.owner == 0:
-        live = _line(roller_cash, cash, 1.0, win_all, p)
-    elif scene.owner > 0 and p <= roller_cash:  # the roller owns the cube
-        live = _line(0.0, lose_all, roller_cash, cash, p)
-    elif scene.owner > 0:
-        live = _line(roller_cash, cash, 1.0, win_all, p)
-    else:  # the opponent owns the cube
-        live = _line(opponent_too_good, opponent_cashes, 1.0, win_all, p)
-    return (1.0 - efficiency) * dead + efficiency * live
+def _match_mwc(scene: _Scene, probabilities: Sequence[float] | np.ndarray, efficiency: float) -> float:
+    """Roller's cubeful MWC at 0-ply of one position (gnubg's ``Cl2CfMatch``)."""
+    return float(_values(scene, _rows(probabilities), efficiency)[0])
 
 
 def _money_equity(scene: _Scene, probabilities: Sequence[float] | np.ndarray, efficiency: float) -> float:
     """Roller's cubeful money equity per unit of the scene's cube at 0-ply (gnubg's ``Cl2CfMoney``)."""
-    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = (float(v) for v in probabilities)
-    dead = 2.0 * win - 1.0
-    if not scene.jacoby:
-        dead += win_gammon - lose_gammon + win_backgammon - lose_backgammon
-    if win <= _EPSILON or win >= 1.0 - _EPSILON:
-        return dead
-    w = 1.0 + (win_gammon + win_backgammon) / win
-    loss = 1.0 + (lose_gammon + lose_backgammon) / (1.0 - win)
-    take_point = (loss - 0.5) / (w + loss + 0.5)
-    cash_point = (loss + 1.0) / (w + loss + 0.5)
-    if scene.owner == 0:
-        if win < take_point:
-            live = -1.0 if scene.jacoby else -loss + (loss - 1.0) * win / take_point
-        elif win < cash_point:
-            live = -1.0 + 2.0 * (win - take_point) / (cash_point - take_point)
-        else:
-            live = 1.0 if scene.jacoby else 1.0 + (w - 1.0) * (win - cash_point) / (1.0 - cash_point)
-    elif scene.owner > 0:
-        if win < cash_point:
-            live = -loss + (1.0 + loss) * win / cash_point
-        else:
-            live = 1.0 + (w - 1.0) * (win - cash_point) / (1.0 - cash_point)
-    elif win < take_point:
-        live = -loss + (loss - 1.0) * win / take_point
-    else:
-        live = -1.0 + (w + 1.0) * (win - take_point) / (1.0 - take_point)
-    return (1.0 - efficiency) * dead + efficiency * live
+    return float(_values(scene, _rows(probabilities), efficiency)[0])
+
+
+def _dead_mwc(scene: _Scene, probabilities: Sequence[float] | np.ndarray) -> float:
+    """Roller's cubeless MWC: the MWC expected over the results at the scene's cube."""
+    afters, stakes = scene.match_constants
+    out = np.empty(1, dtype=np.float64)
+    _match_values(_rows(probabilities), np.zeros(1), scene.owner, False, afters, stakes, out)
+    return float(out[0])
 
 
 def _emg(scene: _Scene, mwc: float) -> float:
@@ -470,7 +543,7 @@ def cubeless_mwc(
     scene = _Scene.of(state, player, table)
     if scene.money:
         raise ValueError("money play has no match winning chances")
-    return _dead_mwc(scene, _Chances.of(probabilities))
+    return _dead_mwc(scene, probabilities)
 
 
 def cubeless_emg(
@@ -485,7 +558,7 @@ def cubeless_emg(
     scene = _Scene.of(state, player, table)
     if scene.money:
         return float(equity(np.asarray(probabilities, dtype=np.float64)))
-    return _emg(scene, _dead_mwc(scene, _Chances.of(probabilities)))
+    return _emg(scene, _dead_mwc(scene, probabilities))
 
 
 def cubeful_equity(
@@ -501,7 +574,7 @@ def cubeful_equity(
     scene = _Scene.of(state, player, table)
     if scene.money:
         return _money_equity(scene, probabilities, efficiency)
-    return _emg(scene, _match_mwc(scene, _Chances.of(probabilities), efficiency))
+    return _emg(scene, _match_mwc(scene, probabilities, efficiency))
 
 
 def cubeful_mwc(
@@ -515,7 +588,7 @@ def cubeful_mwc(
     scene = _Scene.of(state, player, table)
     if scene.money:
         raise ValueError("money play has no match winning chances")
-    return _match_mwc(scene, _Chances.of(probabilities), efficiency)
+    return _match_mwc(scene, probabilities, efficiency)
 
 
 def cube_decision(
@@ -540,10 +613,9 @@ def cube_decision(
             1.0,
         )
         return decide(values, None, state, roller, table)
-    chances = _Chances.of(probabilities)
     mwc = (
-        _match_mwc(scene, chances, efficiency),
-        _match_mwc(doubled, chances, efficiency),
+        _match_mwc(scene, probabilities, efficiency),
+        _match_mwc(doubled, probabilities, efficiency),
         scene.after(scene.cube),
     )
     return decide(None, mwc, state, roller, table)
