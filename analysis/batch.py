@@ -56,6 +56,7 @@ class BatchSettings:
     nodes: int | None = None
     thresholds: Thresholds | None = None
     engine: str | None = None
+    level: str | None = None
 
     @cached_property
     def analyser(self) -> Analyser:
@@ -72,7 +73,7 @@ class BatchSettings:
 
     @property
     def options(self) -> AnalysisOptions:
-        return AnalysisOptions(depth=self.depth, nodes=self.nodes)
+        return AnalysisOptions(depth=self.depth, nodes=self.nodes, level=self.level)
 
     def marks(self) -> Thresholds:
         """The thresholds of the marks, in the analyser's scale."""

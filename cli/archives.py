@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, REVIEW_DEFAULT, chosen_engine, engine_option, say
+from taldau.cli.options import (
+    BOTH_GAMES,
+    BOTH_GAMES_LIMIT,
+    REVIEW_DEFAULT,
+    chosen_engine,
+    engine_option,
+    level_option,
+    say,
+)
 from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
@@ -68,6 +77,7 @@ class Judged:
     "records of the other game are listed as skipped.",
 )
 @BOTH_GAMES_LIMIT.showing(depth=REVIEW_DEFAULT)
+@level_option
 @engine_option(both_games=True)
 @click.option(
     "--form",
@@ -82,6 +92,7 @@ def annotate(
     depth: int | None,
     nodes: int | None,
     movetime: float | None,
+    level: str | None,
     engine: str | None,
     form: str,
 ) -> None:
@@ -91,14 +102,14 @@ def annotate(
     again (its records are read again from where analyze read them, for their text)."""
     from taldau.analysis import annotate as annotating
 
-    options = BOTH_GAMES_LIMIT.given(depth, nodes, movetime)
+    options = replace(BOTH_GAMES_LIMIT.given(depth, nodes, movetime), level=level)
     judged = Judged()  # the progress of a review (none when stored judgements are printed)
     try:
         if any(annotating.is_analysis_folder(path) for path in paths):
             if len(paths) > 1 or game != "auto" or options != AnalysisOptions() or engine is not None:
                 raise click.UsageError(
                     "an analysis folder is annotated alone, at its own settings (no other path, --game, "
-                    "--depth, --nodes, --movetime or --engine)"
+                    "--depth, --nodes, --movetime, --level or --engine)"
                 )
             items = annotating.annotate_stored(annotating.StoredAnalysis.open(paths[0]), form, ReadLimits())
         else:

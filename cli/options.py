@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
+from taldau.games.backgammon.review import LEVELS
 from taldau.games.kind import AnalysisOptions
 from taldau.games.togyz.engine import DEFAULT_DEPTH, Limit
 from taldau.games.togyz.review import REVIEW_DEPTH
@@ -106,6 +107,22 @@ ENGINE_NAMES = (
     "own (taldau's nets), gnubg (with gnubg-nn installed) or sage (bgsage's nets; own stands in, with one "
     "line saying so, where bgsage cannot run)"
 )
+
+
+LEVEL_HELP = (
+    "Backgammon: the level of review. quick: 0-ply; standard: gnubg's 2 plies, cube decisions by the cubeful "
+    "look-ahead; deep: standard, with the checker plays in doubt judged again at 3 plies; world: standard, "
+    "with the checker plays and cube decisions in doubt settled by rollouts (648 trials each, minutes a "
+    "decision). In doubt: a loss within 0.015 of a mark's threshold, the best plays within 0.01 of each "
+    "other, a cube decision within 0.05 of the doubling or take point. --depth sets the level's plies."
+)
+
+
+def level_option(function: Command) -> Command:
+    """--level, the named level of a backgammon review (``review.LEVELS``); None unless given."""
+    return click.option("--level", type=click.Choice(LEVELS), show_default="standard", help=LEVEL_HELP)(
+        function
+    )
 
 
 def engine_option(

@@ -21,6 +21,7 @@ from taldau.cli.options import (
     broker_url,
     chosen_engine,
     engine_option,
+    level_option,
     processes_option,
     say,
     service_settings,
@@ -47,6 +48,7 @@ BROKER = click.option(
     "records of the other game are listed as skipped.",
 )
 @ANALYSIS_LIMIT.showing(depth=REVIEW_DEFAULT)
+@level_option
 @engine_option(
     "The engine, its version and level are part of the settings key: results of different engines never "
     "share an output folder.",
@@ -73,6 +75,7 @@ def analyze(
     game: str,
     depth: int | None,
     nodes: int | None,
+    level: str | None,
     engine: str | None,
     jobs: int,
     broker: str | None,
@@ -98,7 +101,9 @@ def analyze(
     detected = game == "auto"
     if detected:
         game = auto_game(paths, ReadLimits())
-    settings = BatchSettings(game=game, depth=depth, nodes=nodes, engine=chosen_engine(engine, game))
+    settings = BatchSettings(
+        game=game, depth=depth, nodes=nodes, engine=chosen_engine(engine, game), level=level
+    )
     try:
         settings.limit()
     except ValueError as error:
@@ -249,10 +254,14 @@ def _summary(
         click.echo(json.dumps(summary))
     else:
         before = f", {resumed} resumed (analysed before)" if resumed else ""
+        judged = counts.get("judged", {})
+        ways = (
+            f" ({', '.join(f'{way} {number}' for way, number in judged.items())})" if len(judged) > 1 else ""
+        )
         click.echo(
             f"{count(inputs.files, 'file')}, {count(counts['games'], 'game')}: {counts['ok'] - resumed} "
             f"analysed{before}, {counts['invalid']} invalid, {counts['failed']} failed, "
-            f"{count(counts['plies'], 'decision')}{others} -> {out}"
+            f"{count(counts['plies'], 'decision')}{ways}{others} -> {out}"
         )
     if nothing:
         say(f"error: no {game} game to analyse under {' '.join(paths)}")

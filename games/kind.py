@@ -85,14 +85,19 @@ class AnalysisOptions:
     """What the user may say about how deep to analyse, one of: the search ``depth`` in plies (0 or more),
     ``nodes`` (1 or more) or seconds per decision (``movetime``, above 0); all None means the analyser's
     default. The one limit type every command and both games are given (each analyser turns it into its
-    engine's own search limit); more than one, or a value out of range, is a ValueError."""
+    engine's own search limit); more than one, or a value out of range, is a ValueError. ``level``: a named
+    level of review (backgammon's ``quick``, ``standard``, ``deep``, ``world``), which ``depth`` may
+    go with (the level's checks at other plies); an analyser without levels refuses one (ValueError)."""
 
     depth: int | None = None
     nodes: int | None = None
     movetime: float | None = None
+    level: str | None = None
 
     def __post_init__(self) -> None:
-        given = {name: value for name, value in asdict(self).items() if value is not None}
+        limits = asdict(self)
+        del limits["level"]
+        given = {name: value for name, value in limits.items() if value is not None}
         if len(given) > 1:
             raise ValueError(f"give one of depth, nodes and movetime, not {' and '.join(given)}")
         lowest = {"depth": 0, "nodes": 1}
@@ -297,7 +302,10 @@ class Decision:
       ``cube``: the three cubeful equities and the verdict of a cube or take decision (None for a play);
       ``luck``: the luck of the roll (EMG: the equity after the roll minus the average over all rolls;
       None for cube and take decisions) and ``luck_mark`` its mark; ``loss_mwc``: the loss in match
-      winning chances (0 to 1; None in money play); ``match_id``: gnubg's Match ID (cube, score, dice).
+      winning chances (0 to 1; None in money play); ``match_id``: gnubg's Match ID (cube, score, dice);
+      ``judged``: how the decision was judged (``2-ply``; ``3-ply`` or ``rollout, 648 trials`` where a
+      decision in doubt was settled again) and ``loss_se`` the standard error of its loss (EMG) where a
+      rollout judged it. Togyz leaves them None.
     """
 
     ply: int
@@ -328,6 +336,8 @@ class Decision:
     cubeless_played: float | None = None
     cube: CubeEquities | None = None
     luck: float | None = None
+    judged: str | None = None
+    loss_se: float | None = None
     luck_mark: LuckMark | None = None
     loss_mwc: float | None = None
 

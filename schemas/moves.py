@@ -29,7 +29,9 @@ Player 1, a Jellyfish file's left column), 1 the second.
 Version 2 added the two plies columns and capped ``loss`` (version 1 stored forced results in it as up to
 2,000 kumalak). Version 3 added ``kind`` and the backgammon columns from ``dice`` on, and ``counted``;
 version 2 files read with them null. Version 4 counts ``ply`` from 1 (files before it count from 0:
-``plies_from_one`` reads them as version 4 counts).
+``plies_from_one`` reads them as version 4 counts). Version 5 added ``judged`` and ``loss_se`` (how a
+backgammon decision was judged, and the standard error of a loss a rollout settled); files before it read
+with them null.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from taldau.games.togyz.review import LOSS_CAP
 
 from .columns import column, column_names, columns_of, table_schema
 
-MOVES_SCHEMA_VERSION = "4"
+MOVES_SCHEMA_VERSION = "5"
 FIRST_PLY_FROM_ONE = "4"  # the first version whose ``ply`` counts from 1
 
 
@@ -173,6 +175,19 @@ class MoveRow:
     loss_mwc: float | None = column(
         pa.float64(),
         "backgammon match play: match winning chances lost, 0 to 1, decider's side",
+        nullable=True,
+        default=None,
+    )
+    judged: str | None = column(
+        pa.string(),
+        "backgammon: how the decision was judged: its plies ('2-ply'), or where a decision in doubt was "
+        "settled again, deeper plies ('3-ply') or a rollout ('rollout, 648 trials')",
+        nullable=True,
+        default=None,
+    )
+    loss_se: float | None = column(
+        pa.float64(),
+        "backgammon: standard error of loss (EMG) where a rollout judged the decision, else null",
         nullable=True,
         default=None,
     )

@@ -49,6 +49,7 @@ VERSION_3_COLUMNS = {
     "luck_mark",
     "loss_mwc",
 }
+VERSION_5_COLUMNS = {"judged", "loss_se"}
 
 
 def reviewed(game: Game, engine: Engine, limit: Limit = LIMIT) -> tuple[list[MoveRow], GameReview]:
@@ -322,7 +323,8 @@ def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path
         [
             field
             for field in MOVES_SCHEMA
-            if not field.name.startswith("plies_to_result") and field.name not in VERSION_3_COLUMNS
+            if not field.name.startswith("plies_to_result")
+            and field.name not in VERSION_3_COLUMNS | VERSION_5_COLUMNS
         ]
     )
     strings = {
@@ -338,7 +340,7 @@ def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path
     pq.write_table(pa.Table.from_pylist([row], version_1), tmp_path / "v1.parquet")
     (back,) = pq.read_table(tmp_path / "v1.parquet", schema=MOVES_SCHEMA).to_pylist()
     assert back["plies_to_result_best"] is None and back["plies_to_result_played"] is None
-    assert MOVES_SCHEMA_VERSION == "4"
+    assert MOVES_SCHEMA_VERSION == "5"
 
 
 def test_game_id_depends_on_content_only() -> None:

@@ -22,6 +22,7 @@ from taldau.games.backgammon.kind import BackgammonAnalyser, BackgammonKind
 from taldau.games.backgammon.record import ActionKind
 from taldau.games.backgammon.replay import read_games
 from taldau.games.kind import EMG_SCALE, Analyser, AnalysisOptions, DecisionKind
+from taldau.games.togyz.kind import TogyzKind
 
 DATA = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backgammon" / "galaxy-6800849.txt"
@@ -37,11 +38,25 @@ def test_the_backgammon_analyser_has_the_common_face() -> None:
     # each engine's own move filter: gnubg's for own, a narrower one for sage (engine.engine_limit)
     default_filter = "5/0.08" if analyser.engine_name() == "sage" else "16/0.32"
     review = str(analyser.limit(AnalysisOptions()))
-    assert review.startswith(f"2-ply {default_filter}, cube 2-ply cubeful within 0.2, luck 0-ply")
+    assert review.startswith(f"standard: 2-ply {default_filter}, cube 2-ply cubeful within 0.2, luck 0-ply")
     own = BackgammonKind().analyser_with("own")
     assert str(own.limit(AnalysisOptions())).startswith(
-        "2-ply 16/0.32, cube 2-ply cubeful within 0.2, luck 0-ply"
+        "standard: 2-ply 16/0.32, cube 2-ply cubeful within 0.2, luck 0-ply"
     )
+    # the named levels: quick at 0-ply; deep and world settle the decisions in doubt, said in the key
+    assert str(own.limit(AnalysisOptions(level="quick"))).startswith("quick: 0-ply 16/0.32, cube 0-ply")
+    deep = own.limit(AnalysisOptions(level="deep"))
+    assert deep.plies == 2 and deep.settle is not None and deep.settle.plies == 3
+    assert "in doubt (band 0.015, close 0.01, cube 0.05) 3-ply" in str(deep)
+    world = own.limit(AnalysisOptions(level="world", depth=1))
+    assert world.plies == 1 and world.settle is not None and world.settle.rollout is not None
+    assert "rollout of 648 trials, seed 42" in str(world)
+    budgets = [own.time_budget(AnalysisOptions(level=level), 100) for level in ("standard", "deep", "world")]
+    assert budgets == sorted(budgets) and budgets[0] < budgets[1] < budgets[2]
+    with pytest.raises(ValueError, match="no deeper"):
+        own.limit(AnalysisOptions(level="deep", depth=3))
+    with pytest.raises(ValueError, match="levels of review are backgammon's"):
+        TogyzKind().analyser.limit(AnalysisOptions(level="deep"))
     with pytest.raises(ValueError, match="plies"):
         analyser.limit(AnalysisOptions(nodes=1000))
     with pytest.raises(ValueError, match="0 to 3"):

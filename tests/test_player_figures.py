@@ -334,14 +334,24 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schemas"] == {"moves": "4", "games": "3"}
+    assert manifest["schemas"] == {"moves": "5", "games": "3"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
-        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"4" if table == "moves" else b"3")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"5" if table == "moves" else b"3")
     moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
     assert len(games) == 15 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
     assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()
-    empty = ["dice", "match_id", "no_double", "verdict", "luck", "luck_mark", "loss_mwc", "cubeless_best"]
+    empty = [
+        "dice",
+        "match_id",
+        "no_double",
+        "verdict",
+        "luck",
+        "luck_mark",
+        "loss_mwc",
+        "cubeless_best",
+        "judged",
+    ]
     assert moves[empty].isna().all().all()
     togyz_nulls = [
         "match_length",

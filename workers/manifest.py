@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from taldau.analysis.accounting import Inputs
 from taldau.schemas import GAMES_SCHEMA_VERSION, MOVES_SCHEMA_VERSION, Status
 
@@ -49,23 +50,32 @@ def schema_versions() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Counts:
-    """The ``games`` rows of some games by status, and their ``plies`` (``moves`` rows)."""
+    """The ``games`` rows of some games by status, their ``plies`` (``moves`` rows), and how many of
+    those were ``judged`` each way (the ``moves`` column: backgammon's ``2-ply``, and ``3-ply`` or
+    ``rollout, 648 trials`` for the decisions in doubt a level settled again; empty for Togyz)."""
 
     games: int
     ok: int
     invalid: int
     failed: int
     plies: int
+    judged: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, games: pa.Table, plies: int) -> Counts:
+    def of(cls, games: pa.Table, moves: pa.Table) -> Counts:
+        """The counts of ``games`` rows and of their ``moves`` rows."""
         statuses = games.column("status").to_pylist()
+        judged: dict[str, int] = {}
+        if "judged" in moves.column_names:
+            for entry in pc.value_counts(moves.column("judged").drop_null()).to_pylist():
+                judged[entry["values"]] = entry["counts"]
         return cls(
             games=games.num_rows,
             ok=statuses.count(Status.OK),
             invalid=statuses.count(Status.INVALID),
             failed=statuses.count(Status.FAILED),
-            plies=plies,
+            plies=moves.num_rows,
+            judged=dict(sorted(judged.items())),
         )
 
     def to_json(self) -> dict[str, int]:

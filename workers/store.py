@@ -311,7 +311,7 @@ class ResultStore:
                         stale.unlink()
             ids = pa.array(sorted(run.game_ids), pa.string())
             own = games.filter(pc.is_in(games.column("game_id"), value_set=ids))
-            own_plies = pc.sum(pc.is_in(moves.column("game_id"), value_set=ids).cast(pa.int64())).as_py()
+            own_moves = moves.filter(pc.is_in(moves.column("game_id"), value_set=ids))
             failures = tuple(
                 Failure(**row)
                 for row in own.select(["source", "index", "status", "error"]).to_pylist()
@@ -321,11 +321,11 @@ class ResultStore:
                 key=self.key,
                 settings=settings,
                 run=run.id,
-                counts=Counts.of(own, own_plies or 0),
+                counts=Counts.of(own, own_moves),
                 failures=failures,
                 skipped=run.skipped(),
                 inputs=run.inputs,
-                folder=Counts.of(games, moves.num_rows),
+                folder=Counts.of(games, moves),
             ).to_json()
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
             write_text_atomic(text, self.out / "manifest.json")

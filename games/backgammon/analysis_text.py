@@ -242,16 +242,31 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
         elif decision.loss > 0:
             best = pov(decision.score_best, decision.side)
             lines.append(f"        best {decision.best}  Eq.: {best:+.3f} ({-decision.loss:+.3f})")
+        if (how := settled(decision)) is not None:
+            lines.append(f"        settled in doubt: {how}")
         return lines
     assert decision.cube is not None
     cube = decision.cube
     what = "cube decision" if decision.kind is DecisionKind.CUBE else "take decision"
     error = f" ({-decision.loss:+.3f})" if decision.loss > 0 else ""
-    return [
+    lines = [
         f"{where}{player}: {what}, {decision.played}{glyph}{error}{position}",
         f"        No double {cube.no_double:+.3f}  Double, take {cube.double_take:+.3f}  "
         f"Double, pass {cube.double_pass:+.3f}  Proper cube action: {cube.verdict}",
     ]
+    if (how := settled(decision)) is not None:
+        lines.append(f"        settled in doubt: {how}")
+    return lines
+
+
+def settled(decision: Decision) -> str | None:
+    """How a decision in doubt was settled again, as gnubg's and XG's users read it (``3-ply``;
+    ``rollout, 648 trials, ±0.006``: the standard error of the loss), or None where the review's own
+    plies judged it (or the analysis predates the ``judged`` column)."""
+    if decision.judged is None or decision.judged == f"{decision.depth}-ply":
+        return None
+    error = "" if decision.loss_se is None else f", ±{decision.loss_se:.3f}"
+    return f"{decision.judged}{error}"
 
 
 def _length(length: int) -> str:

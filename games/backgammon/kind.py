@@ -44,7 +44,15 @@ from .position import Position
 from .position_text import read_position
 from .record import ActionKind
 from .replay import Game, read_games, replay_file
-from .review import CubeChoice, CubeReview, MatchReview, MoveDecision, ReviewSettings, review_match
+from .review import (
+    DEFAULT_LEVEL,
+    CubeChoice,
+    CubeReview,
+    MatchReview,
+    MoveDecision,
+    ReviewSettings,
+    review_match,
+)
 from .review import Decision as ReviewedDecision
 from .svg import render_svg
 from .writer import format_action, write_jellyfish
@@ -59,6 +67,8 @@ ENCODINGS = ("cp1252", "cp1251")
 # measured with `taldau bench --game backgammon`; a task may take MARGIN times as long.
 SECONDS_PER_DECISION = (0.01, 0.05, 0.4, 20.0)
 MARGIN = 5
+IN_DOUBT = 0.25  # the share of decisions in doubt (deep and world levels), as measured on real matches
+ROLLOUT_TRIAL_SECONDS = 0.1  # one cubeful trial played to the end, variance reduced (bgsage, one core)
 # A short match whose review runs the compiled kernels of a review: checker plays, a double and its take.
 WARM_UP_MATCH = """ 3 point match
 
@@ -96,16 +106,17 @@ class BackgammonAnalyser:
         return EMG_SCALE
 
     def limit(self, options: AnalysisOptions) -> ReviewSettings:
-        """The review's settings: plies from ``depth`` (gnubg's 2 by default) for plays and cube, with the
-        move filter of the engine that runs (``engine.engine_limit``)."""
+        """The review's settings: the named ``level`` (``review.LEVELS``; standard by default), its plies
+        (gnubg's 2, quick's 0) or ``depth`` for plays and cube, with the move filter of the engine that runs
+        (``engine.engine_limit``)."""
         if options.nodes is not None or options.movetime is not None:
             raise ValueError("backgammon analysis is limited by plies (--depth), not nodes or time")
-        plies = DEFAULT_PLIES if options.depth is None else options.depth
-        if not 0 <= plies < len(SECONDS_PER_DECISION):
+        if options.depth is not None and not 0 <= options.depth < len(SECONDS_PER_DECISION):
             raise ValueError(
-                f"backgammon analysis goes 0 to {len(SECONDS_PER_DECISION) - 1} plies, not {plies}"
+                f"backgammon analysis goes 0 to {len(SECONDS_PER_DECISION) - 1} plies, not {options.depth}"
             )
-        return ReviewSettings.of_engine(self.engine_name(), plies)
+        level = options.level or DEFAULT_LEVEL
+        return ReviewSettings.of_level(level, self.engine_name(), options.depth)
 
     def version(self) -> str:
         return self.evaluator.version
@@ -117,7 +128,10 @@ class BackgammonAnalyser:
         return self.choice.fallback
 
     def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
-        return MARGIN * SECONDS_PER_DECISION[self.limit(options).plies] * decisions
+        """MARGIN times the measured cost of a decision at the review's plies, and of settling the ones in
+        doubt where the level does (``settle_seconds``)."""
+        settings = self.limit(options)
+        return MARGIN * (SECONDS_PER_DECISION[settings.plies] + settle_seconds(settings)) * decisions
 
     def warm(self) -> None:
         """Review WARM_UP_MATCH at each ply but the slowest: its checker plays, cube decisions and take
@@ -150,6 +164,19 @@ class BackgammonAnalyser:
         return analysis_text(games, notes, form)
 
 
+def settle_seconds(settings: ReviewSettings) -> float:
+    """What settling the decisions in doubt adds to a decision's seconds, on average: IN_DOUBT of them,
+    each with up to ``Settle.plays`` plays judged again at the settling plies (SECONDS_PER_DECISION,
+    which judges about as many) or rolled out (ROLLOUT_TRIAL_SECONDS a trial)."""
+    settle = settings.settle
+    if settle is None:
+        return 0.0
+    if settle.rollout is None:
+        assert settle.plies is not None
+        return IN_DOUBT * SECONDS_PER_DECISION[min(settle.plies, len(SECONDS_PER_DECISION) - 1)]
+    return IN_DOUBT * settle.plays * settle.rollout.trials * ROLLOUT_TRIAL_SECONDS
+
+
 def game_analyses(games: Sequence[Game], review: MatchReview) -> list[GameAnalysis]:
     """The review of the match of ``games`` (``review.review_match`` of them) in the common shape: one
     ``GameAnalysis`` per game, in order."""
@@ -173,6 +200,8 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
         "loss": reviewed.loss,
         "drop": reviewed.loss,
         "loss_mwc": reviewed.loss_mwc,
+        "judged": reviewed.judged,
+        "loss_se": reviewed.loss_se,
         "plies_to_result_best": None,
         "plies_to_result_played": None,
         "nodes": 0,

@@ -73,9 +73,11 @@ from .cubeful import (
     emg_to_mwc,
     response_error,
 )
-from .engine import Limit, analyse, engine_limit, evaluate_position
+from .engine import Limit, after_plays, analyse, engine_limit, evaluate_position
 from .eval import Evaluator
+from .eval.model import CONTACT, position_class
 from .eval.probabilities import equities, flipped
+from .eval.sage import CubefulRollout, CubeRollout, RolloutSettings, SageRollout
 from .ids import MatchId
 from .met import MatchEquityTable, kazaross_xg2
 from .position import Dice, Position
@@ -84,6 +86,72 @@ from .replay import Game, Step
 
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
 CUBE_DOUBT = 0.2  # cube decisions with No double and the double this close (EMG) are looked at cubeful
+DEEP_PLIES = 3  # the plies at which the deep level judges again the checker plays in doubt
+# the world level's rollouts of the decisions in doubt: 648 trials in 9 batches of 72 (each stratified)
+WORLD_ROLLOUT = RolloutSettings(trials=648, batches=9)
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """When a decision's verdict is in doubt, worth judging again more deeply (``Settle``), in EMG:
+
+    - a checker play whose loss lies within ``band`` of a mark's threshold (its mark could go either way);
+    - a checker play among the best plays of its roll that lie within ``close`` of one another (which of
+      them is best could turn), in a position with contact (in a race or a bear-off the review's plies are
+      all but exact);
+    - a cube decision whose No double and double (the taker answering right) lie within ``cube`` of each
+      other (near the doubling point), or a double, and its answer, whose Double/take and Double/pass do
+      (near the take point).
+
+    A forced play never is."""
+
+    band: float = 0.015
+    close: float = 0.01
+    cube: float = 0.05
+
+    def __post_init__(self) -> None:
+        if min(self.band, self.close, self.cube) < 0:
+            raise ValueError(f"the doubt's bands must be 0 or more, not {self}")
+
+    def __str__(self) -> str:
+        return f"band {self.band}, close {self.close}, cube {self.cube}"
+
+
+@dataclass(frozen=True)
+class Settle:
+    """How the decisions in doubt (``Doubt``) are judged again: at ``plies`` (checker plays; cube decisions
+    keep the review's cubeful look-ahead, which already judges every cube decision within ``CUBE_DOUBT``)
+    or by bgsage's cubeful ``rollout`` in the match's context (checker plays and cube decisions), one of
+    the two. Of a roll's plays, up to ``plays`` are judged again: the best, the one played, and the next
+    best within the doubt's ``close`` of the best."""
+
+    plies: int | None = None
+    rollout: RolloutSettings | None = None
+    plays: int = 3
+
+    def __post_init__(self) -> None:
+        if (self.plies is None) == (self.rollout is None):
+            raise ValueError("settle decisions in doubt either at plies or by a rollout, one of the two")
+        if self.plies is not None and self.plies < 1:
+            raise ValueError(f"settling plies must be 1 or more, not {self.plies}")
+        if self.plays < 2:
+            raise ValueError(f"settling compares at least 2 plays, not {self.plays}")
+
+    @property
+    def label(self) -> str:
+        """How a decision settled so is described: ``3-ply`` or ``rollout, 648 trials``."""
+        return f"{self.plies}-ply" if self.rollout is None else self.rollout.label
+
+    def __str__(self) -> str:
+        return f"{self.plies}-ply" if self.rollout is None else str(self.rollout)
+
+
+LEVELS = ("quick", "standard", "deep", "world")
+"""The named levels of review, each a preset of ``ReviewSettings`` (``ReviewSettings.of_level``): ``quick``
+at 0-ply; ``standard`` at gnubg's 2 plies (its default analysis, cube decisions by the cubeful look-ahead);
+``deep``, standard with the checker plays in doubt judged again at DEEP_PLIES; ``world``, standard with
+the checker plays and cube decisions in doubt settled by rollouts (WORLD_ROLLOUT)."""
+DEFAULT_LEVEL = "standard"
 
 
 class CubeChoice(StrEnum):
@@ -137,8 +205,17 @@ class ReviewSettings:
     very_lucky: float = 0.6
     luck: bool = True
     table: MatchEquityTable = field(default_factory=kazaross_xg2)
+    level: str = DEFAULT_LEVEL
+    doubt: Doubt = Doubt()
+    settle: Settle | None = None
 
     def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"unknown level of review {self.level!r}: choose one of {', '.join(LEVELS)}")
+        if self.settle is not None and self.settle.plies is not None and self.settle.plies <= self.plies:
+            raise ValueError(
+                f"settling at {self.settle.plies} plies is no deeper than the review's {self.plies}"
+            )
         if min(self.plies, self.luck_plies, 0 if self.cube_plies is None else self.cube_plies) < 0:
             raise ValueError("plies must be 0 or more")
         if not self.cube_doubt >= 0:
@@ -149,14 +226,16 @@ class ReviewSettings:
             raise ValueError("the luck thresholds must grow: lucky <= very lucky")
 
     def __str__(self) -> str:
-        """The settings the results depend on, short: ``2-ply 16/0.32, cube 2-ply, luck 0-ply, marks
-        0.03/0.06/0.12, Kazaross-XG2``."""
+        """The settings the results depend on, short: ``standard: 2-ply 5/0.08, cube 2-ply cubeful within
+        0.2, luck 0-ply, marks 0.03/0.06/0.12, Kazaross-XG2`` (with ``in doubt (...) 3-ply`` where decisions
+        in doubt are settled)."""
         luck = f"luck {self.luck_plies}-ply" if self.luck else "no luck"
         cube = f"cube {self.cube_depth}-ply"
         if self.cube_depth > 0 and self.cube_doubt > 0:
             cube += f" cubeful within {self.cube_doubt}"
+        settle = "" if self.settle is None else f", in doubt ({self.doubt}) {self.settle}"
         return (
-            f"{self.plies}-ply {self.candidates}/{self.threshold}, {cube}, {luck}, "
+            f"{self.level}: {self.plies}-ply {self.candidates}/{self.threshold}, {cube}{settle}, {luck}, "
             f"marks {self.doubtful}/{self.bad}/{self.very_bad}, {self.table.name}"
         )
 
@@ -186,20 +265,48 @@ class ReviewSettings:
             return LuckMark.UNLUCKY
         return None
 
+    @property
+    def judged(self) -> str:
+        """How a checker play not settled again is judged: ``2-ply``."""
+        return f"{self.plies}-ply"
+
+    @property
+    def cube_judged(self) -> str:
+        """How a cube decision not settled again is judged: ``2-ply``."""
+        return f"{self.cube_depth}-ply"
+
     @classmethod
     def of_engine(cls, engine: str, plies: int) -> ReviewSettings:
-        """The default review by the evaluator named ``engine`` (``Evaluator.name``) at ``plies``: its move
+        """The standard review by the evaluator named ``engine`` (``Evaluator.name``) at ``plies``: its move
         filter (``engine.engine_limit``), gnubg's conventions for the rest."""
+        return cls.of_level(DEFAULT_LEVEL, engine, plies)
+
+    @classmethod
+    def of_level(cls, level: str, engine: str, plies: int | None = None) -> ReviewSettings:
+        """The review of the named ``level`` (``LEVELS``) by the evaluator named ``engine``, with its move
+        filter (``engine.engine_limit``); ``plies`` in place of the level's own (0 for quick, 2 for the
+        others) where given."""
+        if level not in LEVELS:
+            raise ValueError(f"unknown level of review {level!r}: choose one of {', '.join(LEVELS)}")
+        plies = (0 if level == "quick" else 2) if plies is None else plies
+        settle = {"deep": Settle(plies=DEEP_PLIES), "world": Settle(rollout=WORLD_ROLLOUT)}.get(level)
         search = engine_limit(engine, plies)
-        return cls(plies=plies, candidates=search.candidates, threshold=search.threshold)
+        return cls(
+            plies=plies,
+            candidates=search.candidates,
+            threshold=search.threshold,
+            level=level,
+            settle=settle,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
 class Decision:
     """What every decision has: its kind, the game (0-based in the match) and step (index in
     ``Game.steps``) it belongs to, the deciding player, gnubg's Position ID and Match ID before it, the
-    equity lost (EMG, >= 0; ``loss_mwc`` the same in match winning chances, None in money play) and the
-    mark."""
+    equity lost (EMG, >= 0; ``loss_mwc`` the same in match winning chances, None in money play), the
+    mark, how it was judged (``judged``: ``2-ply``, ``3-ply``, ``rollout, 648 trials``) and, where a
+    rollout judged it, the standard error of the loss (``loss_se``, EMG; None otherwise)."""
 
     kind: DecisionKind
     game: int
@@ -210,6 +317,8 @@ class Decision:
     loss: float
     loss_mwc: float | None
     mark: Mark | None
+    judged: str
+    loss_se: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,7 +326,8 @@ class MoveDecision(Decision):
     """A checker play: the dice as rolled, the play made and the best play (gnubg's notation, empty for a
     roll that cannot be played), their cubeful equities (EMG) and cubeless probabilities after the play
     from the mover's side, the played play's rank (0 the best) among the ``plays`` legal ones, whether it
-    was forced, the plies of the judgement, and the luck of the roll (EMG; None when not analysed)."""
+    was forced, the plies of the review's search (a play in doubt settled again says how in ``judged``;
+    its rank is then among the plays settled), and the luck of the roll (EMG; None when not analysed)."""
 
     dice: Dice
     played: str
@@ -301,9 +411,10 @@ def review_match(
     reviewed (for a display)."""
     settings = settings or ReviewSettings()
     started = time.perf_counter()
+    judge = _judge(evaluator, settings)
     reviewed: list[GameReview] = []
     for index, game in enumerate(games):
-        reviewed.append(review_game(game, evaluator, settings, index))
+        reviewed.append(_review_game(game, judge, index))
         if progress is not None:
             progress(len(reviewed[-1].decisions))
     reviews = tuple(reviewed)
@@ -316,8 +427,32 @@ def review_match(
     )
 
 
+@dataclass(frozen=True)
+class _Judge:
+    """What judges a review's decisions: the evaluator, the settings, and bgsage's rollouts where the
+    decisions in doubt are settled by them."""
+
+    evaluator: Evaluator
+    settings: ReviewSettings
+    rollout: SageRollout | None
+
+
+def _judge(evaluator: Evaluator, settings: ReviewSettings) -> _Judge:
+    """The judge of a review: its rollouts loaded where the settings settle decisions by rollouts (raises
+    ``eval.sage.SageUnavailable`` where bgsage cannot run)."""
+    settle = settings.settle
+    rollout = None if settle is None or settle.rollout is None else SageRollout(settle.rollout)
+    return _Judge(evaluator, settings, rollout)
+
+
 def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, index: int = 0) -> GameReview:
     """Review one replayed game (``index``: its place in the match)."""
+    return _review_game(game, _judge(evaluator, settings), index)
+
+
+def _review_game(game: Game, judge: _Judge, index: int) -> GameReview:
+    """``review_game`` by ``judge``."""
+    settings = judge.settings
     decisions: list[Decision] = []
     offered: tuple[_Cube, Step] | None = None  # the double waiting for its answer
     # the position left by the last play and its probabilities (the next player's) at the cube plies: the
@@ -329,18 +464,18 @@ def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, inde
         player = step.action.player
         if kind is ActionKind.ROLL:
             if not opening and step.state.offered_by is None and step.state.can_double(player):
-                cube = _cube(evaluator, step, settings, known, doubled=False)
+                cube = _cube(judge, step, known, doubled=False)
                 if cube.decision.available:
                     decisions.append(_doubling(cube, step, index, number, settings, doubled=False))
             if step.play is not None and step.action.dice is not None:
-                move = _move(evaluator, step, index, number, settings, opening)
+                move = _move(judge, step, index, number, opening)
                 decisions.append(move)
-                if move.plies == settings.cube_depth:
+                if move.plies == settings.cube_depth and move.judged == settings.judged:
                     turned = flipped(np.array([move.played_probabilities]))[0]
                     known = step.play.result, tuple(float(p) for p in turned)
             opening = False
         elif kind is ActionKind.DOUBLE:
-            cube = _cube(evaluator, step, settings, known, doubled=True)
+            cube = _cube(judge, step, known, doubled=True)
             decisions.append(_doubling(cube, step, index, number, settings, doubled=True))
             offered = cube, step
         elif kind in ANSWERS and offered is not None:
@@ -383,22 +518,38 @@ def _without_beavers(state: MatchState) -> MatchState:
 
 @dataclass(frozen=True)
 class _Cube:
-    """A cube decision with the cubeless probabilities it was made from (the roller's)."""
+    """A cube decision with the cubeless probabilities it was made from (the roller's), how it was judged
+    (``ReviewSettings.judged`` or ``Settle.label``) and, where a rollout judged it, its rollout (No double
+    and Double/take on the same dice; Double/pass is exact)."""
 
     probabilities: tuple[float, ...]
     decision: CubeDecision
+    judged: str
+    rolled: CubeRollout | None = None
+
+    @property
+    def doubling_error(self) -> float | None:
+        """The standard error of No double minus the double (the taker answering right); None where no
+        rollout judged it."""
+        if self.rolled is None:
+            return None
+        taken = self.decision.response is not Response.PASS
+        return self.rolled.no_double.error_of_difference(self.rolled.double_take if taken else None)
+
+    @property
+    def answer_error(self) -> float | None:
+        """The standard error of Double/take minus Double/pass; None where no rollout judged it."""
+        return None if self.rolled is None else self.rolled.double_take.error
 
 
 def _cube(
-    evaluator: Evaluator,
-    step: Step,
-    settings: ReviewSettings,
-    known: tuple[Position, tuple[float, ...]] | None,
-    doubled: bool,
+    judge: _Judge, step: Step, known: tuple[Position, tuple[float, ...]] | None, doubled: bool
 ) -> _Cube:
     """The cube decision of the player on roll in ``step`` (before his roll or his double); ``known``: a
     position with its probabilities at the cube plies, used when it is the step's; ``doubled``: he
-    doubled, so the decision is looked at cubeful (see ``ReviewSettings``)."""
+    doubled, so the decision is looked at cubeful (see ``ReviewSettings``), and settled by a rollout where
+    it is in doubt and the settings settle by rollouts."""
+    evaluator, settings = judge.evaluator, judge.settings
     position = step.position
     state = _without_beavers(step.state)
     if known is not None and known[0] == position:
@@ -414,7 +565,40 @@ def _cube(
             probabilities, decision = plied_cube_decision(
                 evaluator, position, state, settings.cube_depth, settings.table
             )
-    return _Cube(probabilities, decision)
+    if judge.rollout is not None and decision.available and cube_in_doubt(decision, doubled, settings.doubt):
+        assert settings.settle is not None
+        rolled = judge.rollout.cube_decision(position.board, state, position.turn)
+        values = (rolled.no_double.equity, rolled.double_take.equity, 1.0)
+        if state.rules.money:
+            decision = decide(values, None, state, position.turn)
+        else:
+            no_double, double_take, cash = (
+                emg_to_mwc(value, state, position.turn, settings.table) for value in values
+            )
+            decision = decide(None, (no_double, double_take, cash), state, position.turn, settings.table)
+        return _Cube(rolled.probabilities, decision, settings.settle.label, rolled)
+    return _Cube(probabilities, decision, settings.cube_judged)
+
+
+def cube_in_doubt(decision: CubeDecision, doubled: bool, doubt: Doubt) -> bool:
+    """Whether a cube decision is in doubt (``Doubt``): No double within ``doubt.cube`` of the double, or,
+    where the roller ``doubled``, Double/take within it of Double/pass."""
+    if abs(decision.no_double - decision.double) < doubt.cube:
+        return True
+    return doubled and abs(decision.double_take - decision.double_pass) < doubt.cube
+
+
+def play_in_doubt(values: np.ndarray, played: int, contact: bool, settings: ReviewSettings) -> bool:
+    """Whether the checker play at ``played`` among plays of cubeful ``values`` (EMG, the mover's) is in
+    doubt (``Doubt``): its loss within ``band`` of a mark's threshold, or, where there is ``contact``, it is
+    among two or more best plays within ``close`` of one another."""
+    doubt = settings.doubt
+    best = float(values.max())
+    loss = best - float(values[played])
+    thresholds = (settings.doubtful, settings.bad, settings.very_bad)
+    if any(abs(loss - threshold) <= doubt.band for threshold in thresholds):
+        return True
+    return contact and loss <= doubt.close and int(np.count_nonzero(values >= best - doubt.close)) >= 2
 
 
 def _mwc_difference(emg: float, state: MatchState, player: int, table: MatchEquityTable) -> float | None:
@@ -449,6 +633,8 @@ def _doubling(
         loss=loss,
         loss_mwc=_mwc_difference(loss, state, player, settings.table),
         mark=settings.mark(loss),
+        judged=cube.judged,
+        loss_se=cube.doubling_error,
         probabilities=cube.probabilities,
         cubeless_equity=cubeless_emg(cube.probabilities, state, player, settings.table),
         no_double=decision.no_double,
@@ -493,6 +679,8 @@ def _answer(
         loss=loss,
         loss_mwc=_mwc_difference(loss, state, taker, settings.table),
         mark=settings.mark(loss),
+        judged=cube.judged,
+        loss_se=cube.answer_error,
         probabilities=tuple(float(p) for p in flipped(np.array([cube.probabilities]))[0]),
         cubeless_equity=-cubeless_emg(cube.probabilities, state, doubler, settings.table),
         no_double=-decision.no_double,
@@ -509,11 +697,10 @@ def _answer(
     )
 
 
-def _move(
-    evaluator: Evaluator, step: Step, game: int, number: int, settings: ReviewSettings, opening: bool
-) -> MoveDecision:
+def _move(judge: _Judge, step: Step, game: int, number: int, opening: bool) -> MoveDecision:
     """The review of the checker play of ``step`` (a roll with its play); ``opening``: the game's first
-    roll (for the luck)."""
+    roll (for the luck). A play in doubt is judged again where the settings settle (``_settle``)."""
+    evaluator, settings = judge.evaluator, judge.settings
     position, play, dice = step.position, step.play, step.action.dice
     state = _without_beavers(step.state)
     assert play is not None and dice is not None
@@ -530,10 +717,29 @@ def _move(
             for rank, ranked_play in zip(deep, ranked, strict=True)
         ]
     )
+    probabilities = [ranked_play.probabilities for ranked_play in ranked]
     played_at = int(np.flatnonzero(deep == analysis.rank_of(play))[0])
+    forced = len(analysis) == 1
+    plies, judged = int(analysis.plies[0]), settings.judged
+    rolled: list[CubefulRollout | None] = []
+    contact = position_class(position.board) == CONTACT
+    if settings.settle is not None and not forced and play_in_doubt(values, played_at, contact, settings):
+        kept = _settled_plays(values, played_at, settings)
+        boards = [ranked[at].play.result.board for at in kept]
+        values, settled, rolled = _settle(judge, boards, values[kept], state, player)
+        ranked = [ranked[at] for at in kept]
+        probabilities = [settled[k] or probabilities[at] for k, at in enumerate(kept)]
+        played_at, judged = kept.index(played_at), settings.settle.label
     best_at = int(np.argmax(values))
     loss = max(0.0, float(values[best_at] - values[played_at]))
-    forced = len(analysis) == 1
+    loss_se = None
+    if rolled:  # the error of the played play against the best, or against the runner-up where best
+        other = best_at if best_at != played_at else int(np.argsort(-values, kind="stable")[1])
+        mine, theirs = rolled[played_at], rolled[other]
+        if mine is not None:
+            loss_se = mine.error_of_difference(theirs)
+        elif theirs is not None:
+            loss_se = theirs.error
     luck = roll_luck(evaluator, position, state, dice, opening, settings) if settings.luck else None
     return MoveDecision(
         kind=DecisionKind.MOVE,
@@ -545,20 +751,68 @@ def _move(
         loss=loss,
         loss_mwc=_mwc_difference(loss, state, player, settings.table),
         mark=None if forced else settings.mark(loss),
+        judged=judged,
+        loss_se=loss_se,
         dice=(int(dice[0]), int(dice[1])),
         played=play.text,
         best=ranked[best_at].play.text,
         played_equity=float(values[played_at]),
         best_equity=float(values[best_at]),
-        played_probabilities=ranked[played_at].probabilities,
-        best_probabilities=ranked[best_at].probabilities,
+        played_probabilities=probabilities[played_at],
+        best_probabilities=probabilities[best_at],
         rank=int(np.count_nonzero(values > values[played_at])),
         plays=len(analysis),
         forced=forced,
-        plies=int(analysis.plies[0]),
+        plies=plies,
         luck=luck,
         luck_mark=None if luck is None else settings.luck_mark(luck),
     )
+
+
+def _settled_plays(values: np.ndarray, played: int, settings: ReviewSettings) -> list[int]:
+    """Which plays of a roll in doubt are judged again (indices into ``values``, best first): the best, the
+    one ``played``, and the next best within the doubt's ``close`` of the best, up to ``Settle.plays``."""
+    assert settings.settle is not None
+    order = [int(at) for at in np.argsort(-values, kind="stable")]
+    kept = [order[0]] if order[0] == played else [order[0], played]
+    best = float(values[order[0]])
+    for at in order[1:]:
+        if len(kept) >= settings.settle.plays or values[at] < best - settings.doubt.close:
+            break
+        if at not in kept:
+            kept.append(at)
+    if len(kept) < 2:  # the played play is the best, nothing within close: its runner-up
+        kept.append(order[1])
+    return sorted(kept, key=lambda at: -values[at])
+
+
+def _settle(
+    judge: _Judge, boards: Sequence[np.ndarray], values: np.ndarray, state: MatchState, player: int
+) -> tuple[np.ndarray, list[tuple[float, ...] | None], list[CubefulRollout | None]]:
+    """The plays leaving ``boards`` (the opponent on roll in row MOVER; ``values`` their cubeful EMG at
+    the review's plies) judged again as ``Settle`` says: their cubeful EMG, their cubeless probabilities
+    (None where unchanged: a game the play has won) and, where rolled out, their rollouts (None for a game
+    won, whose value is exact; an empty list at plies)."""
+    settings = judge.settings
+    settle = settings.settle
+    assert settle is not None
+    if judge.rollout is None:
+        assert settle.plies is not None
+        found = after_plays(judge.evaluator, np.stack([board[::-1] for board in boards]), settle.plies)
+        settled = np.array(
+            [
+                after_play_equity(found[k], board, state, player, settings.table)
+                for k, board in enumerate(boards)
+            ]
+        )
+        return settled, [tuple(float(p) for p in row) for row in found], []
+    settled = values.astype(np.float64)
+    probabilities: list[tuple[float, ...] | None] = [None] * len(boards)
+    rolled = [judge.rollout.after_play_cubeful(board[::-1], state, player) for board in boards]
+    for k, rollout in enumerate(rolled):
+        if rollout is not None:
+            settled[k], probabilities[k] = rollout.equity, rollout.probabilities
+    return settled, probabilities, rolled
 
 
 def _cubeless_utility(

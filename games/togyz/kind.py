@@ -69,6 +69,8 @@ class TogyzAnalyser:
         return SCALE
 
     def limit(self, options: AnalysisOptions) -> Limit:
+        if options.level is not None:
+            raise ValueError("levels of review are backgammon's: Togyz takes a depth, nodes or a movetime")
         if options.depth is None and options.nodes is None and options.movetime is None:
             return review_limit()
         return Limit(depth=options.depth, nodes=options.nodes, time=options.movetime)

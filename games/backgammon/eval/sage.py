@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..board import BAR, MOVER, OPPONENT, POINTS
+from ..cube import MatchState
 from .probabilities import (
     PROBABILITIES,
     WIN,
@@ -283,21 +284,49 @@ DEFAULT_TRIALS = 1296  # gnubg's and bgsage's default: 36 x 36, the first two ro
 @dataclass(frozen=True)
 class RolloutSettings:
     """A rollout's settings: ``trials`` games per position, the dice from ``seed``, on ``threads`` C++
-    threads (the numbers do not depend on the threads)."""
+    threads (the numbers do not depend on the threads); ``truncation``: the rolls each trial plays before
+    it stops at the raw evaluation (0: every trial plays to the end of the game). Variance reduction (the
+    luck of every roll taken out) is always on: it costs about 20 times a plain trial and cuts the variance
+    about 50 times (measured on a middle game, BENCHMARKS.md).
+
+    ``batches``: the cubeful rollouts (``SageRollout.after_play_cubeful``, ``cube_decision``) play their
+    trials in that many batches of equal size, on seeds ``seed``, ``seed + 1``, ...: the batches' results
+    measure the standard error of a difference between positions rolled out on the same dice (the plays
+    of a roll, No double and Double/take), which each position's own standard error overstates. A batch of
+    a multiple of 36 trials keeps the first roll exactly stratified."""
 
     trials: int = DEFAULT_TRIALS
     seed: int = 42
     threads: int = 1
+    truncation: int = 0
+    batches: int = 1
 
     def __post_init__(self) -> None:
         if self.trials < 1 or self.threads < 1:
             raise ValueError(f"a rollout needs at least one trial on one thread, not {self}")
+        if self.batches < 1 or self.trials % self.batches:
+            raise ValueError(f"{self.trials} trials do not split into {self.batches} equal batches")
+        if self.truncation < 0:
+            raise ValueError(f"truncation must be 0 (none) or more rolls, not {self.truncation}")
 
     def __str__(self) -> str:
-        return f"rollout of {self.trials} trials, seed {self.seed}"
+        cut = f", truncated at {self.truncation}" if self.truncation else ""
+        return f"rollout of {self.trials} trials{cut}, seed {self.seed}"
+
+    @property
+    def label(self) -> str:
+        """How a decision settled by this rollout reads, as gnubg's and XG's users read it:
+        ``rollout, 1296 trials`` (``, truncated at 7`` when truncated)."""
+        cut = f", truncated at {self.truncation}" if self.truncation else ""
+        return f"rollout, {self.trials} trials{cut}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"trials": self.trials, "seed": self.seed, "variance_reduction": True, "truncation": None}
+        return {
+            "trials": self.trials,
+            "seed": self.seed,
+            "variance_reduction": True,
+            "truncation": self.truncation or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -339,11 +368,12 @@ class RolloutResult:
 
 
 class SageRollout:
-    """bgsage's rollouts of positions: every trial a game played to the end (no truncation), its checker
-    plays chosen by bgsage's raw nets (gnubg's 0-ply), its bear-offs by the exact database, with variance
-    reduction (the luck of every roll taken out, as gnubg's rollouts do) and the first rolls stratified.
-    Every position of a call is rolled out on the same dice (the seed set again before each), so the plays
-    of one roll are compared on common dice, and the same settings give the same numbers on any machine.
+    """bgsage's rollouts of positions: every trial a game played to the end (or ``truncation`` rolls),
+    its checker plays chosen by bgsage's raw nets (gnubg's 0-ply), its bear-offs by the exact database,
+    with variance reduction (the luck of every roll taken out, as gnubg's rollouts do) and the first rolls
+    stratified. Every position of a call is rolled out on the same dice (the seed set again before each), so
+    the plays of one roll are compared on common dice, and the same settings give the same numbers on any
+    machine.
 
     Our own rollouts (``eval.rollout``, truncated, for training labels) report no standard errors and run
     our nets only: a user's rollout is bgsage's. Raises ``SageUnavailable`` where bgsage cannot run."""
@@ -368,8 +398,8 @@ class SageRollout:
             weights.strategy_type,
             weights.weight_paths_list,
             weights.hidden_sizes_list,
-            n_trials=self.settings.trials,
-            truncation_depth=0,
+            n_trials=self.settings.trials // self.settings.batches,
+            truncation_depth=self.settings.truncation,
             n_threads=self.settings.threads,
             seed=self.settings.seed,
             enable_vr=True,
@@ -379,6 +409,8 @@ class SageRollout:
     def _mover(self, board: np.ndarray, progress: Progress | None = None) -> RolloutResult:
         """The rollout of ``board`` (2, 25) left by a play of row ``MOVER``, from that side; ``progress(done,
         total)`` told the trials played as they finish (bgsage calls it after each trial)."""
+        if self.settings.batches != 1:
+            raise ValueError("a cubeless rollout plays its trials in one batch")
         out = np.zeros(5, dtype=np.float64)
         turned = np.ascontiguousarray(board[::-1])
         if final_probabilities(turned, out):  # the mover has borne off: the result, from the other side
@@ -418,3 +450,122 @@ class SageRollout:
                 tuple(float(p) for p in out), (0.0,) * 5, float(equities(out[np.newaxis])[0]), 0.0, 0, True
             )
         return self._mover(np.ascontiguousarray(board[::-1]), progress).flipped()
+
+    def after_play_cubeful(self, board: np.ndarray, state: MatchState, player: int) -> CubefulRollout | None:
+        """The cubeful rollout of the board (2, 25) a play of ``player`` leaves (his checkers still in row
+        ``MOVER``), in the match's context ``state`` (score, cube, Crawford; the cube before the opponent's
+        turn, beavers not valued, as gnubg's analysis values them): his cubeful equity (EMG) with the
+        opponent's best cube action at the start of every turn of every trial, each player doubling,
+        taking and passing as bgsage's cube judges at 0-ply. None for a game the play has just won: the
+        result needs no rollout."""
+        board = np.asarray(board)
+        if board[MOVER].sum() == 0:
+            return None
+        position = to_sage(board).tolist()
+        results = []
+        for batch in range(self.settings.batches):
+            self._strategy.set_seed(self.settings.seed + batch)
+            results.append(
+                self._strategy.cubeful_evaluate_board(position, position, **self._cube(state, player))
+            )
+        probabilities = consistent(np.array([result["probs"] for result in results], dtype=np.float64))
+        return CubefulRollout(
+            tuple(float(result["cubeful_equity"]) for result in results),
+            tuple(float(result["cubeful_se"]) for result in results),
+            tuple(float(p) for p in probabilities.mean(axis=0)),
+            self.settings.trials,
+        )
+
+    def cube_decision(self, board: np.ndarray, state: MatchState, roller: int) -> CubeRollout:
+        """The cubeful rollouts of No double and Double/take of ``roller``, on roll before his roll with the
+        board (2, 25) (his checkers in row ``MOVER``), in the match's context ``state``: his equities (EMG,
+        Double/take at the doubled stake per unit of the current cube) batch by batch, and his cubeless
+        probabilities before the roll. Both are rolled out on the same dice."""
+        position = to_sage(np.asarray(board)).tolist()
+        results = []
+        for batch in range(self.settings.batches):
+            self._strategy.set_seed(self.settings.seed + batch)
+            results.append(self._strategy.cube_decision(position, **self._cube(state, roller)))
+        probabilities = consistent(np.array([result["probs"] for result in results], dtype=np.float64))
+        return CubeRollout(
+            CubefulRollout(
+                tuple(float(result["equity_nd"]) for result in results),
+                tuple(float(result["equity_nd_se"]) for result in results),
+                (),
+                self.settings.trials,
+            ),
+            CubefulRollout(
+                tuple(float(result["equity_dt"]) for result in results),
+                tuple(float(result["equity_dt_se"]) for result in results),
+                (),
+                self.settings.trials,
+            ),
+            tuple(float(p) for p in probabilities.mean(axis=0)),
+        )
+
+    def _cube(self, state: MatchState, player: int) -> dict[str, Any]:
+        """bgsage's words for the cube and score as ``player`` sees them (beavers off)."""
+        owners = self._cpp.CubeOwner
+        if state.cube_owner is None:
+            owner = owners.CENTERED
+        else:
+            owner = owners.PLAYER if state.cube_owner == player else owners.OPPONENT
+        rules = state.rules
+        away = (
+            (0, 0)
+            if rules.money
+            else (rules.length - state.score[player], rules.length - state.score[1 - player])
+        )
+        return {
+            "cube_value": state.cube,
+            "owner": owner,
+            "away1": away[0],
+            "away2": away[1],
+            "is_crawford": state.crawford_game,
+            "jacoby": rules.money and rules.jacoby,
+            "beaver": False,
+            "max_cube_value": rules.cube_limit,
+        }
+
+
+@dataclass(frozen=True)
+class CubefulRollout:
+    """A cubeful value rolled out in batches (``RolloutSettings.batches``): each batch's value (EMG) and
+    its standard error as bgsage measures it, the cubeless ``probabilities`` from the same trials (the
+    player's after his play; empty where not asked), and the ``trials`` of all batches."""
+
+    values: tuple[float, ...]
+    errors: tuple[float, ...]
+    probabilities: tuple[float, ...]
+    trials: int
+
+    @property
+    def equity(self) -> float:
+        """The value over all trials (the batches' mean)."""
+        return float(np.mean(self.values))
+
+    @property
+    def error(self) -> float:
+        """Its standard error, from the batches' own errors."""
+        return float(np.sqrt(np.sum(np.square(self.errors)))) / len(self.errors)
+
+    def error_of_difference(self, other: CubefulRollout | None) -> float:
+        """The standard error of this value minus ``other`` (None: an exact value) rolled out on the same
+        dice: the spread of the batches' differences where there are two or more batches; else the two
+        errors taken as independent, an upper bound."""
+        if other is None:
+            return self.error
+        if len(self.values) < 2:
+            return float(np.hypot(self.error, other.error))
+        differences = np.subtract(self.values, other.values)
+        return float(np.std(differences, ddof=1) / np.sqrt(len(differences)))
+
+
+@dataclass(frozen=True)
+class CubeRollout:
+    """A cube decision rolled out: the roller's No double and Double/take (EMG), each a ``CubefulRollout``
+    on the same dice, and his cubeless probabilities before the roll."""
+
+    no_double: CubefulRollout
+    double_take: CubefulRollout
+    probabilities: tuple[float, ...]
