@@ -115,7 +115,18 @@ def real_matches() -> Path:
     "--reference: mean loss, agreement, CPU per decision (the reference cached in ~/.cache/taldau/strength).",
 )
 @click.option(
-    "--seed", type=int, default=DEFAULT_SEED, show_default=True, help="With --engines: the draw of decisions."
+    "--judge",
+    is_flag=True,
+    help="With --game backgammon: the levels of review (--levels engine:level, default sage at quick, "
+    "standard and deep, own and gnubg at standard) on --decisions [300] real checker plays of --archive "
+    "drawn with --seed [44], judged by bgsage's rollouts of every play in dispute (432 trials, to the end, "
+    "in their match context): mean loss, marks against the rollout-settled ones, CPU. Rollouts run on --jobs "
+    "processes and are kept in tests/data/backgammon/judge (resumable; later runs take no rollout time).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    help=f"With --engines or --judge: the draw of decisions [--engines {DEFAULT_SEED}, --judge 44].",
 )
 @click.option(
     "--reference",
@@ -126,7 +137,9 @@ def real_matches() -> Path:
 @click.option(
     "--levels",
     help="With --engines: the levels judged, comma-separated ENGINE:PLIES[:CANDIDATES/THRESHOLD] (the "
-    f"engine's own move filter unless given) [{','.join(DEFAULT_LEVELS)}].",
+    f"engine's own move filter unless given) [{','.join(DEFAULT_LEVELS)}]. With --judge: ENGINE:LEVEL "
+    "(quick, standard, deep) [sage:quick,sage:standard,sage:deep,own:standard; gnubg:standard when "
+    "installed].",
 )
 @click.option(
     "--against-gnubg",
@@ -155,7 +168,8 @@ def bench(
     engine: str | None,
     decisions: int | None,
     strength: bool,
-    seed: int,
+    judge: bool,
+    seed: int | None,
     reference: str,
     levels: str | None,
     matches: int | None,
@@ -202,7 +216,13 @@ def bench(
     elif game == "backgammon" and strength:
         from taldau.cli.strength import backgammon_strength
 
-        backgammon_strength(archive, decisions, seed, reference, levels, as_json)
+        backgammon_strength(
+            archive, decisions, DEFAULT_SEED if seed is None else seed, reference, levels, as_json
+        )
+    elif game == "backgammon" and judge:
+        from taldau.cli.strength import backgammon_judge
+
+        backgammon_judge(archive, decisions, seed, levels, within_ceiling(jobs, "--jobs", game), as_json)
     elif game == "backgammon" and matches is not None:
         plies = DEFAULT_PLIES if depth is None else depth
         _against_gnubg(matches, plies, as_json, engine or BACKGAMMON_ENGINE)

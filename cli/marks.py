@@ -70,7 +70,8 @@ def marks_options(function):
                 type=click.IntRange(min=1),
                 default=1,
                 show_default=True,
-                help="With --marks: processes reviewing games side by side (each game's time is summed).",
+                help="With --marks: processes reviewing games side by side (each game's time is summed); "
+                "with --judge: processes rolling out.",
             ),
         )
     ):

@@ -1,5 +1,6 @@
 """``taldau bench --game backgammon --engines``: each engine and level judged by a deeper reference on real
-decisions (``taldau.games.backgammon.strength``); this module parses, calls and prints."""
+decisions (``taldau.games.backgammon.strength``); ``--judge``: the levels of review judged by rollouts
+(``taldau.games.backgammon.judge``); this module parses, calls and prints."""
 
 from __future__ import annotations
 
@@ -30,6 +31,47 @@ def backgammon_strength(
             )
         except (FileNotFoundError, ValueError) as error:
             raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    for text in report.lines():
+        click.echo(text)
+
+
+def backgammon_judge(
+    archive: Path | None,
+    decisions: int | None,
+    seed: int | None,
+    levels: str | None,
+    jobs: int,
+    as_json: bool,
+) -> None:
+    """The levels of review (``levels`` comma-separated, the defaults when None) judged by rollouts on
+    ``decisions`` checker plays of ``archive`` (bglab when None) drawn with ``seed``, the missing rollouts on
+    ``jobs`` processes, printed; a clear error when the matches are absent or a level cannot run here."""
+    from taldau.games.backgammon import judge
+
+    folder = BGLAB if archive is None else archive
+    chosen = judge.default_judge_levels() if levels is None else [x for x in levels.split(",") if x.strip()]
+    try:
+        for level in chosen:
+            judge.JudgeLevel.parse(level)
+        if not Path(folder).is_dir():
+            raise FileNotFoundError(f"the real matches are not here: {folder} is not a folder")
+        drawn = judge.draw_decisions(
+            folder, decisions or judge.DEFAULT_DRAW, judge.DEFAULT_SEED if seed is None else seed
+        )
+        with progress_line("rolling out", "decision", every=30.0) as line:
+            report = judge.judge_levels(
+                drawn,
+                chosen,
+                jobs=jobs,
+                seed=judge.DEFAULT_SEED if seed is None else seed,
+                folder=str(folder),
+                progress=lambda done, total: line.update(done, total),
+            )
+    except (FileNotFoundError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
     if as_json:
         click.echo(json.dumps(report.to_json()))
         return

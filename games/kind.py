@@ -138,6 +138,16 @@ def move_numbers(turns: Iterable[tuple[int, str]]) -> list[int]:
     return numbers
 
 
+def settled_label(judged: str | None, depth: int | None, loss_se: float | None) -> str | None:
+    """How a decision in doubt was settled again, as gnubg's and XG's users read it (``3-ply``;
+    ``rollout, 648 trials, ±0.031``: with the standard error of its loss), from its ``judged``, ``depth``
+    (the review's plies) and ``loss_se``; None where the review's own plies judged it (or the record
+    predates ``judged``)."""
+    if judged is None or judged == f"{depth}-ply":
+        return None
+    return judged if loss_se is None else f"{judged}, ±{loss_se:.3f}"
+
+
 def pov(value: float, side: int) -> float:
     """A value one side gains as the other loses (a score, an equity, winning chances) turned between the
     first player's point of view and ``side``'s (0 the first player, 1 the second): kept for the first,

@@ -175,5 +175,9 @@ def test_analyze_at_the_deep_level_stores_how_each_decision_was_judged(tmp_path:
     text = runner.invoke(main, ["annotate", str(out), "--form", "full"])
     assert text.exit_code == 0, text.output
     assert text.stdout.count("settled in doubt: 3-ply") == counted["3-ply"]
+    site = runner.invoke(main, ["report", str(out), "--out", str(tmp_path / "site")])
+    assert site.exit_code == 0, site.output
+    pages = "".join(page.read_text() for page in (tmp_path / "site").rglob("*.html"))
+    assert pages.count('title="settled in doubt">3-ply</small>') == counted["3-ply"]
     plain = runner.invoke(main, [*args[:-2], "--out", str(tmp_path / "plain")])
     assert plain.exit_code == 0 and "3-ply" not in plain.stdout

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from taldau.games.kind import MARKS, Mark, MarkScale, move_numbers
+from taldau.games.kind import MARKS, Mark, MarkScale, move_numbers, settled_label
 from taldau.games.registry import analyser
 from taldau.schemas import plies_from_one
 
@@ -67,10 +67,19 @@ class Move:
     double_pass: float | None
     verdict: str | None
     luck_mark: str | None
+    depth: int | None = None
+    judged: str | None = None
+    loss_se: float | None = None
 
     def __post_init__(self) -> None:
         if self.mark is not None and not isinstance(self.mark, Mark):  # the glyph a table stores
             object.__setattr__(self, "mark", Mark(self.mark))
+
+    @property
+    def settled(self) -> str | None:
+        """How the decision was settled again where it was in doubt (``rollout, 648 trials, ±0.031``), or
+        None (``games.kind.settled_label``)."""
+        return settled_label(self.judged, self.depth, self.loss_se)
 
     @property
     def sign(self) -> int:

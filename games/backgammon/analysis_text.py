@@ -25,6 +25,7 @@ from taldau.games.kind import (
     cube_error_kind,
     move_numbers,
     pov,
+    settled_label,
 )
 
 from .replay import Game
@@ -260,13 +261,8 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
 
 
 def settled(decision: Decision) -> str | None:
-    """How a decision in doubt was settled again, as gnubg's and XG's users read it (``3-ply``;
-    ``rollout, 648 trials, ±0.006``: the standard error of the loss), or None where the review's own
-    plies judged it (or the analysis predates the ``judged`` column)."""
-    if decision.judged is None or decision.judged == f"{decision.depth}-ply":
-        return None
-    error = "" if decision.loss_se is None else f", ±{decision.loss_se:.3f}"
-    return f"{decision.judged}{error}"
+    """How a decision in doubt was settled again (``games.kind.settled_label``), or None."""
+    return settled_label(decision.judged, decision.depth, decision.loss_se)
 
 
 def _length(length: int) -> str:

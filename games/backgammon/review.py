@@ -450,6 +450,14 @@ def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, inde
     return _review_game(game, _judge(evaluator, settings), index)
 
 
+def review_play(evaluator: Evaluator, step: Step, settings: ReviewSettings) -> MoveDecision:
+    """The review of the checker play of one ``step`` (a roll with its play) as ``review_match`` makes it
+    (its game and step numbers 0; the luck of the roll as the game's later rolls, when ``settings.luck``)."""
+    if step.play is None or step.action.dice is None:
+        raise ValueError("only a roll with its play has a checker play to review")
+    return _move(_judge(evaluator, settings), step, 0, 0, opening=False)
+
+
 def _review_game(game: Game, judge: _Judge, index: int) -> GameReview:
     """``review_game`` by ``judge``."""
     settings = judge.settings

@@ -451,6 +451,42 @@ class SageRollout:
             )
         return self._mover(np.ascontiguousarray(board[::-1]), progress).flipped()
 
+    def after_play_batches(self, board: np.ndarray) -> tuple[RolloutResult, ...]:
+        """The cubeless rollout of the board (2, 25) a play leaves (its player still in row ``MOVER``), from
+        the side that played, batch by batch (``RolloutSettings.batches``, on seeds ``seed``, ``seed + 1``,
+        ...): the batches' spread measures the error of a difference between plays rolled out on the same
+        dice. A game the play has won is its exact result, once per batch."""
+        board = np.asarray(board)
+        out = np.zeros(5, dtype=np.float64)
+        turned = np.ascontiguousarray(board[::-1])
+        if final_probabilities(turned, out):  # the mover has borne off: the result, from the other side
+            probabilities = flipped(out[np.newaxis])[0]
+            exact = RolloutResult(
+                tuple(float(p) for p in probabilities),
+                (0.0,) * 5,
+                float(equities(probabilities[np.newaxis])[0]),
+                0.0,
+                0,
+                True,
+            )
+            return (exact,) * self.settings.batches
+        position = to_sage(board).tolist()
+        results = []
+        for batch in range(self.settings.batches):
+            self._strategy.set_seed(self.settings.seed + batch)
+            result = self._strategy.evaluate_board(position, position)
+            probabilities = consistent(np.array([result["probs"]], dtype=np.float64))
+            results.append(
+                RolloutResult(
+                    tuple(float(p) for p in probabilities[0]),
+                    tuple(float(e) for e in result["prob_std_errors"]),
+                    float(equities(probabilities)[0]),
+                    float(result["std_error"]),
+                    self.settings.trials // self.settings.batches,
+                )
+            )
+        return tuple(results)
+
     def after_play_cubeful(self, board: np.ndarray, state: MatchState, player: int) -> CubefulRollout | None:
         """The cubeful rollout of the board (2, 25) a play of ``player`` leaves (his checkers still in row
         ``MOVER``), in the match's context ``state`` (score, cube, Crawford; the cube before the opponent's
