@@ -94,6 +94,7 @@ def test_the_error_of_a_difference_on_common_dice_comes_from_the_batches() -> No
     assert single.error_of_difference(CubefulRollout((0.0,), (0.04,), (), 36)) == pytest.approx(0.05)
 
 
+@pytest.mark.slow
 def test_the_deep_level_judges_again_at_3_plies_exactly_the_plays_in_doubt() -> None:
     evaluator = load_evaluator("own")
     games = list(read_games(first_game().encode(), "first-game.txt"))

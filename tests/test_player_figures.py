@@ -17,7 +17,7 @@ from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
 from taldau.analysis.rows import move_rows
 from taldau.cli.main import main
-from taldau.games.backgammon.analysis_text import figures
+from taldau.games.backgammon.analysis_text import figures, luck_rating
 from taldau.games.kind import (
     CUBE_ERRORS,
     EMG_SCALE,
@@ -385,6 +385,17 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     for _, _, decisions, counted, error, rate, d, c, e, ce, cu, ml in sums:
         assert (decisions, counted) == (d, c) and error == pytest.approx(e) == pytest.approx(ce)
         assert cu == 0.0 and ml == pytest.approx(rate)
+
+
+@pytest.mark.parametrize("path", sorted((GNUBG_FIXTURES / "analysis").glob("*.json")), ids=lambda p: p.stem)
+def test_gnubg_s_decisions_give_gnubg_s_luck_rating(path: Path) -> None:
+    """gnubg 1.07's own analysis: its rolls' luck summed by ``analysis_text.figures`` gives the luck rating
+    of its statistics ("Go to bed" ... "Go to Las Vegas"), per player over the match."""
+    match = json.loads(path.read_text(encoding="utf-8"))
+    decisions = [item for game in match["games"] for item in gnubg_decisions(game)]
+    sides = figures((item, None) for item in decisions)
+    ratings = [luck_rating(ours) for ours in sides]
+    assert ratings == [theirs["luck"]["rating"] for theirs in match["statistics"]]
 
 
 @pytest.mark.parametrize("path", sorted((GNUBG_FIXTURES / "analysis").glob("*.json")), ids=lambda p: p.stem)

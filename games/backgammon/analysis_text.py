@@ -29,7 +29,7 @@ from taldau.games.kind import (
 )
 
 from .replay import Game
-from .review import CubeChoice
+from .review import CubeChoice, ReviewSettings
 
 MATCH_HEADERS = ("Event", "Round", "Site", "EventDate")  # what the heading names of the match, if known
 LABEL_WIDTH = 41  # gnubg's statistics: the label's column, then one column per player
@@ -76,6 +76,22 @@ class Figures:
 
 
 LUCK_ORDER = (LuckMark.VERY_LUCKY, LuckMark.LUCKY, None, LuckMark.UNLUCKY, LuckMark.VERY_UNLUCKY)
+LUCK_RATINGS = {
+    LuckMark.VERY_LUCKY: "Go to Las Vegas",
+    LuckMark.LUCKY: "Good dice, man!",
+    None: "None",
+    LuckMark.UNLUCKY: "Bad dice, man!",
+    LuckMark.VERY_UNLUCKY: "Go to bed",
+}
+
+
+def luck_rating(side: Figures) -> str:
+    """gnubg's luck rating of a player (``getLuckRating``): his luck per move (EMG, over every checker play,
+    forced ones too) times 10, marked as a roll's luck is (``ReviewSettings.luck_mark``: above 0.3 lucky,
+    0.6 very lucky); ``n/a`` without moves."""
+    if not side.moves:
+        return "n/a"
+    return LUCK_RATINGS[ReviewSettings().luck_mark(10 * side.luck / side.moves)]
 
 
 def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, Figures]:
@@ -187,6 +203,7 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> li
     lines += [
         row("Luck total EMG", lambda side: f"{side.luck:+.3f}"),
         row("Luck rate mEMG", lambda side: f"{1000 * side.luck / side.moves:+.1f}" if side.moves else "n/a"),
+        row("Luck rating", luck_rating),
         "",
         "Cube statistics",
         "",

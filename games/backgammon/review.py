@@ -42,8 +42,14 @@ What a review holds (``review_match``):
 - The players' figures (error rates, PR, rating bands, luck) are summed from these decisions by the
   game-agnostic ``taldau.analysis.review.player_stats``, as for every game.
 
-At cube plies above 0 the review applies Janowski's interpolation to deeper cubeless probabilities, where
-gnubg searches cubeful equities ply by ply: the figures then differ from gnubg's by that much.
+Cube decisions at plies above 0 are judged by gnubg's cubeful look-ahead (``cube_plies``) wherever they
+are close (``ReviewSettings.cube_doubt``), by the 0-ply formula on the deeper probabilities elsewhere.
+
+Levels (``LEVELS``, ``ReviewSettings.of_level``): ``quick`` and ``standard`` judge every decision at their
+plies; ``deep`` and ``world`` judge again the decisions *in doubt* (``Doubt``: near a mark threshold,
+among close best plays, near the doubling or take point), at DEEP_PLIES or by bgsage's cubeful rollouts in
+the match's context (``Settle``). Every decision says how it was judged (``Decision.judged``) and, where a
+rollout judged it, the standard error of its loss.
 """
 
 from __future__ import annotations
