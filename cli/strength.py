@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 from taldau.cli.progress import progress_line
-from taldau.games.backgammon.strength import BGLAB, DEFAULT_DECISIONS, measure_strength
+from taldau.games.backgammon.judge import JudgeReport
+from taldau.games.backgammon.strength import BGLAB, DEFAULT_DECISIONS, StrengthReport, measure_strength
 
 
 def backgammon_strength(
@@ -31,11 +32,7 @@ def backgammon_strength(
             )
         except (FileNotFoundError, ValueError) as error:
             raise click.ClickException(str(error)) from None
-    if as_json:
-        click.echo(json.dumps(report.to_json()))
-        return
-    for text in report.lines():
-        click.echo(text)
+    _show(report, as_json)
 
 
 def backgammon_judge(
@@ -72,6 +69,11 @@ def backgammon_judge(
             )
     except (FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    _show(report, as_json)
+
+
+def _show(report: StrengthReport | JudgeReport, as_json: bool) -> None:
+    """A report on stdout: one JSON object, or its lines."""
     if as_json:
         click.echo(json.dumps(report.to_json()))
         return

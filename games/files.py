@@ -14,14 +14,15 @@ for the user instead of an error deep inside the work."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import socket
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 
 def _kind(mode: int) -> str:
@@ -99,6 +100,30 @@ def publish(path: Path, write: Callable[[Path], object]) -> None:
 def write_bytes_atomic(data: bytes, path: Path) -> None:
     """Write ``data`` to ``path`` through ``publish``."""
     publish(path, lambda temporary: temporary.write_bytes(data))
+
+
+def append_json_line(record: object, path: Path) -> None:
+    """``record`` appended to ``path`` as one line of compact JSON, flushed and synced (a file of lines
+    that a stopped writer leaves whole but for a torn last line), its folder made if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def json_lines(path: Path) -> Iterator[Any]:
+    """The records of a file of JSON lines (``append_json_line``'s), in order; a line that does not parse
+    (the torn last line of a stopped writer) is skipped, a missing file has none."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return
+    for line in lines:
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
 
 
 def write_text_atomic(text: str, path: Path) -> None:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.games.files import append_json_line, json_lines
 
 from .cube import MatchState
 from .cube_plies import after_play_equity
@@ -179,13 +179,8 @@ class RolloutCache:
         text = f"{CACHE_FORMAT}|{json.dumps(settings.to_json(), sort_keys=True)}|{version}"
         self.path = Path(folder) / f"rollouts-{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
         self.plays: dict[str, dict[str, Rolled]] = {}
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            lines = []
-        for line in lines:
+        for record in json_lines(self.path):
             try:
-                record = json.loads(line)
                 plays = {
                     str(result): Rolled(str(entry["play"]), tuple(float(v) for v in entry["values"]))
                     for result, entry in record["plays"].items()
@@ -206,11 +201,7 @@ class RolloutCache:
                 for result, rolled in plays.items()
             },
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_json_line(record, self.path)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ take turns decision by decision, so a busy machine slows them alike. Every evalu
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import time
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.games.files import append_json_line, json_lines
 from taldau.games.jit import is_writable, user_cache_root
 
 from .engine import Limit, analyse, choose_evaluator, engine_limit
@@ -153,13 +153,8 @@ class ReferenceCache:
         text = "|".join(repr(part) if isinstance(part, float) else str(part) for part in parts)
         self.path = Path(directory) / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.jsonl"
         self.answers: dict[str, Judged] = {}
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            lines = []
-        for line in lines:
+        for record in json_lines(self.path):
             try:
-                record = json.loads(line)
                 key, best = record["decision"], record["best"]
                 values = {str(k): float(v) for k, v in record["equities"].items()}
                 extra = {str(k): float(v) for k, v in record.get("extra", {}).items()}
@@ -182,11 +177,7 @@ class ReferenceCache:
         and synced."""
         self.answers[key] = judged
         record = judged.to_json(key) if added is None else Judged(judged.best, {}, added).to_json(key)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_json_line(record, self.path)
 
 
 @dataclass(frozen=True)
