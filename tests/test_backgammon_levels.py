@@ -180,5 +180,7 @@ def test_analyze_at_the_deep_level_stores_how_each_decision_was_judged(tmp_path:
     assert site.exit_code == 0, site.output
     pages = "".join(page.read_text() for page in (tmp_path / "site").rglob("*.html"))
     assert pages.count('title="settled in doubt">3-ply</small>') == counted["3-ply"]
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert f"2-ply {counted['2-ply']:,}; 3-ply {counted['3-ply']:,}" in index and "deep: 2-ply" in index
     plain = runner.invoke(main, [*args[:-2], "--out", str(tmp_path / "plain")])
     assert plain.exit_code == 0 and "3-ply" not in plain.stdout

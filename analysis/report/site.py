@@ -9,6 +9,7 @@ Board diagrams come from each game's kind (``GameKind.svg``): the report never l
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -156,6 +157,9 @@ def write_report(
         analysed=analysed,
         decisions=sum(len(game.moves) for game in analysed),
         plies=sum(game.plies for game in analysed),
+        judged=sorted(
+            Counter(move.judged for game in analysed for move in game.moves if move.judged).items()
+        ),
         marks=archive.mark_counts(),
         players=archive.players(),
         worst=archive.worst(WORST),
