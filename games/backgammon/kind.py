@@ -46,6 +46,7 @@ from .record import ActionKind
 from .replay import Game, read_games, replay_file
 from .review import (
     DEFAULT_LEVEL,
+    LEVEL_PLIES,
     CubeChoice,
     CubeReview,
     MatchReview,
@@ -57,7 +58,7 @@ from .review import Decision as ReviewedDecision
 from .svg import render_svg
 from .writer import format_action, write_jellyfish
 
-DEFAULT_PLIES = 2  # gnubg's default analysis
+DEFAULT_PLIES = LEVEL_PLIES[DEFAULT_LEVEL]  # gnubg's default analysis, 2 plies
 BOOK_PLIES = 10  # an opening book's default depth, in checker plays (five of each player)
 # The 8-bit code pages of backgammon files that are not UTF-8, most used first: the sites' and programs'
 # Western European Windows-1252 (Latin-1's superset), then Windows-1251.

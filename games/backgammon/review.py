@@ -158,6 +158,7 @@ at 0-ply; ``standard`` at gnubg's 2 plies (its default analysis, cube decisions 
 ``deep``, standard with the checker plays in doubt judged again at DEEP_PLIES; ``world``, standard with
 the checker plays and cube decisions in doubt settled by rollouts (WORLD_ROLLOUT)."""
 DEFAULT_LEVEL = "standard"
+LEVEL_PLIES = {"quick": 0, "standard": 2, "deep": 2, "world": 2}  # each level's plies unless given
 
 
 class CubeChoice(StrEnum):
@@ -294,7 +295,7 @@ class ReviewSettings:
         others) where given."""
         if level not in LEVELS:
             raise ValueError(f"unknown level of review {level!r}: choose one of {', '.join(LEVELS)}")
-        plies = (0 if level == "quick" else 2) if plies is None else plies
+        plies = LEVEL_PLIES[level] if plies is None else plies
         settle = {"deep": Settle(plies=DEEP_PLIES), "world": Settle(rollout=WORLD_ROLLOUT)}.get(level)
         search = engine_limit(engine, plies)
         return cls(
