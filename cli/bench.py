@@ -119,9 +119,10 @@ def real_matches() -> Path:
     is_flag=True,
     help="With --game backgammon: the levels of review (--levels engine:level, default sage at quick, "
     "standard and deep, own and gnubg at standard) on --decisions [300] real checker plays of --archive "
-    "drawn with --seed [44], judged by bgsage's rollouts of every play in dispute (432 trials, to the end, "
-    "in their match context): mean loss, marks against the rollout-settled ones, CPU. Rollouts run on --jobs "
-    "processes and are kept in tests/data/backgammon/judge (resumable; later runs take no rollout time).",
+    "drawn with --seed [44], judged by bgsage's rollouts of the plays in dispute or near a mark (432 "
+    "trials, to the end, in their match context): mean loss, marks against the rollout-settled ones, CPU. "
+    "Rollouts run on --jobs processes and are kept in tests/data/backgammon/judge (resumable; later runs "
+    "take no rollout time).",
 )
 @click.option(
     "--seed",
