@@ -176,7 +176,8 @@ class RolloutCache:
     last line (a run stopped while writing) is ignored."""
 
     def __init__(self, folder: Path, settings: RolloutSettings, version: str) -> None:
-        text = f"{CACHE_FORMAT}|{json.dumps(settings.to_json(), sort_keys=True)}|{version}"
+        rollout = settings.to_json() | {"batches": settings.batches}
+        text = f"{CACHE_FORMAT}|{json.dumps(rollout, sort_keys=True)}|{version}"
         self.path = Path(folder) / f"rollouts-{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
         self.plays: dict[str, dict[str, Rolled]] = {}
         for record in json_lines(self.path):

@@ -289,11 +289,11 @@ class RolloutSettings:
     luck of every roll taken out) is always on: it costs about 20 times a plain trial and cuts the variance
     about 50 times (measured on a middle game, BENCHMARKS.md).
 
-    ``batches``: the cubeful rollouts (``SageRollout.after_play_cubeful``, ``cube_decision``) play their
-    trials in that many batches of equal size, on seeds ``seed``, ``seed + 1``, ...: the batches' results
-    measure the standard error of a difference between positions rolled out on the same dice (the plays
-    of a roll, No double and Double/take), which each position's own standard error overstates. A batch of
-    a multiple of 36 trials keeps the first roll exactly stratified."""
+    ``batches``: the batched rollouts (``SageRollout.after_play_cubeful``, ``cube_decision``,
+    ``after_play_batches``) play their trials in that many batches of equal size, on seeds ``seed``,
+    ``seed + 1``, ...: the batches' results measure the standard error of a difference between positions
+    rolled out on the same dice (the plays of a roll, No double and Double/take), which each position's own
+    standard error overstates. A batch of a multiple of 36 trials keeps the first roll exactly stratified."""
 
     trials: int = DEFAULT_TRIALS
     seed: int = 42
