@@ -208,7 +208,7 @@ class RolloutCache:
 @dataclass(frozen=True)
 class Verdict:
     """One decision judged: each level's review of it, and the rolled-out plays (by the Position ID each
-    leaves; empty where every level and the play made agree)."""
+    leaves; empty where the decision is not rolled out: ``wants_rollout``)."""
 
     drawn: Drawn
     reviews: tuple[MoveDecision, ...]
