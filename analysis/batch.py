@@ -41,8 +41,9 @@ from .validation import Unreadable, archive_games
 @dataclass(frozen=True)
 class BatchSettings:
     """What an analysis depends on: the game, the limit (None: the game's default), the mark thresholds
-    (None: the game's analyser's own) and the engine (None: the game's default; backgammon ``own``,
-    ``gnubg``, ``sage``).
+    (None: the game's analyser's own), the engine (None: the game's default; backgammon ``own``,
+    ``gnubg``, ``sage``) and the level of review (None: the game's default; backgammon's ``quick``,
+    ``standard``, ``deep``, ``world``; Togyz has none).
 
     ``key`` names the result set: the same settings and engine give the same key on any machine. The key
     is made of ``describe()``, whose ``engine`` is the version of the engine actually loaded (its name,
