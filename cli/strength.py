@@ -10,7 +10,13 @@ from pathlib import Path
 import click
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.judge import JudgeReport
-from taldau.games.backgammon.strength import BGLAB, DEFAULT_DECISIONS, StrengthReport, measure_strength
+from taldau.games.backgammon.strength import (
+    BGLAB,
+    DEFAULT_DECISIONS,
+    StrengthReport,
+    draw_decisions,
+    measure_strength,
+)
 
 
 def backgammon_strength(
@@ -55,7 +61,7 @@ def backgammon_judge(
             judge.JudgeLevel.parse(level)
         if not Path(folder).is_dir():
             raise FileNotFoundError(f"the real matches are not here: {folder} is not a folder")
-        drawn = judge.draw_decisions(
+        drawn = draw_decisions(
             folder, decisions or judge.DEFAULT_DRAW, judge.DEFAULT_SEED if seed is None else seed
         )
         with progress_line("rolling out", "decision", every=30.0) as line:

@@ -13,10 +13,10 @@ from taldau.games.backgammon.judge import (
     JudgeLevel,
     Rolled,
     RolloutCache,
-    draw_decisions,
     judge_levels,
     wants_rollout,
 )
+from taldau.games.backgammon.strength import draw_decisions
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "backgammon"
 

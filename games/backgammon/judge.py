@@ -1,12 +1,12 @@
 """A rollout judge of the levels of review (``taldau bench --game backgammon --judge``): each level reviews
 checker plays of real matches in their match context, and bgsage's rollouts settle which play was best.
 
-The decisions are the checker plays of real matches (every .txt/.mat/.sgf file under a folder, read and
-replayed by the package's own readers) with more than one legal play, drawn by a seeded permutation (a
-smaller draw is a prefix of a larger one and shares its cached rollouts). Each level (``engine:level``,
-``sage:standard``; ``gnubg:standard`` is gnubg's nets at gnubg's 2 plies with gnubg's move filter, where
-gnubg-nn is installed) reviews each decision as ``review.review_play`` does: its pick (the best play), its
-loss and mark of the play made, and the CPU it took.
+The decisions are the checker plays of real matches with more than one legal play, drawn by a seeded
+permutation (``strength.draw_decisions``: every .txt/.mat/.sgf file under a folder, read and replayed by
+the package's own readers; a smaller draw is a prefix of a larger one and shares its cached rollouts).
+Each level (``engine:level``, ``sage:standard``; ``gnubg:standard`` is gnubg's nets at gnubg's 2 plies
+with gnubg's move filter, where gnubg-nn is installed) reviews each decision as ``review.review_play``
+does: its pick (the best play), its loss and mark of the play made, and the CPU it took.
 
 The judge rolls out every play that some level picked and the play made, with bgsage's variance-reduced
 rollouts played to the end of the game (``DEFAULT_ROLLOUT``, in batches on the same dice for every play).
@@ -50,10 +50,8 @@ from .engine import Limit, analyse
 from .eval.sage import RolloutSettings, SageRollout
 from .met import kazaross_xg2
 from .position import Play
-from .record import ActionKind
-from .replay import Step
-from .review import DEFAULT_LEVEL, LEVELS, MoveDecision, ReviewSettings, match_id, review_play
-from .strength import RECORD_SUFFIXES, load_level_evaluator
+from .review import DEFAULT_LEVEL, LEVELS, MoveDecision, ReviewSettings, review_play
+from .strength import Drawn, load_level_evaluator
 
 CACHE_FORMAT = "judge-1"
 DEFAULT_ROLLOUT = RolloutSettings(trials=432, seed=2026, batches=6)  # 6 batches of 72, each stratified
@@ -62,6 +60,8 @@ GNUBG_JUDGE_LEVELS = ("gnubg:standard",)
 DEFAULT_DRAW = 300
 DEFAULT_SEED = 44
 NEAR = 0.02  # a rollout-settled loss this close to a mark threshold (EMG) is "near a threshold"
+MARKING = ReviewSettings()  # the marks' thresholds, the same at every level
+THRESHOLDS = (MARKING.doubtful, MARKING.bad, MARKING.very_bad)
 CACHE_FOLDER = Path(__file__).resolve().parents[2] / "tests" / "data" / "backgammon" / "judge"
 
 
@@ -89,53 +89,6 @@ class JudgeLevel:
 
     def __str__(self) -> str:
         return f"{self.engine}:{self.level}"
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """A checker play of a real match: where it is (file, game, step) and the replayed step."""
-
-    source: str
-    game: int
-    number: int
-    step: Step
-
-    @property
-    def state(self) -> MatchState:
-        """The match state the play is judged in: before any offer, beavers not valued (as the review)."""
-        state = self.step.state
-        return replace(state, rules=replace(state.rules, beavers=False), offered_by=None)
-
-    @property
-    def key(self) -> str:
-        """The decision as the cache knows it: gnubg's Position ID and Match ID (score, cube, dice)."""
-        player = self.step.position.turn
-        dice = self.step.action.dice
-        assert dice is not None
-        return f"{self.step.position.position_id()}:{match_id(self.state, player, dice)}"
-
-
-def draw_decisions(folder: Path, count: int = DEFAULT_DRAW, seed: int = DEFAULT_SEED) -> list[Drawn]:
-    """``count`` checker plays with two or more legal plays of the matches under ``folder`` (files sorted
-    by path), by a permutation seeded with ``seed``; FileNotFoundError when ``folder`` holds no match."""
-    from taldau.games.records import ReadLimits
-
-    from .replay import read_games
-
-    files = sorted(p for p in Path(folder).rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file())
-    if not files:
-        raise FileNotFoundError(f"no match records (.txt, .mat, .sgf) under {folder}")
-    found: list[Drawn] = []
-    for path in files:
-        for index, game in enumerate(read_games(path.read_bytes(), str(path), ReadLimits())):
-            for number, step in enumerate(game.steps):
-                dice = step.action.dice
-                if step.action.kind is not ActionKind.ROLL or dice is None or step.play is None:
-                    continue
-                if step.position._generate(dice)[1] >= 2:
-                    found.append(Drawn(path.name, index, number, step))
-    order = np.random.default_rng(seed).permutation(len(found))
-    return [found[int(index)] for index in order[:count]]
 
 
 @dataclass(frozen=True)
@@ -225,9 +178,12 @@ def wants_rollout(reviews: Sequence[MoveDecision], results: Sequence[str], playe
         return False
     if len(set(results)) > 1:
         return True
-    settings = ReviewSettings()
-    thresholds = (settings.doubtful, settings.bad, settings.very_bad)
-    return any(abs(review.loss - threshold) <= NEAR for review in reviews for threshold in thresholds)
+    return any(near_threshold(review.loss) for review in reviews)
+
+
+def near_threshold(loss: float) -> bool:
+    """Whether ``loss`` (EMG) lies within NEAR of one of the review's mark thresholds."""
+    return any(abs(loss - threshold) <= NEAR for threshold in THRESHOLDS)
 
 
 def _mean_and_error(values: Sequence[float]) -> tuple[float, float]:
@@ -265,16 +221,17 @@ class JudgeReport:
         None where nothing was rolled out: no level saw a loss)."""
         if not verdict.rolled:
             return None
-        found = ReviewSettings().mark(self._loss(verdict, verdict.played))
+        found = MARKING.mark(self._loss(verdict, verdict.played))
         return None if found is None else str(found)
 
     def _near(self, verdict: Verdict) -> bool:
         """Whether the rollout-settled loss of the play made lies within NEAR of a mark threshold."""
-        if not verdict.rolled:
-            return False
-        loss = self._loss(verdict, verdict.played)
-        settings = ReviewSettings()
-        return any(abs(loss - t) <= NEAR for t in (settings.doubtful, settings.bad, settings.very_bad))
+        return bool(verdict.rolled) and near_threshold(self._loss(verdict, verdict.played))
+
+    def _agrees(self, verdict: Verdict, index: int) -> bool:
+        """Whether level ``index``'s mark of the play made is the rollout-settled one."""
+        mark = verdict.reviews[index].mark
+        return (None if mark is None else str(mark)) == self._mark(verdict)
 
     def to_json(self) -> dict[str, Any]:
         disputed = self._disputed()
@@ -284,14 +241,8 @@ class JudgeReport:
         for index, level in enumerate(self.levels):
             losses = [self._loss(verdict, verdict.results[index]) for verdict in disputed]
             mean, error = _mean_and_error(losses)
-            agree = sum(
-                (None if v.reviews[index].mark is None else str(v.reviews[index].mark)) == self._mark(v)
-                for v in near
-            )
-            agree_all = sum(
-                (None if v.reviews[index].mark is None else str(v.reviews[index].mark)) == self._mark(v)
-                for v in marked
-            )
+            agree = sum(self._agrees(verdict, index) for verdict in near)
+            agree_all = sum(self._agrees(verdict, index) for verdict in marked)
             paired = {}
             for other, name in enumerate(self.levels):
                 if other != index:
@@ -365,7 +316,7 @@ def judge_levels(
     from importlib import metadata
 
     cache = RolloutCache(cache_folder, rollout, metadata.version("bgsage"))
-    reviewed: list[tuple[Drawn, tuple[MoveDecision, ...], tuple[float, ...], dict[str, Play]]] = []
+    reviewed: list[tuple[Verdict, dict[str, Play], bool]] = []  # each decision, its plays, whether rolled
     if drawn:  # load nets and compile kernels outside the clock
         for level, review in zip(chosen, settings, strict=True):
             review_play(evaluators[level.engine], drawn[0].step, review)
@@ -381,33 +332,32 @@ def judge_levels(
             ranked.play.text: ranked.play
             for ranked in analyse(evaluators[chosen[0].engine], item.step.position, dice, Limit(0)).plays
         }
-        reviewed.append((item, tuple(reviews), tuple(seconds), plays))
-    work: list[tuple[Drawn, list[tuple[str, Play]]]] = []
-    for item, reviews, _, plays in reviewed:
-        results = [plays[review.best].result.position_id() for review in reviews]
+        results = tuple(plays[review.best].result.position_id() for review in reviews)
         played = plays[reviews[0].played].result.position_id()
-        if not wants_rollout(reviews, results, played):
+        verdict = Verdict(item, tuple(reviews), tuple(seconds), {}, results, played)
+        reviewed.append((verdict, plays, wants_rollout(reviews, results, played)))
+    work: list[tuple[Drawn, list[tuple[str, Play]]]] = []
+    for verdict, plays, rolls in reviewed:
+        if not rolls:
             continue
-        wanted = {review.best for review in reviews} | {reviews[0].played}
+        wanted = {review.best for review in verdict.reviews} | {verdict.reviews[0].played}
         missing = [
             (plays[text].result.position_id(), plays[text])
             for text in sorted(wanted)
-            if plays[text].result.position_id() not in cache.plays.get(item.key, {})
+            if plays[text].result.position_id() not in cache.plays.get(verdict.drawn.key, {})
         ]
         if missing:
-            work.append((item, missing))
+            work.append((verdict.drawn, missing))
     cpu = 0.0
     for done, (item, found, seconds) in enumerate(_roll(work, rollout, jobs), 1):
         cache.store(item.key, item.source, found)
         cpu += seconds
         if progress is not None:
             progress(done, len(work))
-    verdicts = []
-    for item, reviews, seconds, plays in reviewed:
-        results = tuple(plays[review.best].result.position_id() for review in reviews)
-        played = plays[reviews[0].played].result.position_id()
-        rolled = cache.plays.get(item.key, {}) if wants_rollout(reviews, results, played) else {}
-        verdicts.append(Verdict(item, reviews, seconds, dict(rolled), results, played))
+    verdicts = [
+        replace(verdict, rolled=dict(cache.plays.get(verdict.drawn.key, {}))) if rolls else verdict
+        for verdict, _, rolls in reviewed
+    ]
     return JudgeReport(
         levels=tuple(str(level) for level in chosen),
         verdicts=tuple(verdicts),

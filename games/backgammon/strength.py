@@ -29,7 +29,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +37,13 @@ import numpy as np
 from taldau.games.files import append_json_line, json_lines
 from taldau.games.jit import is_writable, user_cache_root
 
+from .cube import MatchState
 from .engine import Limit, analyse, choose_evaluator, engine_limit
 from .eval import Evaluator
 from .position import Position
+from .record import ActionKind
+from .replay import Step
+from .review import match_id
 
 CACHE_FORMAT = "strength-1"
 DEFAULT_DECISIONS = 500
@@ -96,31 +100,64 @@ class Decision:
         return f"{self.position.position_id()} {high}{low}"
 
 
-def strength_decisions(
-    folder: Path, count: int = DEFAULT_DECISIONS, seed: int = DEFAULT_SEED
-) -> list[Decision]:
-    """``count`` checker-play decisions with more than one legal play of the matches under ``folder`` (files
-    sorted by path), drawn by a permutation seeded with ``seed`` (a smaller ``count`` gives a prefix of a
-    larger one); FileNotFoundError when ``folder`` holds no match."""
+@dataclass(frozen=True)
+class Drawn:
+    """A checker play of a real match: where it is (file, game, step) and the replayed step."""
+
+    source: str
+    game: int
+    number: int
+    step: Step
+
+    @property
+    def state(self) -> MatchState:
+        """The match state the play is judged in: before any offer, beavers not valued (as the review)."""
+        state = self.step.state
+        return replace(state, rules=replace(state.rules, beavers=False), offered_by=None)
+
+    @property
+    def key(self) -> str:
+        """The decision as the cache knows it: gnubg's Position ID and Match ID (score, cube, dice)."""
+        player = self.step.position.turn
+        dice = self.step.action.dice
+        assert dice is not None
+        return f"{self.step.position.position_id()}:{match_id(self.state, player, dice)}"
+
+
+def draw_decisions(folder: Path, count: int, seed: int) -> list[Drawn]:
+    """``count`` checker plays with two or more legal plays of the matches under ``folder`` (files sorted
+    by path), by a permutation seeded with ``seed``; FileNotFoundError when ``folder`` holds no match."""
     from taldau.games.records import ReadLimits
 
-    from .record import ActionKind
     from .replay import read_games
 
     files = sorted(p for p in Path(folder).rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file())
     if not files:
         raise FileNotFoundError(f"no match records (.txt, .mat, .sgf) under {folder}")
-    found: list[Decision] = []
+    found: list[Drawn] = []
     for path in files:
-        for game in read_games(path.read_bytes(), str(path), ReadLimits()):
-            for step in game.steps:
+        for index, game in enumerate(read_games(path.read_bytes(), str(path), ReadLimits())):
+            for number, step in enumerate(game.steps):
                 dice = step.action.dice
                 if step.action.kind is not ActionKind.ROLL or dice is None or step.play is None:
                     continue
                 if step.position._generate(dice)[1] >= 2:
-                    found.append(Decision(step.position, (int(dice[0]), int(dice[1]))))
+                    found.append(Drawn(path.name, index, number, step))
     order = np.random.default_rng(seed).permutation(len(found))
     return [found[int(index)] for index in order[:count]]
+
+
+def strength_decisions(
+    folder: Path, count: int = DEFAULT_DECISIONS, seed: int = DEFAULT_SEED
+) -> list[Decision]:
+    """``draw_decisions`` as the positions and dice they are judged by here (a smaller ``count`` gives a
+    prefix of a larger one); FileNotFoundError when ``folder`` holds no match."""
+    decisions = []
+    for item in draw_decisions(folder, count, seed):
+        dice = item.step.action.dice
+        assert dice is not None
+        decisions.append(Decision(item.step.position, (int(dice[0]), int(dice[1]))))
+    return decisions
 
 
 @dataclass

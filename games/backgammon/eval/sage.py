@@ -411,20 +411,13 @@ class SageRollout:
         total)`` told the trials played as they finish (bgsage calls it after each trial)."""
         if self.settings.batches != 1:
             raise ValueError("a cubeless rollout plays its trials in one batch")
-        out = np.zeros(5, dtype=np.float64)
-        turned = np.ascontiguousarray(board[::-1])
-        if final_probabilities(turned, out):  # the mover has borne off: the result, from the other side
-            probabilities = flipped(out[np.newaxis])[0]
-            return RolloutResult(
-                tuple(float(p) for p in probabilities),
-                (0.0,) * 5,
-                float(equities(probabilities[np.newaxis])[0]),
-                0.0,
-                0,
-                True,
-            )
-        position = to_sage(board).tolist()
-        self._strategy.set_seed(self.settings.seed)
+        won = _won(board)
+        return won if won is not None else self._batch(to_sage(board).tolist(), self.settings.seed, progress)
+
+    def _batch(self, position: list[int], seed: int, progress: Progress | None = None) -> RolloutResult:
+        """One batch of trials (``trials / batches``) of bgsage's ``position`` left by a play, on ``seed``,
+        from the side that played."""
+        self._strategy.set_seed(seed)
         result = self._strategy.evaluate_board(position, position, progress=progress)
         probabilities = consistent(np.array([result["probs"]], dtype=np.float64))
         return RolloutResult(
@@ -432,7 +425,7 @@ class SageRollout:
             tuple(float(e) for e in result["prob_std_errors"]),
             float(equities(probabilities)[0]),
             float(result["std_error"]),
-            self.settings.trials,
+            self.settings.trials // self.settings.batches,
         )
 
     def after_play(self, board: np.ndarray, progress: Progress | None = None) -> RolloutResult:
@@ -456,36 +449,12 @@ class SageRollout:
         the side that played, batch by batch (``RolloutSettings.batches``, on seeds ``seed``, ``seed + 1``,
         ...): the batches' spread measures the error of a difference between plays rolled out on the same
         dice. A game the play has won is its exact result, once per batch."""
-        board = np.asarray(board)
-        out = np.zeros(5, dtype=np.float64)
-        turned = np.ascontiguousarray(board[::-1])
-        if final_probabilities(turned, out):  # the mover has borne off: the result, from the other side
-            probabilities = flipped(out[np.newaxis])[0]
-            exact = RolloutResult(
-                tuple(float(p) for p in probabilities),
-                (0.0,) * 5,
-                float(equities(probabilities[np.newaxis])[0]),
-                0.0,
-                0,
-                True,
-            )
-            return (exact,) * self.settings.batches
-        position = to_sage(board).tolist()
-        results = []
-        for batch in range(self.settings.batches):
-            self._strategy.set_seed(self.settings.seed + batch)
-            result = self._strategy.evaluate_board(position, position)
-            probabilities = consistent(np.array([result["probs"]], dtype=np.float64))
-            results.append(
-                RolloutResult(
-                    tuple(float(p) for p in probabilities[0]),
-                    tuple(float(e) for e in result["prob_std_errors"]),
-                    float(equities(probabilities)[0]),
-                    float(result["std_error"]),
-                    self.settings.trials // self.settings.batches,
-                )
-            )
-        return tuple(results)
+        won = _won(np.asarray(board))
+        if won is not None:
+            return (won,) * self.settings.batches
+        position = to_sage(np.asarray(board)).tolist()
+        settings = self.settings
+        return tuple(self._batch(position, settings.seed + batch) for batch in range(settings.batches))
 
     def after_play_cubeful(self, board: np.ndarray, state: MatchState, player: int) -> CubefulRollout | None:
         """The cubeful rollout of the board (2, 25) a play of ``player`` leaves (his checkers still in row
@@ -495,7 +464,7 @@ class SageRollout:
         taking and passing as bgsage's cube judges at 0-ply. None for a game the play has just won: the
         result needs no rollout."""
         board = np.asarray(board)
-        if board[MOVER].sum() == 0:
+        if _won(board) is not None:
             return None
         position = to_sage(board).tolist()
         results = []
@@ -562,6 +531,23 @@ class SageRollout:
             "beaver": False,
             "max_cube_value": rules.cube_limit,
         }
+
+
+def _won(board: np.ndarray) -> RolloutResult | None:
+    """The exact result, from the side that played, of the board (2, 25) a play leaves (its player in row
+    ``MOVER``) where that play has borne off his last checker; None while the game goes on."""
+    out = np.zeros(5, dtype=np.float64)
+    if not final_probabilities(np.ascontiguousarray(board[::-1]), out):
+        return None
+    probabilities = flipped(out[np.newaxis])[0]
+    return RolloutResult(
+        tuple(float(p) for p in probabilities),
+        (0.0,) * 5,
+        float(equities(probabilities[np.newaxis])[0]),
+        0.0,
+        0,
+        True,
+    )
 
 
 @dataclass(frozen=True)
