@@ -126,21 +126,34 @@ def player_stats(
     the match's. Counts and losses split by kind (move; cube and take); the error rate (``mean_loss``)
     and the accuracy are means over the decisions that are ``counted`` (0 and 100 without one); PR and
     rating band come from the error rate through ``scale`` (None without one). The luck (over every
-    decision) and the match winning chances lost (over the counted ones) are sums for both sides when any
-    decision has them, else None; the kinds of cube error (``games.kind.CUBE_ERRORS``, over the counted
-    cube and take decisions) are counted where the game has a cube (any luck or cube decision), else
-    None."""
+    decision, in EMG and in match winning chances) and the match winning chances lost (over the counted
+    ones) are sums for both sides when any decision has them, else None; the kinds of cube error
+    (``games.kind.CUBE_ERRORS``, over the counted cube and take decisions) are counted where the game has
+    a cube (any luck or cube decision), else None."""
     has_mwc = any(row.decision.loss_mwc is not None for row in rows)
     has_luck = any(row.decision.luck is not None for row in rows)
+    has_luck_mwc = any(row.decision.luck_mwc is not None for row in rows)
     has_cube = has_luck or any(row.decision.kind is not DecisionKind.MOVE for row in rows)
     return tuple(
-        _side_figures([row for row in rows if row.decision.side == side], has_mwc, has_luck, has_cube, scale)
+        _side_figures(
+            [row for row in rows if row.decision.side == side],
+            has_mwc,
+            has_luck,
+            has_luck_mwc,
+            has_cube,
+            scale,
+        )
         for side in (0, 1)
     )  # type: ignore[return-value]
 
 
 def _side_figures(
-    rows: Sequence[MarkedDecision], has_mwc: bool, has_luck: bool, has_cube: bool, scale: MarkScale | None
+    rows: Sequence[MarkedDecision],
+    has_mwc: bool,
+    has_luck: bool,
+    has_luck_mwc: bool,
+    has_cube: bool,
+    scale: MarkScale | None,
 ) -> SideFigures:
     """One side's figures over its decisions ``rows`` (see ``player_stats``)."""
     counted = [row.decision for row in rows if row.decision.counted]
@@ -170,6 +183,11 @@ def _side_figures(
         luck=sum(row.decision.luck for row in rows if row.decision.luck is not None) if has_luck else None,
         rating=scale.rating(mean_loss) if scale is not None and counted else None,
         **(_cube_errors(cube) if has_cube else {}),
+        luck_mwc=(
+            sum(row.decision.luck_mwc for row in rows if row.decision.luck_mwc is not None)
+            if has_luck_mwc
+            else None
+        ),
     )
 
 

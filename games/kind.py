@@ -311,11 +311,11 @@ class Decision:
       the best / the played action (a cube or take decision has one, before the roll, in both);
       ``cube``: the three cubeful equities and the verdict of a cube or take decision (None for a play);
       ``luck``: the luck of the roll (EMG: the equity after the roll minus the average over all rolls;
-      None for cube and take decisions) and ``luck_mark`` its mark; ``loss_mwc``: the loss in match
-      winning chances (0 to 1; None in money play); ``match_id``: gnubg's Match ID (cube, score, dice);
-      ``judged``: how the decision was judged (``2-ply``; ``3-ply`` or ``rollout, 648 trials`` where a
-      decision in doubt was settled again) and ``loss_se`` the standard error of its loss (EMG) where a
-      rollout judged it. Togyz leaves them None.
+      None for cube and take decisions) and ``luck_mark`` its mark; ``loss_mwc`` / ``luck_mwc``: the loss
+      and the luck in match winning chances (0 to 1; None in money play); ``match_id``: gnubg's Match ID
+      (cube, score, dice); ``judged``: how the decision was judged (``2-ply``; ``3-ply`` or ``rollout,
+      648 trials`` where a decision in doubt was settled again) and ``loss_se`` the standard error of its
+      loss (EMG) where a rollout judged it. Togyz leaves them None.
     """
 
     ply: int
@@ -350,6 +350,7 @@ class Decision:
     loss_se: float | None = None
     luck_mark: LuckMark | None = None
     loss_mwc: float | None = None
+    luck_mwc: float | None = None
 
     def __post_init__(self) -> None:
         if self.forced and self.counted:

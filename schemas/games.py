@@ -26,7 +26,8 @@ backgammon EMG):
   ``accuracy``: the mean over the counted decisions of lichess's accuracy of the drop in winning chances
   (0 to 100);
 - ``error_mwc`` (match winning chances lost, backgammon match play), ``pr`` (XG's performance rating, 500 x
-  mean loss in EMG), ``luck`` (the sum of the rolls' luck, EMG) and ``rating`` (gnubg's band of the error
+  mean loss in EMG), ``luck`` (the sum of the rolls' luck, EMG; ``luck_mwc`` in match winning chances, match
+  play) and ``rating`` (gnubg's band of the error
   rate, ``Supernatural`` ... ``Awful!``): null where the game's analyser has none of them (Togyz).
 
 A row carries one game's figures. A match's (a task's) are the same sums over its games, which readers
@@ -36,7 +37,8 @@ white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_sta
 all the match's games gives the same figures in Python.
 
 Version 2 added ``task``, the match columns and, per side, every figure after ``mean_loss``; version 1 files
-read with them null.
+read with them null. Version 3 added the kinds of cube error, version 4 ``luck_mwc``; files before read with
+them null.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ import pyarrow as pa
 
 from .columns import column, column_names, columns_of, described, table_schema
 
-GAMES_SCHEMA_VERSION = "3"
+GAMES_SCHEMA_VERSION = "4"
 # the first and the second player's names where the record has no White / Black header (backgammon)
 PLAYER_NOTE = {"White": "; else the first player's name", "Black": "; else the second player's name"}
 HEADER_COLUMNS = {
@@ -140,6 +142,13 @@ class SideFigures:
     wrong_takes_error: float | None = column(pa.float64(), "EMG lost by the wrong takes", True, None)
     wrong_passes: int | None = column(pa.int32(), "passes where a take was right (backgammon)", True, None)
     wrong_passes_error: float | None = column(pa.float64(), "EMG lost by the wrong passes", True, None)
+    luck_mwc: float | None = column(
+        pa.float64(),
+        "luck of the side's rolls summed, match winning chances (backgammon match play; null before "
+        "schema 4)",
+        True,
+        None,
+    )
 
 
 SIDE_STATS = column_names(SideFigures)

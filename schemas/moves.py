@@ -31,7 +31,8 @@ Version 2 added the two plies columns and capped ``loss`` (version 1 stored forc
 version 2 files read with them null. Version 4 counts ``ply`` from 1 (files before it count from 0:
 ``plies_from_one`` reads them as version 4 counts). Version 5 added ``judged`` and ``loss_se`` (how a
 backgammon decision was judged, and the standard error of a loss a rollout settled); files before it read
-with them null.
+with them null. Version 6 added ``luck_mwc`` (a roll's luck in match winning chances); files before it
+read with it null.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from taldau.games.togyz.review import LOSS_CAP
 
 from .columns import column, column_names, columns_of, table_schema
 
-MOVES_SCHEMA_VERSION = "5"
+MOVES_SCHEMA_VERSION = "6"
 FIRST_PLY_FROM_ONE = "4"  # the first version whose ``ply`` counts from 1
 
 
@@ -188,6 +189,13 @@ class MoveRow:
     loss_se: float | None = column(
         pa.float64(),
         "backgammon: standard error of loss (EMG) where a rollout judged the decision, else null",
+        nullable=True,
+        default=None,
+    )
+    luck_mwc: float | None = column(
+        pa.float64(),
+        "backgammon match play: luck of the roll in match winning chances, mover's side (null before "
+        "schema 6)",
         nullable=True,
         default=None,
     )

@@ -340,7 +340,7 @@ def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path
     pq.write_table(pa.Table.from_pylist([row], version_1), tmp_path / "v1.parquet")
     (back,) = pq.read_table(tmp_path / "v1.parquet", schema=MOVES_SCHEMA).to_pylist()
     assert back["plies_to_result_best"] is None and back["plies_to_result_played"] is None
-    assert MOVES_SCHEMA_VERSION == "5"
+    assert MOVES_SCHEMA_VERSION == "6"
 
 
 def test_game_id_depends_on_content_only() -> None:

@@ -17,7 +17,11 @@ from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
 from taldau.analysis.rows import move_rows
 from taldau.cli.main import main
-from taldau.games.backgammon.analysis_text import figures, luck_rating
+from taldau.games.backgammon.analysis_text import figures, luck_rating, statistics
+from taldau.games.backgammon.cube import MatchState, Rules
+from taldau.games.backgammon.cubeful import emg_to_mwc, game_result_mwc
+from taldau.games.backgammon.ids import MatchId
+from taldau.games.backgammon.position_text import state_from_match_id
 from taldau.games.kind import (
     CUBE_ERRORS,
     EMG_SCALE,
@@ -51,6 +55,8 @@ def decision(
     cube: CubeEquities | None = None,
     dice: tuple[int, int] | None = None,
     played: str = "",
+    match_id: str = "cAlgAAAAAAAE",
+    luck_mwc: float | None = None,
 ) -> Decision:
     """A decision with what the figures read; the rest is filler."""
     return Decision(
@@ -77,10 +83,11 @@ def decision(
         seldepth=0,
         nodes=0,
         seconds=0.0,
-        match_id="cAlgAAAAAAAE",
+        match_id=match_id,
         luck=luck,
         luck_mark=luck_mark,
         loss_mwc=loss_mwc,
+        luck_mwc=luck_mwc,
         cube=cube,
     )
 
@@ -258,7 +265,8 @@ GNUBG_LUCK = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": 
 
 def gnubg_decisions(game: dict) -> list[Decision]:
     """A game of gnubg's analysis as Decisions: a play counts unless forced, a cube or take decision when
-    gnubg calls it close or actual. gnubg neither analyses nor counts a beaver: it is left out."""
+    gnubg calls it close or actual. gnubg neither analyses nor counts a beaver: it is left out. A roll's
+    luck in match winning chances is ours from gnubg's EMG at the decision's Match ID (``luck_mwc``)."""
     decisions = []
     for ply, item in enumerate(game["decisions"]):
         if item["action"] == "beaver":
@@ -278,9 +286,20 @@ def gnubg_decisions(game: dict) -> list[Decision]:
                 loss_mwc=item["loss_mwc"],
                 cube=None if kind is MOVE else gnubg_equities(item),
                 played="" if kind is MOVE else item["action"],
+                match_id=item["match_id"],
+                luck_mwc=luck_mwc(item.get("luck"), item["match_id"], item["player"]),
             )
         )
     return decisions
+
+
+def luck_mwc(luck: float | None, match_id: str, player: int) -> float | None:
+    """A roll's luck (EMG) in match winning chances at the Match ID's score and cube, as the review converts
+    it (None in money play and for no luck)."""
+    state = state_from_match_id(MatchId.decode(match_id))
+    if luck is None or state.rules.money:
+        return None
+    return emg_to_mwc(luck, state, player) - emg_to_mwc(0.0, state, player)
 
 
 def gnubg_equities(item: dict) -> CubeEquities | None:
@@ -334,10 +353,10 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schemas"] == {"moves": "5", "games": "3"}
+    assert manifest["schemas"] == {"moves": "6", "games": "4"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
-        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"5" if table == "moves" else b"3")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"6" if table == "moves" else b"4")
     moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
     assert len(games) == 15 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
     assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()
@@ -396,6 +415,79 @@ def test_gnubg_s_decisions_give_gnubg_s_luck_rating(path: Path) -> None:
     sides = figures((item, None) for item in decisions)
     ratings = [luck_rating(ours) for ours in sides]
     assert ratings == [theirs["luck"]["rating"] for theirs in match["statistics"]]
+
+
+@pytest.mark.parametrize("path", sorted((GNUBG_FIXTURES / "analysis").glob("*.json")), ids=lambda p: p.stem)
+def test_gnubg_s_luck_gives_gnubg_s_luck_in_match_winning_chances_or_points(path: Path) -> None:
+    """gnubg 1.07's own analysis: its rolls' luck in EMG, converted to match winning chances at each roll's
+    score and cube as our review converts it (points, EMG x cube, in money play), sums to the luck its
+    statistics give in those units, per player over the match."""
+    match = json.loads(path.read_text(encoding="utf-8"))
+    decisions = [item for game in match["games"] for item in gnubg_decisions(game)]
+    sides = figures((item, None) for item in decisions)
+    for ours, theirs in zip(sides, match["statistics"], strict=True):
+        luck = ours.luck_mwc if match["length"] else ours.luck_points
+        assert luck == pytest.approx(theirs["luck"]["total_mwc"], abs=2e-6)
+
+
+def gnubg_results(game: dict, length: int) -> tuple[float, float] | None:
+    """What each player won in a game of gnubg's analysis (``analysis_text.game_results``' figures): the
+    match winning chances the winner gained, or the points in money play."""
+    if game["winner"] is None:
+        return None
+    won = float(game["points"])
+    if length:
+        start = MatchState(
+            rules=Rules(length=length),
+            score=tuple(game["score"]),
+            crawford_game=game["crawford"],
+            post_crawford=game["post_crawford"],
+        )
+        won = game_result_mwc(start, game["winner"], game["points"])
+    return (won, -won) if game["winner"] == 0 else (-won, won)
+
+
+def gnubg_rows(text: str, title: str) -> list[str]:
+    """The rows of gnubg's text export after the overall rating, in the statistics under ``title``, with
+    their trailing spaces cut."""
+    part = text[text.index(title) :]
+    part = part[part.index("Overall rating") :]
+    rows = part.split("\n")[1:]
+    return [row.rstrip() for row in rows[: rows.index("")]]
+
+
+def test_gnubg_s_results_luck_adjusted_results_and_fibs_ratings_for_each_game_and_the_match() -> None:
+    """gnubg 1.07's text export of a 3-point match of two games (a redouble passed, a take, the Crawford
+    game): its rows Actual result, Luck adjusted result, Luck based FIBS rating diff., Error based abs.
+    FIBS rating and the rating losses of checker play and cube, for each game and the match, are our
+    statistics' from gnubg's own decisions (the luck in MWC converted by us), to the printed digit."""
+    match = json.loads((GNUBG_FIXTURES / "analysis" / "galaxy-4219674.json").read_text(encoding="utf-8"))
+    exports = [
+        (GNUBG_FIXTURES / "analysis" / name).read_text(encoding="utf-8")
+        for name in ("galaxy-4219674-export.txt", "galaxy-4219674-export_002.txt")
+    ]
+    everything: list[tuple[Decision, str | None]] = []
+    totals = [0.0, 0.0]
+    for number, game in enumerate(match["games"], start=1):
+        marked = [(item, None) for item in gnubg_decisions(game)]
+        results = gnubg_results(game, match["length"])
+        assert results is not None
+        totals = [total + result for total, result in zip(totals, results, strict=True)]
+        ours = statistics("Game", ["lasse", "fickle"], figures(marked, results), match["length"])
+        title = f"Game statistics for game {number}"
+        assert after_rating(ours) == gnubg_rows(exports[number - 1], title)
+        everything += marked
+    ours = statistics(
+        "Match", ["lasse", "fickle"], figures(everything, (totals[0], totals[1])), match["length"]
+    )
+    assert after_rating(ours) == gnubg_rows(exports[1], "Match statistics")
+
+
+def after_rating(lines: list[str]) -> list[str]:
+    """Our statistics' rows after the overall rating and XG's PR (which gnubg does not print)."""
+    rows = gnubg_rows("\n".join(lines), lines[0])
+    assert rows[0].startswith("Performance rating")
+    return rows[1:]
 
 
 @pytest.mark.parametrize("path", sorted((GNUBG_FIXTURES / "analysis").glob("*.json")), ids=lambda p: p.stem)

@@ -3,7 +3,8 @@ text``), for ``taldau annotate``: the match and its players by name, then per ga
 decision under the match file's own move number (``12)``, the numbers of its Jellyfish lines, the same as
 the report's), the game's result and the players' statistics side by side in gnubg's words (chequerplay,
 luck, cube, overall: errors in EMG and mEMG, with match winning chances in match play, gnubg's rating
-bands, XG's PR); after the last game the same table for the whole match.
+bands, XG's PR, the actual and luck-adjusted results and the FIBS ratings); after the last game the same
+table for the whole match.
 
 The decisions come in the common shape (``taldau.games.kind.Decision``) with their marks, from a fresh
 review or from the rows of a stored analysis, so that both print the same text.
@@ -11,6 +12,7 @@ review or from the rows of a stored analysis, so that both print the same text.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -28,12 +30,16 @@ from taldau.games.kind import (
     settled_label,
 )
 
+from .cubeful import game_result_mwc
+from .ids import MatchId
+from .met import MatchEquityTable
 from .replay import Game
 from .review import CubeChoice, ReviewSettings
 
 MATCH_HEADERS = ("Event", "Round", "Site", "EventDate")  # what the heading names of the match, if known
 LABEL_WIDTH = 41  # gnubg's statistics: the label's column, then one column per player
 COLUMN_WIDTH = 24
+FIBS_OFFSET = 2050.0  # gnubg's rating offset: the FIBS rating of a player who makes no error
 
 
 @dataclass
@@ -43,7 +49,13 @@ class Figures:
     match winning chances), rolls by luck mark and the luck in EMG, cube and take decisions (all,
     ``close`` or actual ones: those counted, doubles, takes, passes, error, and ``cube_errors``: for each
     of gnubg's kinds of cube error, ``CUBE_ERRORS``, the count, the EMG and the MWC lost). ``mwc`` is False
-    in money play, where no decision has a loss in match winning chances."""
+    in money play, where no decision has a loss in match winning chances.
+
+    The luck is also counted in the unit of a result, as gnubg's luck-adjusted result needs it:
+    ``luck_mwc`` in match winning chances (None where a roll's luck has none: an analysis stored before
+    moves schema 6), ``luck_points`` in points in money play (EMG x the cube). ``result`` is what the
+    player won or lost in the games counted (MWC in match play, points in money; None before a game
+    ended); ``luck_adjusted`` that result less his luck plus his opponent's, set by ``with_results``."""
 
     moves: int = 0
     unforced: int = 0
@@ -52,6 +64,10 @@ class Figures:
     checker_mwc: float = 0.0
     luck_marks: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     luck: float = 0.0
+    luck_mwc: float | None = 0.0
+    luck_points: float = 0.0
+    result: float | None = None
+    luck_adjusted: float | None = None
     cube_decisions: int = 0
     close: int = 0
     doubles: int = 0
@@ -94,8 +110,24 @@ def luck_rating(side: Figures) -> str:
     return LUCK_RATINGS[ReviewSettings().luck_mark(10 * side.luck / side.moves)]
 
 
-def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, Figures]:
-    """Both players' statistics (index = side) over marked decisions."""
+def game_results(game: Game, table: MatchEquityTable | None = None) -> tuple[float, float] | None:
+    """What each player (index = side) won in ``game``: in a match the match winning chances gained (the
+    winner's MWC after the game less his MWC at the score before it), in money play the points; None for
+    a game that did not end."""
+    if game.winner is None:
+        return None
+    won = float(game.points)
+    if not game.start.rules.money:
+        won = game_result_mwc(game.start, game.winner, game.points, table)
+    return (won, -won) if game.winner == 0 else (-won, won)
+
+
+def figures(
+    decisions: Iterable[tuple[Decision, str | None]], results: tuple[float, float] | None = None
+) -> tuple[Figures, Figures]:
+    """Both players' statistics (index = side) over marked decisions, with the players' ``results`` (as
+    ``game_results`` gives them, summed over the games counted; None before a game ended) and the
+    results adjusted for their luck."""
     sides = (Figures(), Figures())
     for decision, mark in decisions:
         player = sides[decision.side]
@@ -105,6 +137,12 @@ def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, 
             player.moves += 1
             if decision.luck is not None:
                 player.luck += decision.luck
+                if decision.luck_mwc is None or player.luck_mwc is None:
+                    player.luck_mwc = None
+                else:
+                    player.luck_mwc += decision.luck_mwc
+                if decision.match_id is not None:
+                    player.luck_points += decision.luck * MatchId.decode(decision.match_id).cube
                 place = LUCK_ORDER.index(decision.luck_mark)
                 player.luck_marks = tuple(  # type: ignore[assignment]
                     count + (index == place) for index, count in enumerate(player.luck_marks)
@@ -133,6 +171,14 @@ def figures(decisions: Iterable[tuple[Decision, str | None]]) -> tuple[Figures, 
                     (count + 1, emg + decision.loss, lost + mwc) if index == kind else (count, emg, lost)
                     for index, (count, emg, lost) in enumerate(player.cube_errors)
                 )
+    if results is not None:
+        in_match = any(side.mwc for side in sides)
+        lucks = [side.luck_mwc if in_match else side.luck_points for side in sides]
+        for side, player in enumerate(sides):
+            player.result = results[side]
+            mine, theirs = lucks[side], lucks[1 - side]
+            if mine is not None and theirs is not None:
+                player.luck_adjusted = results[side] - mine + theirs
     return sides
 
 
@@ -140,9 +186,23 @@ def _row(label: str, values: Sequence[str]) -> str:
     return (f"{label:<{LABEL_WIDTH}}" + "".join(f"{value:<{COLUMN_WIDTH}}" for value in values)).rstrip()
 
 
+def _amount(emg: float, mwc: float | None, in_match: bool) -> str:
+    """gnubg's ``-0.095 ( -2.383%)``: an equity, with its MWC in match play (where known)."""
+    return f"{emg:+.3f} ({100 * mwc:+7.3f}%)" if in_match and mwc is not None else f"{emg:+.3f}"
+
+
+def _per_move(emg: float, mwc: float | None, count: int, in_match: bool) -> str:
+    """gnubg's ``-19.0   ( -0.477%)``: an equity per decision in mEMG (MWC in match play, where known), n/a
+    for none."""
+    if not count:
+        return "n/a"
+    rate = f"{1000 * emg / count:+.1f}"
+    return f"{rate:<7} ({100 * mwc / count:+7.3f}%)" if in_match and mwc is not None else rate
+
+
 def _error_total(emg: float, mwc: float, in_match: bool) -> str:
-    """gnubg's ``-0.095 ( -2.383%)``: an error as the equity it lost (negative), MWC in match play."""
-    return f"{-emg:+.3f} ({-100 * mwc:+7.3f}%)" if in_match else f"{-emg:+.3f}"
+    """An error as the equity it lost (negative)."""
+    return _amount(-emg, -mwc, in_match)
 
 
 def _error_count(count: int, emg: float, mwc: float, in_match: bool) -> str:
@@ -152,11 +212,8 @@ def _error_count(count: int, emg: float, mwc: float, in_match: bool) -> str:
 
 
 def _error_rate(emg: float, mwc: float, count: int, in_match: bool) -> str:
-    """gnubg's ``-19.0   ( -0.477%)``: an error per decision in mEMG (MWC in match play), n/a for none."""
-    if not count:
-        return "n/a"
-    rate = f"{-1000 * emg / count:+.1f}"
-    return f"{rate:<7} ({-100 * mwc / count:+7.3f}%)" if in_match else rate
+    """An error per decision as the equity it lost (negative)."""
+    return _per_move(-emg, -mwc, count, in_match)
 
 
 def _rating(error: float, count: int) -> str:
@@ -164,8 +221,9 @@ def _rating(error: float, count: int) -> str:
     return (EMG_SCALE.rating(error / count) or "n/a") if count else "n/a"
 
 
-def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> list[str]:
-    """gnubg's statistics table: its four parts, a column per player."""
+def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], length: int = 0) -> list[str]:
+    """gnubg's statistics table: its four parts, a column per player (``length``: the match's, 0 for money
+    play, for the FIBS ratings)."""
     in_match = any(side.mwc for side in sides)
     unit = "EMG (MWC)" if in_match else "EMG"
     rate_unit = "mEMG (MWC)" if in_match else "mEMG"
@@ -201,8 +259,8 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> li
     ):
         lines.append(row(label, lambda side, i=index: f"{side.luck_marks[i]:4d}"))
     lines += [
-        row("Luck total EMG", lambda side: f"{side.luck:+.3f}"),
-        row("Luck rate mEMG", lambda side: f"{1000 * side.luck / side.moves:+.1f}" if side.moves else "n/a"),
+        row(f"Luck total {unit}", lambda side: _amount(side.luck, side.luck_mwc, in_match)),
+        row(f"Luck rate {rate_unit}", lambda side: _per_move(side.luck, side.luck_mwc, side.moves, in_match)),
         row("Luck rating", luck_rating),
         "",
         "Cube statistics",
@@ -235,9 +293,61 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures]) -> li
             "Performance rating (PR, XG)",
             lambda side: f"{EMG_SCALE.performance(side.error / side.counted):.1f}" if side.counted else "n/a",
         ),
+        *_result_rows(sides, in_match, length),
         "",
     ]
     return lines
+
+
+def _result_rows(sides: Sequence[Figures], in_match: bool, length: int) -> list[str]:
+    """gnubg's rows after the overall rating: the actual and the luck-adjusted results (where a game
+    ended), and in match play the FIBS rating difference the luck-adjusted result implies (the first
+    player's) and each player's FIBS rating from his errors (``fibs_rating``)."""
+    lines = []
+
+    def result(value: float | None) -> str:
+        if value is None:
+            return "n/a"
+        return f"{100 * value:+7.2f}%" if in_match else f"{value:+7.3f}"
+
+    if any(side.result for side in sides):
+        lines.append(_row("Actual result", [result(side.result) for side in sides]))
+        lines.append(_row("Luck adjusted result", [result(side.luck_adjusted) for side in sides]))
+        if in_match:
+            adjusted = sides[0].luck_adjusted
+            chances = None if adjusted is None else 0.5 + adjusted
+            difference = "n/a"
+            if chances is not None and 0.0 < chances < 1.0:
+                difference = f"{relative_fibs_rating(chances, length):+7.2f}"
+            lines.append(_row("Luck based FIBS rating diff.", [difference, ""]))
+    if not in_match or not length:
+        return lines
+    ratings = [fibs_rating(side, length) for side in sides]
+    for label, index in (
+        ("Error based abs. FIBS rating", 0),
+        ("Chequerplay errors rating loss", 1),
+        ("Cube errors rating loss", 2),
+    ):
+        values = [None if fibs[index] is None else f"{fibs[index]:6.1f}" for fibs in ratings]
+        lines.append(_row(label, [value or "n/a" for value in values]))
+    return lines
+
+
+def relative_fibs_rating(chances: float, length: int) -> float:
+    """The FIBS rating difference at which the first of two players wins a ``length``-point match with
+    these ``chances`` (0 to 1; gnubg's ``relativeFibsRating``, floored at -2100 as gnubg does)."""
+    return max(-2100.0, -2000.0 / math.sqrt(length) * math.log10(1.0 / chances - 1.0))
+
+
+def fibs_rating(side: Figures, length: int) -> tuple[float | None, float | None, float | None]:
+    """gnubg's FIBS rating of a player from his error rates in an ``length``-point match: the rating
+    (``FIBS_OFFSET`` less both losses; None without a counted decision), the rating lost by his checker
+    play (error per unforced move x (8798 + 25526 / length); None without one) and by his cube decisions
+    (error per close cube decision x (863 - 519 / length); None without one)."""
+    checker = side.checker_error / side.unforced * (8798.0 + 25526.0 / length) if side.unforced else None
+    cube = side.cube_error / side.close * (863.0 - 519.0 / length) if side.close else None
+    rating = FIBS_OFFSET - (checker or 0.0) - (cube or 0.0) if side.counted else None
+    return rating, checker, cube
 
 
 def decision_lines(decision: Decision, number: int, player: str, mark: str | None) -> list[str]:
@@ -300,6 +410,7 @@ def analysis_text(games: Sequence[Game], notes: Sequence[Annotation], form: str)
     lines += [f"Analysis: {annotator}" for annotator in sorted(annotators)]
     lines.append("")
     everything: list[tuple[Decision, str | None]] = []
+    totals: tuple[float, float] | None = None
     for game, note in zip(games, notes, strict=True):
         score = ", ".join(f"{name} {points}" for name, points in zip(players, game.start.score, strict=True))
         length = f"match to {match.length} points" if match.length else "money session"
@@ -315,7 +426,11 @@ def analysis_text(games: Sequence[Game], notes: Sequence[Annotation], form: str)
             plural = "" if game.points == 1 else "s"
             lines.append(f"{players[game.winner]} wins {game.points} point{plural}")
         lines.append("")
-        lines += statistics(f"Game statistics for game {game.index}", players, figures(marked))
+        results = game_results(game)
+        if results is not None:
+            totals = results if totals is None else (totals[0] + results[0], totals[1] + results[1])
+        title = f"Game statistics for game {game.index}"
+        lines += statistics(title, players, figures(marked, results), match.length)
         everything += marked
-    lines += statistics("Match statistics", players, figures(everything))
+    lines += statistics("Match statistics", players, figures(everything, totals), match.length)
     return "\n".join(lines)

@@ -532,6 +532,20 @@ def emg_to_mwc(emg: float, state: MatchState, player: int, table: MatchEquityTab
     return 0.5 * ((win - lose) * emg + win + lose)
 
 
+def game_result_mwc(
+    start: MatchState, winner: int, points: int, table: MatchEquityTable | None = None
+) -> float:
+    """The match winning chances ``winner`` gains by winning ``points`` in a game that began at ``start``:
+    his MWC after it minus his MWC at the score before it (gnubg's ``getME`` minus ``getMEAtScore``, the
+    "actual result" of its statistics)."""
+    scene = _Scene.of(start, winner, table)
+    if scene.money:
+        raise ValueError("money play has no match winning chances")
+    assert scene.table is not None
+    post_crawford = (scene.one_away_game and not scene.crawford_game) or not scene.crawford_rule
+    return scene.after(points) - scene.table.mwc(scene.away, scene.opponent_away, post_crawford)
+
+
 def cubeless_mwc(
     probabilities: Sequence[float] | np.ndarray,
     state: MatchState,

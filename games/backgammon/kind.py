@@ -223,6 +223,7 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
             cubeless_best=pov(cubeless_emg(reviewed.best_probabilities, state, player), player),
             cubeless_played=pov(cubeless_emg(reviewed.played_probabilities, state, player), player),
             luck=reviewed.luck,
+            luck_mwc=reviewed.luck_mwc,
             luck_mark=reviewed.luck_mark,
             forced=reviewed.forced,
             counted=not reviewed.forced,

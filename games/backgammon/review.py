@@ -334,7 +334,8 @@ class MoveDecision(Decision):
     roll that cannot be played), their cubeful equities (EMG) and cubeless probabilities after the play
     from the mover's side, the played play's rank (0 the best) among the ``plays`` legal ones, whether it
     was forced, the plies of the review's search (a play in doubt settled again says how in ``judged``;
-    its rank is then among the plays settled), and the luck of the roll (EMG; None when not analysed)."""
+    its rank is then among the plays settled), and the luck of the roll (EMG, ``luck_mwc`` in match
+    winning chances in match play; None when not analysed)."""
 
     dice: Dice
     played: str
@@ -348,6 +349,7 @@ class MoveDecision(Decision):
     forced: bool
     plies: int
     luck: float | None
+    luck_mwc: float | None
     luck_mark: LuckMark | None
 
 
@@ -780,6 +782,7 @@ def _move(judge: _Judge, step: Step, game: int, number: int, opening: bool) -> M
         forced=forced,
         plies=plies,
         luck=luck,
+        luck_mwc=None if luck is None else _mwc_difference(luck, state, player, settings.table),
         luck_mark=None if luck is None else settings.luck_mark(luck),
     )
 
