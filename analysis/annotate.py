@@ -15,29 +15,21 @@ gone or changed is said, with the file and game, and the other games are written
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from taldau.games.kind import AnalysisOptions
 from taldau.games.records import ReadLimits
-from taldau.schemas import GameRow, plies_from_one
+from taldau.schemas import GameRow
 
 from .accounting import NotUsed, Unused
 from .batch import BatchSettings, GameTask, plan
+from .folder import FolderError, FolderSettings, open_folder
 from .review import GameReview, MarkedDecision, annotation, player_stats, review_task
 from .rows import marked_decision
-
-TABLES = ("games", "moves")
-
-
-class AnalysisFolderError(ValueError):
-    """A stored analysis that cannot be used: the message names the folder (or the record file and game)
-    and what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -51,68 +43,48 @@ class NotAnnotated:
         return self.message
 
 
-def is_analysis_folder(path: str | Path) -> bool:
-    """Whether ``path`` is a ``taldau analyze`` output folder (``manifest.json``, ``games/``, ``moves/``)."""
-    folder = Path(path)
-    return (folder / "manifest.json").is_file() and all((folder / name).is_dir() for name in TABLES)
-
-
-def _read(folder: Path, name: str) -> list[dict[str, Any]]:
-    """The rows of table ``name`` of ``folder``, every part's (``moves``' plies counted from 1, whatever
-    the part's version)."""
-    rows: list[dict[str, Any]] = []
-    for path in sorted((folder / name).glob("*.parquet")):
-        rows += plies_from_one(pq.read_table(path)).to_pylist()
-    return rows
-
-
 @dataclass
 class StoredAnalysis:
     """The judgements of a ``taldau analyze`` output folder: its settings (the manifest's), its analysed
     games' rows by game id and their decisions in order."""
 
     folder: Path
-    settings: dict[str, Any]
+    settings: FolderSettings
     games: dict[str, dict[str, Any]]
     decisions: dict[str, list[MarkedDecision]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, folder: str | Path) -> StoredAnalysis:
-        """The analysis in ``folder``; AnalysisFolderError when it is not one or holds no analysed game."""
-        folder = Path(folder)
-        if not is_analysis_folder(folder):
-            raise AnalysisFolderError(
-                f"{folder}: not a `taldau analyze` output folder (manifest.json, games/, moves/)"
-            )
-        settings = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("settings", {})
-        games = {row["game_id"]: row for row in _read(folder, "games") if row["status"] == "ok"}
-        if not games or "game" not in settings:
-            raise AnalysisFolderError(f"{folder}: no analysed game in this analysis")
+        """The analysis in ``folder``; FolderError when it is not one or holds no analysed game."""
+        stored = open_folder(folder)
+        games = {row["game_id"]: row for row in stored.rows("games") if row["status"] == "ok"}
+        if not games:
+            raise FolderError(f"{stored.path}: no analysed game in this analysis")
         decisions: dict[str, list[MarkedDecision]] = defaultdict(list)
-        for row in _read(folder, "moves"):
+        for row in stored.rows("moves"):
             if row["game_id"] in games:
                 decisions[row["game_id"]].append(marked_decision(row))
         for rows in decisions.values():
             rows.sort(key=lambda marked: marked.decision.ply)
-        return cls(folder, settings, games, dict(decisions))
+        return cls(stored.path, stored.settings, games, dict(decisions))
 
     @property
     def game(self) -> str:
-        return str(self.settings["game"])
+        return self.settings.game
 
     @property
     def annotator(self) -> str:
         """The annotator header of what it writes: taldau at the analysis' limit."""
-        return f"taldau, {self.settings.get('limit', '')}"
+        return f"taldau, {self.settings.limit}"
 
     def record_files(self) -> list[str]:
         """The record files (or archives) to read again for the analysed games' text, in the order of the
-        games; AnalysisFolderError naming the first game whose record is gone."""
+        games; FolderError naming the first game whose record is gone."""
         files: list[str] = []
         for row in sorted(self.games.values(), key=lambda row: (row["source"], row["index"])):
             found = _record_file(row["source"])
             if found is None:
-                raise AnalysisFolderError(
+                raise FolderError(
                     f"{self.folder}: {row['source']}, game {row['index']}: the record file is gone (annotate "
                     "reads the records again for their text: run it where `taldau analyze` ran, or give "
                     "the records)"

@@ -101,11 +101,12 @@ def annotate(
     instead be one `taldau analyze` output folder: its stored judgements are printed, nothing is searched
     again (its records are read again from where analyze read them, for their text)."""
     from taldau.analysis import annotate as annotating
+    from taldau.analysis.folder import FolderError, is_analysis_folder
 
     options = replace(BOTH_GAMES_LIMIT.given(depth, nodes, movetime), level=level)
     judged = Judged()  # the progress of a review (none when stored judgements are printed)
     try:
-        if any(annotating.is_analysis_folder(path) for path in paths):
+        if any(is_analysis_folder(path) for path in paths):
             if len(paths) > 1 or game != "auto" or options != AnalysisOptions() or engine is not None:
                 raise click.UsageError(
                     "an analysis folder is annotated alone, at its own settings (no other path, --game, "
@@ -126,5 +127,5 @@ def annotate(
                     judged.shown.note(str(item))
                 else:
                     click.echo(str(item))
-    except annotating.AnalysisFolderError as error:
+    except FolderError as error:
         raise click.ClickException(str(error)) from None

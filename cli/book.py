@@ -11,11 +11,11 @@ import click
 from taldau.analysis.accounting import Inputs
 from taldau.analysis.accounting import count as _count
 from taldau.analysis.book import Book, BookMismatch, BookSettings, InputReport, build_book, merge_books
-from taldau.analysis.book.inputs import is_analysis
 from taldau.analysis.book.lookup import LookupMove
 from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import Entry, main_lines, move_json, position_key
 from taldau.analysis.book.query import entries as book_entries
+from taldau.analysis.folder import is_analysis_folder
 from taldau.analysis.validation import auto_game
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
@@ -137,7 +137,7 @@ def build(
     holds a book of other settings (another game or depth) or cannot be written."""
     writable_folder(out)
     if game == "auto":
-        records = [path for path in paths if not is_analysis(path)]
+        records = [path for path in paths if not is_analysis_folder(path)]
         game = auto_game(records, ReadLimits())
     settings = BookSettings(game, max_ply)
     try:

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import click
 from taldau.analysis.accounting import Inputs, count
+from taldau.analysis.folder import Manifest
 from taldau.analysis.validation import auto_game, games_found
 from taldau.cli.options import (
     ANALYSIS_LIMIT,
@@ -168,7 +169,7 @@ def _run_analysis(
     service: Any,
     jobs: int,
     resume: bool,
-) -> tuple[dict[str, Any], int]:
+) -> tuple[Manifest, int]:
     """``run_analysis`` on Celery (``broker``, with the ``service`` settings) or ``jobs`` local processes,
     its progress shown: the manifest and the games resumed (analysed by an earlier run, not again). Exit 2
     when OUT holds other settings, 69 when the service cannot serve the run, 130 when interrupted."""
@@ -236,36 +237,35 @@ def _nothing(inputs: Inputs, game: str, paths: tuple[str, ...], detected: bool, 
 
 
 def _summary(
-    manifest: dict[str, Any], resumed: int, out: str, game: str, paths: tuple[str, ...], as_json: bool
+    manifest: Manifest, resumed: int, out: str, game: str, paths: tuple[str, ...], as_json: bool
 ) -> int:
     """Print what the run did (every input not analysed and every game invalid or failed on stderr, once
     each); its exit code."""
-    counts = manifest["counts"]
-    nothing = counts["games"] == 0  # no game of this kind at all (valid, invalid or analysed before)
-    inputs = Inputs.from_json(manifest["inputs"])
+    counts, inputs = manifest.counts, manifest.inputs
+    nothing = counts.games == 0  # no game of this kind at all (valid, invalid or analysed before)
     for line in inputs.lines():
         say(line)
-    for failure in manifest["failures"]:
-        say(f"{failure['source']}, game {failure['index']}: {failure['status']}: {failure['error']}")
+    for failure in manifest.failures:
+        say(f"{failure.source}, game {failure.index}: {failure.status}: {failure.error}")
     others = f"; {inputs.others()}" if inputs.others() else ""
     if as_json:
-        this_run = {"analysed": counts["ok"] - resumed, "resumed": resumed, "decisions": counts["plies"]}
-        summary = {"out": out, "key": manifest["key"], **counts, **this_run, "inputs": inputs.counts()}
+        this_run = {"analysed": counts.ok - resumed, "resumed": resumed, "decisions": counts.plies}
+        summary = {"out": out, "key": manifest.key, **counts.to_json(), **this_run, "inputs": inputs.counts()}
         click.echo(json.dumps(summary))
     else:
         before = f", {resumed} resumed (analysed before)" if resumed else ""
-        judged = counts.get("judged", {})
+        judged = counts.judged
         ways = (
             f" ({', '.join(f'{way} {number}' for way, number in judged.items())})" if len(judged) > 1 else ""
         )
         click.echo(
-            f"{count(inputs.files, 'file')}, {count(counts['games'], 'game')}: {counts['ok'] - resumed} "
-            f"analysed{before}, {counts['invalid']} invalid, {counts['failed']} failed, "
-            f"{count(counts['plies'], 'decision')}{ways}{others} -> {out}"
+            f"{count(inputs.files, 'file')}, {count(counts.games, 'game')}: {counts.ok - resumed} "
+            f"analysed{before}, {counts.invalid} invalid, {counts.failed} failed, "
+            f"{count(counts.plies, 'decision')}{ways}{others} -> {out}"
         )
     if nothing:
         say(f"error: no {game} game to analyse under {' '.join(paths)}")
-    bad = counts["invalid"] + counts["failed"] + inputs.not_records + inputs.not_read
+    bad = counts.invalid + counts.failed + inputs.not_records + inputs.not_read
     return 0 if bad == 0 and not nothing else 1
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from taldau.analysis.annotate import AnalysisFolderError, StoredAnalysis, annotate_stored
+from taldau.analysis.annotate import StoredAnalysis, annotate_stored
+from taldau.analysis.folder import FolderError
 from taldau.cli.main import main
 from taldau.games.backgammon.kind import BackgammonAnalyser
 from taldau.games.togyz.kind import TogyzAnalyser
@@ -69,7 +70,7 @@ def test_an_analysis_whose_records_are_gone_says_which(
     made = runner.invoke(main, ["analyze", "game.txt", "--out", "run", "--depth", "1", "--jobs", "1"])
     assert made.exit_code == 0, made.output
     Path("game.txt").unlink()
-    with pytest.raises(AnalysisFolderError, match=r"game\.txt, game 1: the record file is gone"):
+    with pytest.raises(FolderError, match=r"game\.txt, game 1: the record file is gone"):
         list(annotate_stored(StoredAnalysis.open("run"), "short"))
     result = runner.invoke(main, ["annotate", "run"])
     assert result.exit_code == 1 and "game.txt, game 1: the record file is gone" in result.output

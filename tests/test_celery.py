@@ -21,6 +21,7 @@ import pytest
 import redis
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.analysis.folder import Manifest
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
@@ -545,7 +546,7 @@ def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, b
         first.stop()
         second.stop()
     manifest = outcome["manifest"]
-    assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+    assert isinstance(manifest, Manifest) and manifest.counts.ok == 8
     received = first.received() + second.received()
     assert len(received) == len(set(received)) == 8, "a task was sent again"
 
@@ -782,7 +783,7 @@ def test_the_client_keeps_no_more_than_its_window_on_the_broker(
         (tmp_path / "release").write_text("go\n")
         single.stop()
     manifest = outcome["manifest"]
-    assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+    assert isinstance(manifest, Manifest) and manifest.counts.ok == 8
     assert max(seen) == 2
     received = single.received()
     assert len(received) == len(set(received)) == 8
@@ -816,7 +817,7 @@ def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
         survivor = Worker(broker.url, tmp_path / "survivor.log", concurrency=1, env=timeout)
         client.join(timeout=300)
         manifest = outcome["manifest"]
-        assert isinstance(manifest, dict) and manifest["counts"]["ok"] == 8
+        assert isinstance(manifest, Manifest) and manifest.counts.ok == 8
         stored = {path: path.stat().st_mtime_ns for path in out.glob("*/*.parquet")}  # compacted; no parts
         assert len(stored) == 2 and not list(out.glob("parts/*/*/part-*.parquet"))
         wait_for(lambda: "delivered again, dropped" in survivor.log.read_text(), 120, "the old task")

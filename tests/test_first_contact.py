@@ -55,7 +55,7 @@ def test_the_worker_s_ready_line_is_logged_at_info(
 def test_a_clash_of_settings_names_what_differs() -> None:
     """Each setting that differs with both values; the engine's version left out when the engine differs;
     the keys only when nothing named differs."""
-    from taldau.workers.manifest import settings_clash
+    from taldau.workers.store import settings_clash
 
     found = {"game": "backgammon", "limit": "2-ply", "thresholds": [0.02, 0.04], "engine": "own-1"}
     found["engine_name"] = "own"

@@ -9,7 +9,7 @@ import pickle
 
 from taldau.analysis.accounting import Inputs, NotUsed, Unused
 from taldau.analysis.batch import BatchSettings
-from taldau.workers.manifest import Counts, Failure, Manifest, Skipped
+from taldau.analysis.folder import Counts, Failure, Manifest, Skipped
 from taldau.workers.messages import RunSpec, TaskReport
 from taldau.workers.status import QueueStatus, RunningGame, RunStatus, Withdrawal
 

@@ -139,4 +139,4 @@ def test_book_column_shows_each_opening_moves_games_in_the_book(
 
 def test_a_folder_that_is_no_analysis_is_refused_by_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and f"{tmp_path}: no manifest.json" in result.output
+    assert result.exit_code == 2 and f"{tmp_path}: not a `taldau analyze` output folder" in result.output

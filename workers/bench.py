@@ -24,7 +24,6 @@ from typing import Any
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 
 from .defaults import SERVICE_DEPTH
-from .manifest import Manifest
 from .private_redis import PrivateRedis
 from .run import Executor, Progress, local_executor, run_analysis
 from .soak import comparable_rows
@@ -114,7 +113,7 @@ def _timed_run(
     started = time.perf_counter()
     manifest = run_analysis([archive], out, settings, executor, resume=False, progress=seen)
     seconds = time.perf_counter() - started
-    counts = Manifest.from_json(manifest).counts
+    counts = manifest.counts
     return TimedRun(seconds, state.total, counts.ok, counts.failed, counts.invalid, counts.plies)
 
 

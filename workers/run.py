@@ -20,10 +20,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from taldau.analysis.accounting import Inputs, NotUsed, count
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
+from taldau.analysis.folder import Manifest
 from taldau.games.jit import warm_kernels
 from taldau.games.processes import worker_pool
 from taldau.schemas import GameRow, Status, games_table
@@ -299,7 +299,7 @@ def run_analysis(
     executor: Executor,
     resume: bool = True,
     progress: Callable[[Progress], None] = lambda _: None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Analyse every game under ``paths`` into ``out``; returns the manifest, whose ``counts`` and
     ``failures`` are this run's games, ``inputs`` what became of every file and game under ``paths``
     (``folder`` has the totals of the output folder). With ``resume``, the tasks already analysed in

@@ -317,8 +317,9 @@ def _soak(settings: SoakSettings, root: Path) -> dict[str, Any]:
         for worker in workers:
             worker.stop()
         server.stop()
-    report["celery_counts"] = manifest["counts"]
-    report["celery_failures"] = manifest["failures"]
+    stored = manifest.to_json()
+    report["celery_counts"] = stored["counts"]
+    report["celery_failures"] = stored["failures"]
     _log(f"celery run done in {report['celery_seconds']} s; local pool run of the same archive")
     started = time.perf_counter()
     run_analysis([archive], root / "local", batch, local_executor(settings.workers))

@@ -1,4 +1,6 @@
-"""Where results go: per-task Parquet parts written atomically, compacted at the end, and a manifest.
+"""Where results go: per-task Parquet parts written atomically, compacted at the end, and a manifest. The
+store is the one writer of an analysis folder, whose layout and manifest ``taldau.analysis.folder`` owns
+(and through which everything else reads it).
 
 Layout of an output directory::
 
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import secrets
 import socket
@@ -52,18 +53,45 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from taldau.analysis.accounting import Inputs, Unused
+from taldau.analysis.folder import TABLES, Counts, Failure, Manifest, Skipped, manifest_file, read_manifest
 from taldau.games.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
 
-from .manifest import Counts, Failure, Manifest, Skipped, settings_clash
-
 ROWS_PER_FILE = 500_000
-TABLES = ("games", "moves")
+SETTING_NAMES = {"engine_name": "engine", "engine": "engine version", "schemas": "table versions"}
 STALE_TEMPORARY = 24 * 3_600  # seconds: a temporary file of another host older than this has no live writer
 ROUND = "round-"  # begins the name of a part of several tasks (task and game ids are hex digits)
 
 TaskRows = tuple[str, "pa.Table | None", "pa.Table | list[GameRow]"]  # a task's id, moves and games rows
+
+
+def _setting(value: Any) -> str:
+    """One setting as a user reads it: lists and mappings spelled out, an absent one as "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{name} {_setting(item)}" for name, item in value.items())
+    if isinstance(value, list | tuple):
+        return "/".join(str(item) for item in value)
+    return str(value)
+
+
+def settings_clash(out: str, found: dict[str, Any], asked: dict[str, Any], keys: tuple[str, str]) -> str:
+    """Why a run may not write into ``out``: its results were made with the settings ``found`` (its
+    manifest's ``settings``), the run asks for ``asked`` (``BatchSettings.manifest()``); each setting that
+    differs named with both values (the engine's version only when the engine is the same), else the two
+    settings ``keys`` (found, asked)."""
+    names = [name for name in dict.fromkeys([*found, *asked]) if found.get(name) != asked.get(name)]
+    if "engine_name" in names and "engine" in names:
+        names.remove("engine")
+    differences = "; ".join(
+        f"{SETTING_NAMES.get(name, name)} {_setting(found.get(name))} there, {_setting(asked.get(name))} "
+        "asked"
+        for name in names
+    )
+    what = differences or f"settings key {keys[0]} there, {keys[1]} asked"
+    return f"{out} holds results of other settings ({what}); use another --out directory"
 
 
 class SettingsMismatch(Exception):
@@ -152,15 +180,11 @@ class ResultStore:
     def check_settings(self, settings: dict[str, Any] | None = None) -> None:
         """Raise SettingsMismatch when the directory's manifest names another settings key, saying how its
         settings differ from ``settings`` (the run's ``BatchSettings.manifest()``)."""
-        manifest = self.out / "manifest.json"
-        if manifest.exists():
-            found = json.loads(manifest.read_text(encoding="utf-8"))
-            previous = found.get("key")
-            if previous not in (None, self.key):
-                clash = settings_clash(
-                    str(self.out), found.get("settings") or {}, settings or {}, (previous, self.key)
-                )
-                raise SettingsMismatch(clash)
+        found = read_manifest(self.out)
+        if found is not None and found.key not in ("", self.key):
+            raise SettingsMismatch(
+                settings_clash(str(self.out), found.settings, settings or {}, (found.key, self.key))
+            )
 
     def prepare(self) -> None:
         """Make the part folders (``write`` and ``write_round`` make them too, as they write)."""
@@ -276,7 +300,7 @@ class ResultStore:
         _write_part(_concat(MOVES_SCHEMA, moves), self.part("moves", name))
         _write_part(_concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name))
 
-    def compact(self, settings: dict[str, Any], run: RunRecord) -> dict[str, Any]:
+    def compact(self, settings: dict[str, Any], run: RunRecord) -> Manifest:
         """Merge the parts into the compacted files, write the manifest and remove the parts merged, holding
         the folder's lock; returns the manifest. A round's ``moves`` part without its ``games`` part is
         removed once it is STALE_TEMPORARY old (its writer died between the two).
@@ -326,9 +350,8 @@ class ResultStore:
                 skipped=run.skipped(),
                 inputs=run.inputs,
                 folder=Counts.of(games, moves),
-            ).to_json()
-            text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-            write_text_atomic(text, self.out / "manifest.json")
+            )
+            write_text_atomic(manifest.text(), manifest_file(self.out))
             for path, stamp in merged.parts:
                 if _stamp(path) == stamp:
                     path.unlink(missing_ok=True)

@@ -38,13 +38,13 @@ from taldau.schemas.book import (
 from taldau.schemas.files import write_atomic
 
 from ..accounting import Inputs
+from ..folder import is_analysis_folder
 from .aggregate import aggregate
 from .inputs import (
     BookSettings,
     Input,
     InputReport,
     analysis_input,
-    is_analysis,
     read_analysis,
     read_records,
     record_inputs,
@@ -182,8 +182,9 @@ class Book:
         return found
 
     def engine(self, besides: str | None = None) -> str | None:
-        """The engine whose judgements the book's ``evals`` hold (an analysis folder's, ``analysis_engine``),
-        leaving out the input named ``besides``; None when it holds none."""
+        """The engine whose judgements the book's ``evals`` hold (an analysis folder's,
+        ``FolderSettings.engine_label``), leaving out the input named ``besides``; None when it holds
+        none."""
         engines = {report.engine for _, report in self._reports("evals") if report.source != besides}
         return min((engine for engine in engines if engine is not None), default=None)
 
@@ -290,8 +291,8 @@ def build_book(
     book = Book(out)
     book.prepare(settings)
     given = list(paths)
-    records = [path for path in given if not is_analysis(path)]
-    folders = [*analyses, *(path for path in given if is_analysis(path))]
+    records = [path for path in given if not is_analysis_folder(path)]
+    folders = [*analyses, *(path for path in given if is_analysis_folder(path))]
     report = BuildReport()
     met: dict[str, str] = {}  # the digests of this build's inputs, with the first input of each
     items: list[Input | InputReport] = list(record_inputs(records, settings, limits or ReadLimits()))

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from taldau.games.archive import Refused, iter_sources
 from taldau.games.kind import GameKind
 from taldau.games.records import ReadLimits, RecordFile, UnreadableFile
@@ -30,6 +29,7 @@ from taldau.games.registry import detect_game, game_kind
 from taldau.schemas.book import BOOK_EVALS_SCHEMA, BOOK_PLIES_SCHEMA, BOOK_SCHEMA_VERSION
 
 from ..accounting import NotUsed, Place, Unused, place_id
+from ..folder import open_folder
 from ..validation import GameCheck, describe
 
 HASH_CHUNK = 1 << 20
@@ -66,7 +66,7 @@ class InputReport:
     ``taldau.analysis.accounting`` names it: ``not_record`` (1 for a file with no game record),
     ``other_game`` (the games of a file of the other game), ``duplicates`` (games found again in the same
     file; those found in another input are counted when the book is aggregated). ``engine``: the engine
-    whose judgements an analysis folder brings (``analysis_engine``), None for a record file."""
+    whose judgements an analysis folder brings (``FolderSettings.engine_label``), None for a record file."""
 
     source: str
     digest: str
@@ -93,19 +93,13 @@ class Input:
     """One input of a build: a record file (``file``) or an analysis folder (``folder``), with the digest
     of its content and the settings, which names its part: the same content gives the same part in any
     build, so a build resumes past the inputs it has, and merging books counts a file once. ``engine``:
-    an analysis folder's engine (``analysis_engine``)."""
+    an analysis folder's engine (``FolderSettings.engine_label``)."""
 
     name: str
     digest: str
     file: RecordFile | None = None
     folder: Path | None = None
     engine: str | None = None
-
-
-def is_analysis(path: str | Path) -> bool:
-    """Whether ``path`` is a ``taldau analyze`` output folder (its manifest and its ``moves`` tables)."""
-    folder = Path(path)
-    return folder.is_dir() and (folder / "manifest.json").is_file() and (folder / "moves").is_dir()
 
 
 def _digest(settings: BookSettings, what: str, chunks: Iterator[bytes]) -> str:
@@ -121,14 +115,8 @@ def _file_chunks(file: RecordFile) -> Iterator[bytes]:
             yield chunk
 
 
-def _analysis_files(folder: Path) -> list[Path]:
-    """The compacted ``moves`` files of the folder's settings (its manifest's key)."""
-    key = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("key", "")
-    return sorted((folder / "moves").glob(f"{key}-*.parquet"))
-
-
 def _folder_chunks(folder: Path) -> Iterator[bytes]:
-    for path in _analysis_files(folder):
+    for path in open_folder(folder).files("moves"):
         with path.open("rb") as stream:
             while chunk := stream.read(HASH_CHUNK):
                 yield chunk
@@ -153,24 +141,12 @@ def record_inputs(
 
 def analysis_input(folder: str | Path, settings: BookSettings) -> Input:
     """An analysis folder as an input; ValueError when it is not one or analysed another game."""
-    path = Path(folder)
-    if not is_analysis(path):
-        raise ValueError(f"{path}: not a `taldau analyze` output folder (no manifest.json and moves/)")
-    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    game = manifest.get("settings", {}).get("game", "togyz")
+    stored = open_folder(folder)
+    game = stored.settings.game
     if game != settings.game:
-        raise ValueError(f"{path}: an analysis of {game} games, and this book is of {settings.game}")
-    digest = _digest(settings, "analysis", _folder_chunks(path))
-    return Input(str(path), digest, folder=path, engine=analysis_engine(manifest))
-
-
-def analysis_engine(manifest: dict[str, Any]) -> str:
-    """The engine an analysis folder's manifest names, as people read it: ``sage (bgsage 2.0... weights
-    ...)``, its name (``engine_name``) and the version its settings key was made of."""
-    settings = manifest.get("settings", {})
-    version = str(settings.get("engine", "an unknown engine"))
-    name = settings.get("engine_name")
-    return f"{name} ({version})" if name and name != version else version
+        raise ValueError(f"{stored.path}: an analysis of {game} games, and this book is of {settings.game}")
+    digest = _digest(settings, "analysis", _folder_chunks(stored.path))
+    return Input(str(stored.path), digest, folder=stored.path, engine=stored.settings.engine_label)
 
 
 def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputReport]:
@@ -249,11 +225,9 @@ def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputR
     report = InputReport(item.name, item.digest, "analysis", engine=item.engine)
     columns = ["game_id", "ply", "side", "kind", "dice", "key", "move", "best_move"]
     columns += ["score_best", "score_played", "mark"]
-    files = _analysis_files(item.folder)
-    tables = [pq.read_table(path, columns=columns) for path in files]
-    if not tables:
+    moves = open_folder(item.folder).table("moves", columns)
+    if not moves.num_rows:
         return BOOK_EVALS_SCHEMA.empty_table(), report
-    moves = pa.concat_tables(tables)
     moves = moves.filter(pc.equal(moves["kind"], "move")).sort_by(
         [("game_id", "ascending"), ("ply", "ascending")]
     )

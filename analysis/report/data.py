@@ -1,6 +1,6 @@
-"""What a report shows, read from a ``taldau analyze`` output folder (``games/`` and ``moves/`` Parquet, and
-``manifest.json``: see ``taldau.workers.store``) into typed rows, and the figures derived from them (each
-player's figures over the archive, the count of each mark, the worst blunders).
+"""What a report shows, read from a ``taldau analyze`` output folder (its manifest's settings and its
+``games`` and ``moves`` tables, through ``taldau.analysis.folder``) into typed rows, and the figures derived
+from them (each player's figures over the archive, the count of each mark, the worst blunders).
 
 Only the columns a report shows are read, column by column, so that a whole archive (the 2,398 real Togyz
 games: about 260,000 moves) loads in a second or two. Nothing here knows the game: the values are the
@@ -9,7 +9,6 @@ tables' own (see ``taldau.schemas``).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -17,12 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from taldau.games.kind import MARKS, Mark, MarkScale, move_numbers, settled_label
 from taldau.games.registry import analyser
-from taldau.schemas import plies_from_one
 
 from ..accounting import count
+from ..folder import FolderError, FolderSettings, open_folder
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
@@ -328,7 +326,7 @@ class Archive:
     with their moves, in the tables' order (by record file and index)."""
 
     folder: Path
-    settings: dict[str, Any]
+    settings: FolderSettings
     games: list[Game]
 
     @property
@@ -406,24 +404,9 @@ def _scale(game: str) -> MarkScale | None:
         return None
 
 
-def _table(folder: Path, name: str, columns: list[str] | None = None) -> pa.Table:
-    files = sorted((folder / name).glob("*.parquet"))
-    if not files:
-        raise ReportError(f"{folder}: no {name}/*.parquet: not a `taldau analyze` output folder")
-    tables = []
-    for path in files:  # a column an older schema lacks is left out here and read as null by _rows
-        names = None if columns is None else [c for c in columns if c in pq.read_schema(path).names]
-        tables.append(plies_from_one(pq.read_table(path, columns=names)))
-    return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
-
-
 def _rows(table: pa.Table, names: list[str]) -> list[tuple[Any, ...]]:
-    """The table's rows as tuples of ``names``' values; a column missing from an older schema is null."""
-    columns = [
-        table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
-        for name in names
-    ]
-    return list(zip(*columns, strict=True))
+    """The table's rows as tuples of ``names``' values."""
+    return list(zip(*(table.column(name).to_pylist() for name in names), strict=True))
 
 
 def _side(row: dict[str, Any], prefix: str, name: str | None) -> Side:
@@ -481,20 +464,18 @@ def read_archive(folder: str | Path, query: str | None = None) -> Archive:
     """The analysed archive in ``folder``: its manifest's settings and its games (only those whose
     players, event, site, date, round, file or id contain ``query``, any case, when given) with their
     moves. Raises ReportError when the folder is not an analysis' output."""
-    folder = Path(folder)
-    manifest = folder / "manifest.json"
-    if not manifest.exists():
-        raise ReportError(f"{folder}: no manifest.json: not a `taldau analyze` output folder")
-    settings = json.loads(manifest.read_text(encoding="utf-8")).get("settings", {})
-    games_table = _table(folder, "games")
-    games = [_game(row) for row in games_table.to_pylist()]
+    try:
+        stored = open_folder(folder)
+    except FolderError as error:
+        raise ReportError(str(error)) from None
+    games = [_game(row) for row in stored.rows("games")]
     if query:
         games = [game for game in games if game.matches(query)]
     wanted = {game.game_id: game for game in games if game.status == "ok"}
     by_game: dict[str, list[Move]] = defaultdict(list)
-    for values in _rows(_table(folder, "moves", MOVE_COLUMNS), MOVE_COLUMNS):
+    for values in _rows(stored.table("moves", MOVE_COLUMNS), MOVE_COLUMNS):
         if values[0] in wanted:
             by_game[values[0]].append(Move(*values))
     for game_id, game in wanted.items():
         game.moves.extend(sorted(by_game.get(game_id, ()), key=lambda move: move.ply))
-    return Archive(folder, settings, games)
+    return Archive(stored.path, stored.settings, games)

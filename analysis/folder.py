@@ -1,0 +1,289 @@
+"""An analysis folder, what ``taldau analyze`` writes and everything else reads (``annotate`` from a stored
+analysis, books, the report, the CLI's summary): its layout, its manifest with the settings it names, and
+readers of its two tables at every schema version still on disk. ``taldau.workers.store`` is its one writer
+(it adds the parts of a run in progress, under a lock: see there).
+
+Layout::
+
+    manifest.json                        the settings, schema versions, the last run's counts, failures and
+                                         inputs, and the folder's totals (``Manifest``)
+    moves/<settings key>-00000.parquet   the decisions (``taldau.schemas.moves``)
+    games/<settings key>-00000.parquet   the games (``taldau.schemas.games``)
+
+A folder holds the results of one settings key (a run of other settings is refused), so its tables are the
+files of the manifest's key. Files written by an earlier taldau read as today's schema: a column their
+version lacks reads as null, and ``ply`` counts from 1 whatever the version (``plies_from_one``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from taldau.schemas import (
+    GAMES_SCHEMA,
+    GAMES_SCHEMA_VERSION,
+    MOVES_SCHEMA,
+    MOVES_SCHEMA_VERSION,
+    Status,
+    plies_from_one,
+)
+
+from .accounting import Inputs
+
+MANIFEST = "manifest.json"
+TABLES = ("moves", "games")
+SCHEMAS = {"moves": MOVES_SCHEMA, "games": GAMES_SCHEMA}
+
+
+class FolderError(ValueError):
+    """A path that is not an analysis folder, or a folder that cannot be read: the message names it and
+    says what is wrong."""
+
+
+def schema_versions() -> dict[str, str]:
+    """The versions of the ``moves`` and ``games`` tables this taldau writes."""
+    return {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION}
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The ``games`` rows of some games by status, their ``plies`` (``moves`` rows), and how many of
+    those were ``judged`` each way (the ``moves`` column: backgammon's ``2-ply``, and ``3-ply`` or
+    ``rollout, 648 trials`` for the decisions in doubt a level settled again; empty for Togyz)."""
+
+    games: int = 0
+    ok: int = 0
+    invalid: int = 0
+    failed: int = 0
+    plies: int = 0
+    judged: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, games: pa.Table, moves: pa.Table) -> Counts:
+        """The counts of ``games`` rows and of their ``moves`` rows."""
+        statuses = games.column("status").to_pylist()
+        judged: dict[str, int] = {}
+        if "judged" in moves.column_names:
+            for entry in pc.value_counts(moves.column("judged").drop_null()).to_pylist():
+                judged[entry["values"]] = entry["counts"]
+        return cls(
+            games=games.num_rows,
+            ok=statuses.count(Status.OK),
+            invalid=statuses.count(Status.INVALID),
+            failed=statuses.count(Status.FAILED),
+            plies=moves.num_rows,
+            judged=dict(sorted(judged.items())),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Counts:
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A game of the run that is not ``ok``: where it is, its status and why."""
+
+    source: str
+    index: int
+    status: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A valid game of another kind than the run's, not analysed."""
+
+    source: str
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class FolderSettings:
+    """The settings a folder's results were made with, as its manifest names them
+    (``BatchSettings.manifest()``): the ``game``, the search ``limit`` as text, the marks' ``thresholds``,
+    the ``engine``'s version (its name, version and weights) and its short name (``engine_name``: own,
+    gnubg, sage; None in folders written before it was stored), and the table ``schemas``' versions."""
+
+    game: str
+    limit: str = ""
+    thresholds: tuple[float, ...] = ()
+    engine: str = ""
+    engine_name: str | None = None
+    schemas: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def engine_label(self) -> str:
+        """The engine as people read it: ``sage (bgsage 2.0... weights ...)``, its name and its version
+        (the version alone where the name is not stored or is the version)."""
+        version = self.engine or "an unknown engine"
+        name = self.engine_name
+        return f"{name} ({version})" if name and name != version else version
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FolderSettings:
+        """The settings of a manifest; FolderError when it names no game."""
+        if "game" not in data:
+            raise FolderError("its manifest names no game")
+        return cls(
+            game=str(data["game"]),
+            limit=str(data.get("limit", "")),
+            thresholds=tuple(data.get("thresholds") or ()),
+            engine=str(data.get("engine", "")),
+            engine_name=data.get("engine_name"),
+            schemas=dict(data.get("schemas") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What ``manifest.json`` holds: the settings ``key`` and the ``settings`` it names
+    (``BatchSettings.manifest()``), the ``schemas`` versions, the last ``run``'s id, its games' ``counts``,
+    ``failures`` and ``skipped`` games, its ``inputs`` (with the games ``analysed`` and ``failed`` among the
+    valid ones), and the ``folder``'s counts of every game stored under the key, other runs' too."""
+
+    key: str
+    settings: dict[str, Any]
+    run: str
+    counts: Counts
+    failures: tuple[Failure, ...]
+    skipped: tuple[Skipped, ...]
+    inputs: Inputs
+    folder: Counts
+    schemas: dict[str, str] = field(default_factory=schema_versions)
+
+    @property
+    def folder_settings(self) -> FolderSettings:
+        """The settings as a typed record; FolderError when they name no game."""
+        return FolderSettings.from_json(self.settings)
+
+    def to_json(self) -> dict[str, Any]:
+        found = self.inputs.to_json()
+        head = {"files": found.pop("files"), "games": found.pop("games")}
+        return {
+            "key": self.key,
+            "settings": self.settings,
+            "schemas": self.schemas,
+            "run": self.run,
+            "counts": self.counts.to_json(),
+            "failures": [asdict(failure) for failure in self.failures],
+            "skipped": [asdict(game) for game in self.skipped],
+            "inputs": {**head, "analysed": self.counts.ok, "failed": self.counts.failed, **found},
+            "folder": {"counts": self.folder.to_json()},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        """A manifest as stored, by this taldau or an earlier one (what an older one did not store reads
+        as empty)."""
+        counts = Counts.from_json(data.get("counts") or {})
+        return cls(
+            key=str(data.get("key", "")),
+            settings=dict(data.get("settings") or {}),
+            run=str(data.get("run", "")),
+            counts=counts,
+            failures=tuple(Failure(**failure) for failure in data.get("failures", [])),
+            skipped=tuple(Skipped(**game) for game in data.get("skipped", [])),
+            inputs=Inputs.from_json(data.get("inputs") or {}),
+            folder=Counts.from_json((data.get("folder") or {}).get("counts") or asdict(counts)),
+            schemas=dict(data.get("schemas") or {}),
+        )
+
+    def text(self) -> str:
+        """The manifest as its file holds it."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def manifest_file(folder: str | Path) -> Path:
+    """Where a folder's manifest is."""
+    return Path(folder) / MANIFEST
+
+
+def read_manifest(folder: str | Path) -> Manifest | None:
+    """The manifest of ``folder``, None where it has none; FolderError when it cannot be read."""
+    path = manifest_file(folder)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise FolderError(f"{folder}: cannot read {MANIFEST}: {error}") from None
+    try:
+        return Manifest.from_json(json.loads(text))
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        raise FolderError(f"{path}: not a manifest taldau wrote: {error}") from None
+
+
+def is_analysis_folder(path: str | Path) -> bool:
+    """Whether ``path`` is an analysis folder: its manifest and its two tables' folders."""
+    folder = Path(path)
+    return manifest_file(folder).is_file() and all((folder / name).is_dir() for name in TABLES)
+
+
+@dataclass(frozen=True)
+class AnalysisFolder:
+    """An analysis folder opened for reading (``open_folder``): where it is, its manifest and its settings."""
+
+    path: Path
+    manifest: Manifest
+    settings: FolderSettings
+
+    @property
+    def key(self) -> str:
+        return self.manifest.key
+
+    def files(self, table: str) -> list[Path]:
+        """The files of ``table`` (``moves`` or ``games``) of the folder's settings key, in order."""
+        if table not in TABLES:
+            raise ValueError(f"an analysis folder has the tables {TABLES}, not {table!r}")
+        return sorted((self.path / table).glob(f"{self.key}-*.parquet"))
+
+    def table(self, name: str, columns: list[str] | None = None) -> pa.Table:
+        """Every row of table ``name`` (``moves`` or ``games``) as today's schema has them (only
+        ``columns``, where given): a column a file's version lacks reads as null, and ``moves``' plies
+        count from 1."""
+        schema = SCHEMAS[name] if columns is None else pa.schema([SCHEMAS[name].field(c) for c in columns])
+        tables = [_conform(pq.read_table(path), schema) for path in self.files(name)]
+        return pa.concat_tables(tables) if tables else schema.empty_table()
+
+    def rows(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
+        """``table(name, columns)`` as dicts, one per row."""
+        return self.table(name, columns).to_pylist()
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A table read from one file as ``schema`` has it: its plies counted from 1, each column cast to the
+    schema's type, a column it lacks as nulls."""
+    table = plies_from_one(table)
+    columns = [
+        table.column(item.name).cast(item.type)
+        if item.name in table.column_names
+        else pa.nulls(table.num_rows, item.type)
+        for item in schema
+    ]
+    return pa.Table.from_arrays(columns, schema=schema.remove_metadata())
+
+
+def open_folder(path: str | Path) -> AnalysisFolder:
+    """The analysis folder at ``path``; FolderError (naming it) when it is not one, or its manifest cannot
+    be read or names no game."""
+    folder = Path(path)
+    if not is_analysis_folder(folder):
+        raise FolderError(f"{folder}: not a `taldau analyze` output folder ({MANIFEST}, moves/, games/)")
+    manifest = read_manifest(folder)
+    assert manifest is not None
+    try:
+        settings = manifest.folder_settings
+    except FolderError as error:
+        raise FolderError(f"{folder}: {error}") from None
+    return AnalysisFolder(folder, manifest, settings)
