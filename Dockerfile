@@ -18,6 +18,7 @@ COPY games games
 COPY analysis analysis
 COPY schemas schemas
 COPY workers workers
+COPY measure measure
 COPY cli cli
 # --no-deps and --no-build-isolation: nothing beyond constraints.txt is installed; pip check proves it is enough.
 RUN pip install --no-deps --no-build-isolation . && pip check \

@@ -59,9 +59,10 @@ class BatchSettings:
     engine: str | None = None
     level: str | None = None
 
-    @cached_property
+    @property
     def analyser(self) -> Analyser:
-        """The game's analyser of ``engine``; ValueError when the game has none yet, or no such engine."""
+        """The game's analyser of ``engine`` (the process's one: ``registry.analyser``); ValueError when the
+        game has none yet, or no such engine."""
         return analyser(self.game, self.engine)
 
     @property

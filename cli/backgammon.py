@@ -271,8 +271,8 @@ def backgammon_match(
 ) -> None:
     """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players, the
     luck of every roll measured by ``judge`` (an engine name, or none)."""
-    from taldau.games.backgammon.match import parse_player
-    from taldau.games.backgammon.match import run_match as run_backgammon_match
+    from taldau.measure.backgammon.match import parse_player
+    from taldau.measure.backgammon.match import run_match as run_backgammon_match
 
     if games % 2:
         raise click.BadParameter("give an even number (pairs of duplicate games)", param_hint="--games")

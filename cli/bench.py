@@ -24,14 +24,14 @@ from taldau.cli.options import (
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.kind import DEFAULT_PLIES
-from taldau.games.backgammon.strength import (
+from taldau.games.togyz.engine import Limit
+from taldau.measure.backgammon.strength import (
     BGLAB,
     DEFAULT_DECISIONS,
     DEFAULT_LEVELS,
     DEFAULT_REFERENCE,
     DEFAULT_SEED,
 )
-from taldau.games.togyz.engine import Limit
 from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_DEPTH, SOAK_GAMES, WORKER_RATE
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
@@ -241,7 +241,7 @@ def bench(
 
 def _soak(games: int | None, depth: int | None, keep: str | None, as_json: bool) -> int:
     """``bench --soak``: the soak's report printed; its exit code (1 when a check failed)."""
-    from taldau.workers.soak import SoakSettings, run_soak
+    from taldau.measure.soak import SoakSettings, run_soak
 
     settings = SoakSettings(games=games or SOAK_GAMES, depth=depth or SOAK_DEPTH)
     report = run_soak(settings, Path(keep) if keep else None)
@@ -253,7 +253,7 @@ def _service(
     game: str, archive: Path | None, depth: int | None, runs: str, broker: str | None, as_json: bool
 ) -> None:
     """``bench --service``: the batch analysis of ``archive`` timed on each executor of ``runs``."""
-    from taldau.workers.bench import ServiceBench, check_runs, run_service_bench
+    from taldau.measure.service import ServiceBench, check_runs, run_service_bench
 
     if archive is None and game != "togyz":
         raise click.UsageError(f"--service --game {game} needs --archive")
@@ -292,7 +292,7 @@ def _capacity(
     as_json: bool,
 ) -> None:
     """``bench --capacity``: what one client and one Redis serve, printed."""
-    from taldau.workers.capacity import CapacityBench, run_capacity_bench
+    from taldau.measure.capacity import CapacityBench, run_capacity_bench
 
     bench = CapacityBench(
         EXAMPLES,
@@ -331,7 +331,7 @@ def _capacity(
 
 def _togyz_speed(limit: Limit, as_json: bool) -> None:
     """``bench --game togyz``: perft and search speed, and the review of a real game at ``limit``."""
-    from taldau.games.togyz.bench import run_bench
+    from taldau.measure.togyz.bench import run_bench
 
     with progress_line("measuring", "") as shown:
         report = run_bench(limit, lambda step, done, total: shown.update(done, total, unit=step, plural=step))
@@ -355,7 +355,7 @@ def _togyz_speed(limit: Limit, as_json: bool) -> None:
 def _backgammon_speed(engine: str, decisions: int, as_json: bool) -> None:
     """``bench --game backgammon``: play sets generated per second (beside gnubg's generator when
     installed), then ``engine`` timed on ``decisions`` real decisions."""
-    from taldau.games.backgammon.bench import real_decisions, run_bench, run_engine_bench
+    from taldau.measure.backgammon.bench import real_decisions, run_bench, run_engine_bench
 
     with progress_line("measuring", "step") as shown:
         result = run_bench(progress=shown.update)
@@ -413,7 +413,7 @@ def _engine_bench_lines(report) -> list[str]:
 def _against_gnubg(matches: int, plies: int, as_json: bool, engine: str) -> None:
     """``bench --against-gnubg``: ``reference.compare_with_gnubg`` of ``engine``'s default review on
     ``matches`` real matches, printed."""
-    from taldau.games.backgammon.reference import CUBE_TOLERANCE, compare_with_gnubg, spread_matches
+    from taldau.measure.backgammon.reference import CUBE_TOLERANCE, compare_with_gnubg, spread_matches
 
     try:
         with progress_line("comparing", "match", plural="matches") as shown:

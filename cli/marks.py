@@ -1,4 +1,4 @@
-"""``taldau bench --marks``: how right the marks are, on a fixed sample of real games (``analysis.marks``)."""
+"""``taldau bench --marks``: how right the marks are, on a fixed sample of real games (``measure.marks``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
-from taldau.analysis.marks import ReviewCache, run_marks_bench, sample_games
 from taldau.cli.progress import progress_line
 from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import game_kind
 from taldau.games.togyz.engine import named_settings
 from taldau.games.togyz.review import Verification
+from taldau.measure.marks import ReviewCache, run_marks_bench, sample_games
 
 ARCHIVES = {  # each game's real archive beside the checkout, sampled unless --archive is given
     "togyz": "../shared/data/togyz/playok-2024-2025.pgn",

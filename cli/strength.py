@@ -1,6 +1,6 @@
 """``taldau bench --game backgammon --engines``: each engine and level judged by a deeper reference on real
-decisions (``taldau.games.backgammon.strength``); ``--judge``: the levels of review judged by rollouts
-(``taldau.games.backgammon.judge``); this module parses, calls and prints."""
+decisions (``taldau.measure.backgammon.strength``); ``--judge``: the levels of review judged by rollouts
+(``taldau.measure.backgammon.judge``); this module parses, calls and prints."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 from taldau.cli.progress import progress_line
-from taldau.games.backgammon.judge import JudgeReport
-from taldau.games.backgammon.strength import (
+from taldau.measure.backgammon.judge import JudgeReport
+from taldau.measure.backgammon.strength import (
     BGLAB,
     DEFAULT_DECISIONS,
     StrengthReport,
@@ -52,7 +52,7 @@ def backgammon_judge(
     """The levels of review (``levels`` comma-separated, the defaults when None) judged by rollouts on
     ``decisions`` checker plays of ``archive`` (bglab when None) drawn with ``seed``, the missing rollouts on
     ``jobs`` processes, printed; a clear error when the matches are absent or a level cannot run here."""
-    from taldau.games.backgammon import judge
+    from taldau.measure.backgammon import judge
 
     folder = BGLAB if archive is None else archive
     chosen = judge.default_judge_levels() if levels is None else [x for x in levels.split(",") if x.strip()]

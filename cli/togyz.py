@@ -24,15 +24,15 @@ from taldau.cli.options import (
 )
 from taldau.cli.outputs import writable_file
 from taldau.cli.progress import progress_line
-from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.alphazero import AlphaZeroSpec
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
 from taldau.games.togyz.evaluate import load_weights
-from taldau.games.togyz.match import EngineSpec, openings, run_match, run_players
 from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
+from taldau.measure.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
+from taldau.measure.togyz.match import EngineSpec, openings, run_match, run_players
 
 GAMES = ("togyz",)
 MATCH_NODES = 5_000  # a Togyz match's search limit unless one is given

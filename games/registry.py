@@ -3,6 +3,7 @@ the CLI's game-generic commands never branch on the game."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from taldau.games.kind import Analyser, GameKind
@@ -25,9 +26,13 @@ def game_kind(name: str) -> GameKind[Any]:
     raise ValueError(f"unknown game {name!r}; known: {', '.join(sorted(NAMES))}")
 
 
+@functools.cache
 def analyser(name: str, engine: str | None = None) -> Analyser:
     """The analyser of the game called ``name``, of its ``engine`` (None: the game's default); raises
-    ValueError when it has none yet, or no such engine."""
+    ValueError when it has none yet, or no such engine. One per game and engine in a process, made on first
+    use (its engine loads as it is first used: half a second for backgammon's nets and bear-off database)
+    and the same one after, so that neither a run's tasks nor its settings load an engine twice; a pool
+    forked from a process that loaded it inherits it loaded."""
     kind = game_kind(name)
     if engine is not None:
         return kind.analyser_with(engine)

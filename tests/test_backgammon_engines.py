@@ -9,6 +9,7 @@ The tests that need bgsage skip, saying why, where it cannot load; the stand-in'
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from click.testing import CliRunner
 from conftest import EXAMPLES, needs_sage
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
+from taldau.games import registry
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, load_evaluator
 from taldau.games.backgammon.eval import sage
 from taldau.games.backgammon.replay import read_games
@@ -28,9 +30,13 @@ REASON = "bgsage needs a CPU with AVX2, which this machine's CPU lacks"
 
 
 @pytest.fixture
-def no_sage(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A machine where bgsage cannot run (a CPU without AVX2, simulated)."""
+def no_sage(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A machine where bgsage cannot run (a CPU without AVX2, simulated), in a process that has loaded no
+    engine yet (``registry.analyser`` keeps the ones a process loaded)."""
     monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
+    registry.analyser.cache_clear()
+    yield
+    registry.analyser.cache_clear()
 
 
 def test_the_default_engines_key_is_the_same_named_or_not_and_leaves_the_name_out() -> None:
@@ -84,11 +90,11 @@ def test_a_worker_whose_sage_fell_back_is_refused(tmp_path: Path, monkeypatch: p
     spec = runs.RunSpec("run", str(tmp_path), client.to_json(), client.key)
     (task,) = [item for item in plan([MATCH], client) if isinstance(item, GameTask)]
     monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
-    runs._settings.cache_clear()
+    registry.analyser.cache_clear()  # a process that loads its engine now, with bgsage unavailable
     try:
         result = runs.run_task(task, spec)
     finally:
-        runs._settings.cache_clear()
+        registry.analyser.cache_clear()
     report = result.report
     assert report.outcome == "refused" and report.key != client.key and result.games is None
     assert report.problem is not None and "using the engine own instead" in report.problem

@@ -1,4 +1,4 @@
-"""The rollout judge of the levels of review (``games.backgammon.judge``): what it rolls out, how it scores
+"""The rollout judge of the levels of review (``measure.backgammon.judge``): what it rolls out, how it scores
 the levels, and its cache."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from taldau.games.backgammon.eval.sage import RolloutSettings, sage_available
-from taldau.games.backgammon.judge import (
+from taldau.measure.backgammon.judge import (
     JudgeLevel,
     Rolled,
     RolloutCache,
     judge_levels,
     wants_rollout,
 )
-from taldau.games.backgammon.strength import draw_decisions
+from taldau.measure.backgammon.strength import draw_decisions
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "backgammon"
 

@@ -1,4 +1,4 @@
-"""Cubeless money matches with duplicate dice (``games/backgammon/match.py``), played by the pip-count test
+"""Cubeless money matches with duplicate dice (``measure/backgammon/match.py``), played by the pip-count test
 evaluator of test_backgammon_engine.py (fast and deterministic).
 
 Self-play: with one deterministic evaluator on both sides, the two games of a duplicate pair are the same
@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.games.backgammon import match as match_module
 from taldau.games.backgammon.board import ROLL_COUNTS
 from taldau.games.backgammon.engine import Limit
 from taldau.games.backgammon.eval.gnubg import gnubg_available
 from taldau.games.backgammon.luck import OPENING_ROLLS, cubeless_roll_values, roll_luck
-from taldau.games.backgammon.match import (
+from taldau.games.backgammon.position import ROLLS, Position
+from taldau.measure.backgammon import match as match_module
+from taldau.measure.backgammon.match import (
     GameResult,
     MatchResult,
     Player,
@@ -26,7 +27,6 @@ from taldau.games.backgammon.match import (
     play_game,
     run_match,
 )
-from taldau.games.backgammon.position import ROLLS, Position
 from test_backgammon_engine import PipEvaluator
 
 

@@ -59,8 +59,8 @@ from taldau.games.backgammon.eval.plies import PRUNED_PLAYS
 from taldau.games.backgammon.eval.supervised import selfplay_positions
 from taldau.games.backgammon.eval.td import self_play
 from taldau.games.backgammon.eval.weights import SHIPPED, load_nets, load_pruning, save_nets, weights_digest
-from taldau.games.backgammon.match import Player, dice_sequence, play_game
 from taldau.games.backgammon.position import PlayBuffers, Position
+from taldau.measure.backgammon.match import Player, dice_sequence, play_game
 
 ROLLS: list[tuple[int, int]] = [(high, low) for high, low in ROLL_DICE.tolist()]
 WEIGHTS: list[int] = ROLL_COUNTS.tolist()

@@ -1,4 +1,4 @@
-"""The gnubg reference of `taldau bench --game backgammon --against-gnubg` (games/backgammon/reference.py):
+"""The gnubg reference of `taldau bench --game backgammon --against-gnubg` (measure/backgammon/reference.py):
 Debian's gnubg run on a real match gives the plays, losses and marks of gnubg's own analysis kept in
 tests/data/backgammon/gnubg/analysis/ (made by the same gnubg 1.07 through another route, its full match
 export); the comparison pairs every unforced play of the match; the agreement counts are those of a
@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from taldau.games.agreement import Z95, MarkAgreement, wilson_interval
 from taldau.games.backgammon.engine import load_evaluator
-from taldau.games.backgammon.reference import (
+from taldau.games.kind import CUBE_ERRORS
+from taldau.measure.backgammon.reference import (
     GNUBG_MARKS,
     compare_with_gnubg,
     gnubg_analysis,
     gnubg_program,
     spread_matches,
 )
-from taldau.games.kind import CUBE_ERRORS
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
 MATCH = FOLDER / "galaxy-4219674.txt"

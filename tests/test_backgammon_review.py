@@ -33,11 +33,11 @@ from taldau.games.backgammon.replay import Game, read_games
 from taldau.games.backgammon.review import (
     CubeChoice,
     CubeReview,
-    Decision,
     DecisionKind,
     Mark,
     MatchReview,
     MoveDecision,
+    ReviewedDecision,
     ReviewSettings,
     review_match,
     roll_luck,
@@ -72,7 +72,7 @@ def fixture_decisions(analysis: dict) -> dict[tuple[str, str, str], dict]:
     return table
 
 
-def paired(review: MatchReview, analysis: dict) -> list[tuple[Decision, dict]]:
+def paired(review: MatchReview, analysis: dict) -> list[tuple[ReviewedDecision, dict]]:
     """Each decision of the review with gnubg's; every one of gnubg's is paired."""
     table = fixture_decisions(analysis)
     pairs = [(d, table[(d.kind.value, d.position_id, d.match_id)]) for d in review.decisions]
@@ -184,7 +184,12 @@ def test_fed_gnubgs_probabilities_the_statistics_are_gnubgs(fed_reviews) -> None
 
 
 def assert_statistics(
-    decisions: Sequence[Decision], ours: SideFigures, player: int, gnubg: dict, where: object, beaver: bool
+    decisions: Sequence[ReviewedDecision],
+    ours: SideFigures,
+    player: int,
+    gnubg: dict,
+    where: object,
+    beaver: bool,
 ) -> None:
     """gnubg's statistics of ``player``: the figures summed from his ``decisions`` (``ours``) and the
     counts of each kind of cube action and mistake among them. With a beaver, gnubg counts no decision

@@ -1,6 +1,6 @@
-"""The strength bench (``games.backgammon.strength``): engines judged by a deeper reference on real decisions,
-here a tiny run on the bundled matches with a shallow reference (bgsage at 1 ply). Skips where bgsage
-cannot load."""
+"""The strength bench (``measure.backgammon.strength``): engines judged by a deeper reference on real
+decisions, here a tiny run on the bundled matches with a shallow reference (bgsage at 1 ply). Skips where
+bgsage cannot load."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, needs_sage
 from taldau.games.backgammon.engine import Limit
-from taldau.games.backgammon.strength import (
+from taldau.measure.backgammon.strength import (
     Level,
     ReferenceCache,
     StrengthReport,

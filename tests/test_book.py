@@ -31,14 +31,14 @@ from taldau.analysis.validation import check_paths
 from taldau.cli.main import main
 from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.engine import load_evaluator
-from taldau.games.backgammon.match import Player as BackgammonPlayer
-from taldau.games.backgammon.match import book_play
 from taldau.games.backgammon.position import Position as BackgammonPosition
 from taldau.games.kind import header_date, header_rating
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import Position, read_games
 from taldau.games.togyz.engine import Engine, Limit
 from taldau.games.togyz.review import book_move
+from taldau.measure.backgammon.match import Player as BackgammonPlayer
+from taldau.measure.backgammon.match import book_play
 from taldau.schemas.book import BOOK_MOVES_SCHEMA, BOOK_POSITIONS_SCHEMA
 
 DATA = Path(__file__).resolve().parent / "data" / "book"

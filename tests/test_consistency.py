@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 from taldau.cli.main import main
 from taldau.cli.progress import ProgressLine
-from taldau.games.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE, parse_player
 from taldau.games.togyz import FenError, Position
+from taldau.measure.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE, parse_player
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -75,9 +75,9 @@ def _help(*command: str) -> str:
 def test_bench_help_shows_the_benches_own_defaults() -> None:
     """The defaults in bench's help are the constants the benches run with, declared once."""
     from taldau.cli.marks import SAMPLE
-    from taldau.workers.capacity import CapacityBench
+    from taldau.measure.capacity import CapacityBench
+    from taldau.measure.soak import SoakSettings
     from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_GAMES, WORKER_RATE
-    from taldau.workers.soak import SoakSettings
 
     text = _help("bench")
     assert SoakSettings().games == SOAK_GAMES and f"synthetic archive [{SOAK_GAMES:,}]" in text, text

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from taldau.analysis.marks import ReviewCache, blunder_disagreements, compare_marks, review_sample
 from taldau.cli.main import main
 from taldau.games.agreement import spread_sample
 from taldau.games.kind import AnalysisOptions, GameAnalysis
@@ -19,6 +18,7 @@ from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, Limit, named_settings
 from taldau.games.togyz.kind import SCALE
 from taldau.games.togyz.review import review_game
+from taldau.measure.marks import ReviewCache, blunder_disagreements, compare_marks, review_sample
 
 
 def test_the_sample_is_spread_evenly() -> None:

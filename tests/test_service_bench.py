@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import GNUBG_FIXTURES
 from taldau.cli.main import main
-from taldau.workers.bench import ServiceBench, check_runs, run_service_bench
+from taldau.measure.service import ServiceBench, check_runs, run_service_bench
 
 pytestmark = pytest.mark.service
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from taldau.cli.main import main
+from taldau.measure.local_service import PrivateRedis, free_port, wait_for
 from taldau.workers.broker import parse_broker, safe_url
-from taldau.workers.private_redis import PrivateRedis, free_port
 
 TALDAU = str(Path(sys.executable).with_name("taldau"))
 BAD_BROKERS = {
@@ -109,13 +109,6 @@ def broker(tmp_path: Path) -> Iterator[PrivateRedis]:
     server = PrivateRedis(tmp_path / "redis")
     yield server
     server.stop()
-
-
-def wait_for(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
 
 
 @pytest.mark.slow

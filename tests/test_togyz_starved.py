@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from taldau.games.kind import Decision, Mark
 from taldau.games.togyz import Position
-from taldau.games.togyz.bench import bench_game
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import (
     Engine,
@@ -31,6 +30,7 @@ from taldau.games.togyz.kind import SCALE
 from taldau.games.togyz.replay import read_games
 from taldau.games.togyz.review import VERIFICATION, review_game, review_limit
 from taldau.games.togyz.search import STARVED_EXTENSIONS
+from taldau.measure.togyz.bench import bench_game
 
 SUITE = Path(__file__).parent / "data" / "togyz" / "starved.txt"
 SOLVE_NODES = 2_000_000  # the solver's budget that proved the suite's wins

@@ -34,8 +34,9 @@ class RunSpec:
             object.__setattr__(self, "settings", BatchSettings.from_json(dict(self.settings)))
 
     def __reduce__(self) -> tuple[Callable[[dict[str, Any]], RunSpec], tuple[dict[str, Any]]]:
-        """Pickled as its JSON, as a Celery message carries it: an engine its settings loaded in this
-        process stays here (a pool process loads its own, once)."""
+        """Pickled as its JSON, as a Celery message carries it: the settings key this process computed from
+        the engine it loaded stays here, so that each process computes its own and one of another engine
+        is refused."""
         return RunSpec.from_json, (self.to_json(),)
 
     def to_json(self) -> dict[str, Any]:

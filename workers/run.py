@@ -9,7 +9,6 @@ run stops with a ``WorkerProblem`` naming it."""
 
 from __future__ import annotations
 
-import functools
 import socket
 import time
 import traceback
@@ -108,25 +107,16 @@ def _report(
 
 def failure_result(task: GameTask, spec: RunSpec, message: str) -> TaskResult:
     """The ``failed`` rows of a task whose analysis could not be run (``message`` says why)."""
-    batch = _settings(spec.settings)
+    batch = spec.settings
     rows = games_table(failed_rows(task, batch, message))
     return TaskResult(_report(task, batch.key, Status.FAILED, 0, "failed"), None, rows)
-
-
-@functools.lru_cache(maxsize=8)
-def _settings(settings: BatchSettings) -> BatchSettings:
-    """The first settings equal to ``settings`` this process was given, made once per process and run:
-    making them loads the game's engine and digests its weights into the settings key, half a second for
-    backgammon's nets and bear-off database, which every task of a run would otherwise pay again. A memo of
-    immutable values: the settings, and the engine a process has loaded."""
-    return settings
 
 
 def run_task(task: GameTask, spec: RunSpec) -> TaskResult:
     """Analyse one task into its rows, for the client to store; an exception in the analysis becomes
     ``failed`` rows. Refused (no rows; the report says why) when this process computes another settings
     key than the client."""
-    batch = _settings(spec.settings)
+    batch = spec.settings
     if batch.key != spec.key:
         engine = batch.describe()["engine"]
         problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
@@ -206,7 +196,7 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
     def run(tasks: list[GameTask], spec: RunSpec, finished: Finished) -> None:
         if not tasks:
             return
-        settings = _settings(spec.settings)
+        settings = spec.settings
         warm_kernels(settings.game, settings.analyser.warm, say)
         queue = deque(tasks)
         processes = min(jobs, len(tasks))

@@ -231,6 +231,21 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], lengt
     def row(label: str, value: object) -> str:
         return _row(label, [value(side) if callable(value) else str(value) for side in sides])
 
+    def errors(rating: str, error: str, mwc: str, counted: str) -> list[str]:
+        """The error total, the error rate and the rating band of the figures named ``error`` (EMG) and
+        ``mwc`` over the ``counted`` decisions."""
+
+        def total(side: Figures) -> str:
+            return _error_total(getattr(side, error), getattr(side, mwc), in_match)
+
+        def rate(side: Figures) -> str:
+            return _error_rate(getattr(side, error), getattr(side, mwc), getattr(side, counted), in_match)
+
+        def band(side: Figures) -> str:
+            return _rating(getattr(side, error), getattr(side, counted))
+
+        return [row(f"Error total {unit}", total), row(f"Error rate {rate_unit}", rate), row(rating, band)]
+
     lines = [title, "", _row("Player", names), "", "Chequerplay statistics", ""]
     lines += [
         row("Total moves", lambda side: f"{side.moves:4d}"),
@@ -240,12 +255,7 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], lengt
     for label, index in (("doubtful", 0), ("bad", 1), ("very bad", 2)):
         lines.append(row(f"Moves marked {label}", lambda side, i=index: f"{side.move_marks[i]:4d}"))
     lines += [
-        row(f"Error total {unit}", lambda side: _error_total(side.checker_error, side.checker_mwc, in_match)),
-        row(
-            f"Error rate {rate_unit}",
-            lambda side: _error_rate(side.checker_error, side.checker_mwc, side.unforced, in_match),
-        ),
-        row("Chequerplay rating", lambda side: _rating(side.checker_error, side.unforced)),
+        *errors("Chequerplay rating", "checker_error", "checker_mwc", "unforced"),
         "",
         "Luck statistics",
         "",
@@ -274,21 +284,11 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], lengt
             row(f"{label} ({unit})", lambda side, i=index: _error_count(*side.cube_errors[i], in_match))
             for index, (_, label) in enumerate(CUBE_ERRORS)
         ),
-        row(f"Error total {unit}", lambda side: _error_total(side.cube_error, side.cube_mwc, in_match)),
-        row(
-            f"Error rate {rate_unit}",
-            lambda side: _error_rate(side.cube_error, side.cube_mwc, side.close, in_match),
-        ),
-        row("Cube decision rating", lambda side: _rating(side.cube_error, side.close)),
+        *errors("Cube decision rating", "cube_error", "cube_mwc", "close"),
         "",
         "Overall statistics",
         "",
-        row(f"Error total {unit}", lambda side: _error_total(side.error, side.error_mwc, in_match)),
-        row(
-            f"Error rate {rate_unit}",
-            lambda side: _error_rate(side.error, side.error_mwc, side.counted, in_match),
-        ),
-        row("Overall rating", lambda side: _rating(side.error, side.counted)),
+        *errors("Overall rating", "error", "error_mwc", "counted"),
         row(
             "Performance rating (PR, XG)",
             lambda side: f"{EMG_SCALE.performance(side.error / side.counted):.1f}" if side.counted else "n/a",

@@ -353,7 +353,7 @@ ROLLOUT_PLAYS = 5  # plays rolled out at most, the best of the ranking (bgsage's
 ROLLOUT_THRESHOLD = 0.08  # ... within 0.08 cubeless equity of the best
 
 
-class Rollout(Protocol):
+class Roller(Protocol):
     """Rollouts of positions (``eval.sage.SageRollout``): each answer with its standard errors."""
 
     name: str
@@ -384,7 +384,7 @@ class RolledPlay:
 
 
 def rollout_plays(
-    rollout: Rollout,
+    rollout: Roller,
     analysis: Analysis,
     plays: int = ROLLOUT_PLAYS,
     threshold: float = ROLLOUT_THRESHOLD,

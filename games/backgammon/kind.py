@@ -51,10 +51,10 @@ from .review import (
     CubeReview,
     MatchReview,
     MoveDecision,
+    ReviewedDecision,
     ReviewSettings,
     review_match,
 )
-from .review import Decision as ReviewedDecision
 from .svg import render_svg
 from .writer import format_action, write_jellyfish
 

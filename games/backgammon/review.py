@@ -48,8 +48,8 @@ are close (``ReviewSettings.cube_doubt``), by the 0-ply formula on the deeper pr
 Levels (``LEVELS``, ``ReviewSettings.of_level``): ``quick`` and ``standard`` judge every decision at their
 plies; ``deep`` and ``world`` judge again the decisions *in doubt* (``Doubt``: near a mark threshold,
 among close best plays, near the doubling or take point), at DEEP_PLIES or by bgsage's cubeful rollouts in
-the match's context (``Settle``). Every decision says how it was judged (``Decision.judged``) and, where a
-rollout judged it, the standard error of its loss.
+the match's context (``Settle``). Every decision says how it was judged (``ReviewedDecision.judged``)
+and, where a rollout judged it, the standard error of its loss.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
-from taldau.games.kind import DecisionKind, LuckMark, Mark, mark_for
+from taldau.games.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, mark_for
 from taldau.games.records import RecordError
 
 from . import luck
@@ -189,8 +189,8 @@ class ReviewSettings:
     move filter: up to ``candidates`` plays within ``threshold`` cubeless equity of the best at 0-ply go
     deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``; see ``cube_doubt``),
     ``luck_plies`` for the luck
-    of the rolls (0, as gnubg; ``luck`` False skips luck), the marks' thresholds (equity lost, EMG), the
-    luck marks' thresholds, and the match equity table.
+    of the rolls (0, as gnubg; ``luck`` False skips luck), the marks' thresholds (equity lost, EMG; by
+    default gnubg's, ``games.kind.EMG_SCALE``), the luck marks' thresholds, and the match equity table.
 
     Cube decisions are judged as gnubg judges them at ``cube_plies``: by a cubeful look-ahead
     (``cube_plies.plied_cube_decision``) wherever the player doubled, answered a double, or the 0-ply cube
@@ -205,9 +205,9 @@ class ReviewSettings:
     luck_plies: int = 0
     candidates: int = 16
     threshold: float = 0.32
-    doubtful: float = 0.03
-    bad: float = 0.06
-    very_bad: float = 0.12
+    doubtful: float = EMG_SCALE.thresholds[0]
+    bad: float = EMG_SCALE.thresholds[1]
+    very_bad: float = EMG_SCALE.thresholds[2]
     lucky: float = 0.3
     very_lucky: float = 0.6
     luck: bool = True
@@ -308,7 +308,7 @@ class ReviewSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Decision:
+class ReviewedDecision:
     """What every decision has: its kind, the game (0-based in the match) and step (index in
     ``Game.steps``) it belongs to, the deciding player, gnubg's Position ID and Match ID before it, the
     equity lost (EMG, >= 0; ``loss_mwc`` the same in match winning chances, None in money play), the
@@ -329,7 +329,7 @@ class Decision:
 
 
 @dataclass(frozen=True, kw_only=True)
-class MoveDecision(Decision):
+class MoveDecision(ReviewedDecision):
     """A checker play: the dice as rolled, the play made and the best play (gnubg's notation, empty for a
     roll that cannot be played), their cubeful equities (EMG) and cubeless probabilities after the play
     from the mover's side, the played play's rank (0 the best) among the ``plays`` legal ones, whether it
@@ -354,7 +354,7 @@ class MoveDecision(Decision):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CubeReview(Decision):
+class CubeReview(ReviewedDecision):
     """A cube decision (``kind`` cube) or the answer to a double (``kind`` take), from the deciding
     player's side: the cubeless probabilities before the roll and their cubeless equity (EMG), the cubeful
     equities of No double, Double/take, Double/pass and of the right action (EMG; ``mwc`` the same four as
@@ -378,7 +378,7 @@ class CubeReview(Decision):
 
 
 @dataclass(frozen=True)
-class GameReview:
+class ReviewedGame:
     """One game of the match reviewed: its place (0-based) and the match state it started from, its result
     as the replay gives it, the record's errors (the review stops where the replay did), the decisions in
     order."""
@@ -388,7 +388,7 @@ class GameReview:
     winner: int | None
     points: int
     errors: tuple[RecordError, ...]
-    decisions: tuple[Decision, ...]
+    decisions: tuple[ReviewedDecision, ...]
 
 
 @dataclass(frozen=True)
@@ -396,14 +396,14 @@ class MatchReview:
     """A match reviewed: its games, the evaluator's name and
     version, the settings, and the seconds the review took."""
 
-    games: tuple[GameReview, ...]
+    games: tuple[ReviewedGame, ...]
     engine: str
     version: str
     settings: ReviewSettings
     seconds: float
 
     @property
-    def decisions(self) -> tuple[Decision, ...]:
+    def decisions(self) -> tuple[ReviewedDecision, ...]:
         """Every decision of the match, in order."""
         return tuple(decision for game in self.games for decision in game.decisions)
 
@@ -421,7 +421,7 @@ def review_match(
     settings = settings or ReviewSettings()
     started = time.perf_counter()
     judge = _judge(evaluator, settings)
-    reviewed: list[GameReview] = []
+    reviewed: list[ReviewedGame] = []
     for index, game in enumerate(games):
         reviewed.append(_review_game(game, judge, index))
         if progress is not None:
@@ -454,7 +454,7 @@ def _judge(evaluator: Evaluator, settings: ReviewSettings) -> _Judge:
     return _Judge(evaluator, settings, rollout)
 
 
-def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, index: int = 0) -> GameReview:
+def review_game(game: Game, evaluator: Evaluator, settings: ReviewSettings, index: int = 0) -> ReviewedGame:
     """Review one replayed game (``index``: its place in the match)."""
     return _review_game(game, _judge(evaluator, settings), index)
 
@@ -467,10 +467,10 @@ def review_play(evaluator: Evaluator, step: Step, settings: ReviewSettings) -> M
     return _move(_judge(evaluator, settings), step, 0, 0, opening=False)
 
 
-def _review_game(game: Game, judge: _Judge, index: int) -> GameReview:
+def _review_game(game: Game, judge: _Judge, index: int) -> ReviewedGame:
     """``review_game`` by ``judge``."""
     settings = judge.settings
-    decisions: list[Decision] = []
+    decisions: list[ReviewedDecision] = []
     offered: tuple[_Cube, Step] | None = None  # the double waiting for its answer
     # the position left by the last play and its probabilities (the next player's) at the cube plies: the
     # played play was evaluated as deep as the analysis goes, so the next cube decision need not again
@@ -498,7 +498,7 @@ def _review_game(game: Game, judge: _Judge, index: int) -> GameReview:
         elif kind in ANSWERS and offered is not None:
             decisions.append(_answer(offered[0], offered[1], step, index, number, settings))
             offered = None
-    return GameReview(
+    return ReviewedGame(
         index=index,
         start=game.start,
         winner=game.winner,

@@ -67,7 +67,7 @@ class MoveNumber:
 
 
 @dataclass(frozen=True)
-class Unreadable:
+class UnreadableMovetext:
     """Where movetext could not be read; the replay stops here, the error itself is in ``errors``."""
 
     line: int
@@ -92,7 +92,7 @@ class GameRecord:
     format: str
     line: int
     headers: dict[str, str] = field(default_factory=dict)
-    items: list[MoveText | MoveNumber | Unreadable] = field(default_factory=list)
+    items: list[MoveText | MoveNumber | UnreadableMovetext] = field(default_factory=list)
     result: str | None = None
     result_at: tuple[int, int] | None = None
     result_from_tag: bool = False
@@ -262,7 +262,7 @@ def _compact_record(line: Line, index: int, source: str, limits: ReadLimits) -> 
     if line.refused is not None:
         record = GameRecord(source, index, "compact", line.number)
         record.add_error(line.number, 1, line.refused)
-        record.items.append(Unreadable(line.number, 1))
+        record.items.append(UnreadableMovetext(line.number, 1))
         return record
     match = _COMPACT_LINE.fullmatch(line.text.strip())
     if match is None:
@@ -278,7 +278,7 @@ def _compact_record(line: Line, index: int, source: str, limits: ReadLimits) -> 
     if len(plies) > limits.max_plies:
         column = offset + limits.max_plies + 1
         record.add_error(line.number, column, limits.game_cut)
-        record.items.append(Unreadable(line.number, column))
+        record.items.append(UnreadableMovetext(line.number, column))
     return record
 
 
@@ -399,9 +399,9 @@ class _MovetextReader:
             record = self.new_record(number)
         self.in_movetext = True  # as any unreadable movetext: headers after it start the next game
         record.add_error(number, 1, reason)
-        self.keep(record, Unreadable(number, 1))
+        self.keep(record, UnreadableMovetext(number, 1))
 
-    def keep(self, record: GameRecord, item: MoveText | MoveNumber | Unreadable) -> None:
+    def keep(self, record: GameRecord, item: MoveText | MoveNumber | UnreadableMovetext) -> None:
         """Add a movetext item to the record, unless it is past the game's limits (then say so once)."""
         if self.cut:
             return
@@ -422,7 +422,7 @@ class _MovetextReader:
             return
         self.cut = True
         record.add_error(item.line, item.column, message)
-        record.items.append(Unreadable(item.line, item.column))
+        record.items.append(UnreadableMovetext(item.line, item.column))
 
     def add_to_comment(self, text: str) -> None:
         comment = self.comment
@@ -487,7 +487,7 @@ class _MovetextReader:
             self.in_movetext = True
             message = f"token longer than the limit of {self.limits.max_token_chars:,} characters"
             self.record.add_error(line, column, f"{message}: {excerpt(value)}")
-            self.keep(self.record, Unreadable(line, column))
+            self.keep(self.record, UnreadableMovetext(line, column))
             return
 
         # Everything else belongs to movetext: a result, a move number, a move or a detached suffix.
@@ -512,7 +512,7 @@ class _MovetextReader:
             result = _book_result(value)
             if result is None:
                 record.add_error(line, column, f"unreadable result line {excerpt(value)}")
-                self.keep(record, Unreadable(line, column))
+                self.keep(record, UnreadableMovetext(line, column))
             record.result, record.result_at = result, (line, column)
             return
         if value in RESULTS:
@@ -532,7 +532,7 @@ class _MovetextReader:
             if merged is None:
                 message = f"{excerpt(value)} repeats a claim already made for the move before"
                 record.add_error(line, column, message)
-                self.keep(record, Unreadable(line, column))
+                self.keep(record, UnreadableMovetext(line, column))
             else:
                 record.items[-1] = merged
             return
@@ -540,7 +540,7 @@ class _MovetextReader:
             move = parse_move(value, line, column)
         except NotationError as error:
             record.add_error(line, column, str(error))
-            self.keep(record, Unreadable(line, column))
+            self.keep(record, UnreadableMovetext(line, column))
             return
         if self.plies < self.limits.max_plies and len(record.items) < 2 * self.limits.max_plies:
             self.plies += 1  # the common case of ``keep``, inline: most tokens are moves

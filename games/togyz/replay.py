@@ -21,7 +21,7 @@ from taldau.games.records import ReadLimits, RecordError, RecordFile, append_err
 from .fen import FenError
 from .notation import CAPTURE, QUIET, MoveText
 from .position import Outcome, Position, Side, Sowing, Termination
-from .records import ENCODINGS, GameRecord, MoveNumber, Unreadable, read_file
+from .records import ENCODINGS, GameRecord, MoveNumber, UnreadableMovetext, read_file
 
 
 @dataclass
@@ -129,7 +129,7 @@ def replay(record: GameRecord) -> Game:
         append_error(errors, line, column, message)
 
     for item in record.items:
-        if isinstance(item, Unreadable):
+        if isinstance(item, UnreadableMovetext):
             stopped = True
             break
         if isinstance(item, MoveNumber):

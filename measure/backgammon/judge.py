@@ -42,16 +42,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.games.backgammon.cube import MatchState
+from taldau.games.backgammon.cube_plies import after_play_equity
+from taldau.games.backgammon.engine import Limit, analyse
+from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout
+from taldau.games.backgammon.met import kazaross_xg2
+from taldau.games.backgammon.position import Play
+from taldau.games.backgammon.review import DEFAULT_LEVEL, LEVELS, MoveDecision, ReviewSettings, review_play
 from taldau.games.files import append_json_line, json_lines
-
-from .cube import MatchState
-from .cube_plies import after_play_equity
-from .engine import Limit, analyse
-from .eval.sage import RolloutSettings, SageRollout
-from .met import kazaross_xg2
-from .position import Play
-from .review import DEFAULT_LEVEL, LEVELS, MoveDecision, ReviewSettings, review_play
-from .strength import Drawn, load_level_evaluator
+from taldau.measure.backgammon.strength import Drawn, load_level_evaluator
 
 CACHE_FORMAT = "judge-1"
 DEFAULT_ROLLOUT = RolloutSettings(trials=432, seed=2026, batches=6)  # 6 batches of 72, each stratified
@@ -406,6 +405,6 @@ def _roll(
 
 def default_judge_levels() -> tuple[str, ...]:
     """The sage levels and own's standard, and gnubg's standard where gnubg-nn is installed."""
-    from .eval.gnubg import gnubg_available
+    from taldau.games.backgammon.eval.gnubg import gnubg_available
 
     return DEFAULT_JUDGE_LEVELS + (GNUBG_JUDGE_LEVELS if gnubg_available() else ())

@@ -20,10 +20,9 @@ from typing import Protocol
 
 from taldau.games.kind import OpeningBook
 from taldau.games.processes import worker_pool
-
-from .engine import Engine, EngineSettings, Limit
-from .position import Position, Side, Termination
-from .review import book_move
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit
+from taldau.games.togyz.position import Position, Side, Termination
+from taldau.games.togyz.review import book_move
 
 MAX_PLIES = 600  # no real game comes near this; a longer game is adjudicated on its kazans
 ADJUDICATED = "adjudicated"  # GameResult.termination of a game stopped at MAX_PLIES

@@ -34,16 +34,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.games.backgammon.cube import MatchState
+from taldau.games.backgammon.engine import Limit, analyse, choose_evaluator, engine_limit
+from taldau.games.backgammon.eval import Evaluator
+from taldau.games.backgammon.position import Position
+from taldau.games.backgammon.record import ActionKind
+from taldau.games.backgammon.replay import Step
+from taldau.games.backgammon.review import match_id
 from taldau.games.files import append_json_line, json_lines
 from taldau.games.jit import is_writable, user_cache_root
-
-from .cube import MatchState
-from .engine import Limit, analyse, choose_evaluator, engine_limit
-from .eval import Evaluator
-from .position import Position
-from .record import ActionKind
-from .replay import Step
-from .review import match_id
 
 CACHE_FORMAT = "strength-1"
 DEFAULT_DECISIONS = 500
@@ -86,7 +85,7 @@ class Level:
 
 
 @dataclass(frozen=True)
-class Decision:
+class PositionRoll:
     """A checker-play decision of a real match: the position before the roll and the dice."""
 
     position: Position
@@ -127,9 +126,8 @@ class Drawn:
 def draw_decisions(folder: Path, count: int, seed: int) -> list[Drawn]:
     """``count`` checker plays with two or more legal plays of the matches under ``folder`` (files sorted
     by path), by a permutation seeded with ``seed``; FileNotFoundError when ``folder`` holds no match."""
+    from taldau.games.backgammon.replay import read_games
     from taldau.games.records import ReadLimits
-
-    from .replay import read_games
 
     files = sorted(p for p in Path(folder).rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file())
     if not files:
@@ -149,14 +147,14 @@ def draw_decisions(folder: Path, count: int, seed: int) -> list[Drawn]:
 
 def strength_decisions(
     folder: Path, count: int = DEFAULT_DECISIONS, seed: int = DEFAULT_SEED
-) -> list[Decision]:
+) -> list[PositionRoll]:
     """``draw_decisions`` as the positions and dice they are judged by here (a smaller ``count`` gives a
     prefix of a larger one); FileNotFoundError when ``folder`` holds no match."""
     decisions = []
     for item in draw_decisions(folder, count, seed):
         dice = item.step.action.dice
         assert dice is not None
-        decisions.append(Decision(item.step.position, (int(dice[0]), int(dice[1]))))
+        decisions.append(PositionRoll(item.step.position, (int(dice[0]), int(dice[1]))))
     return decisions
 
 
@@ -348,7 +346,7 @@ class StrengthReport:
 
 def default_levels() -> tuple[str, ...]:
     """Own and sage at 0, 1 and 2 plies, and gnubg's when gnubg-nn is installed."""
-    from .eval.gnubg import gnubg_available
+    from taldau.games.backgammon.eval.gnubg import gnubg_available
 
     return DEFAULT_LEVELS + (GNUBG_LEVELS if gnubg_available() else ())
 
@@ -363,7 +361,7 @@ def load_level_evaluator(engine: str) -> Evaluator:
 
 
 def run_strength(
-    decisions: Sequence[Decision],
+    decisions: Sequence[PositionRoll],
     levels: Sequence[str] | None = None,
     reference: str = DEFAULT_REFERENCE,
     cache_directory: Path | None = None,

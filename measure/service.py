@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from taldau.analysis.batch import BatchSettings, GameTask, plan
-
-from .defaults import SERVICE_DEPTH
-from .private_redis import PrivateRedis
-from .run import Executor, Progress, local_executor, run_analysis
-from .soak import comparable_rows
+from taldau.measure.local_service import PrivateRedis
+from taldau.measure.soak import comparable_rows
+from taldau.workers.defaults import SERVICE_DEPTH
+from taldau.workers.run import Executor, Progress, local_executor, run_analysis
 
 RUNS = ("local_1", "local_2", "celery_2")
 WORKER_START = 600.0  # seconds a new worker may take to load the engines before it answers
@@ -138,8 +137,8 @@ def _celery_run(
     """A real ``taldau worker --concurrency processes`` on ``url`` (it loads the engines before taking
     tasks), warmed with one run of ``warm``, then the timed run into ``root/celery_N`` (its tasks ``tell``
     as for ``_timed_run``)."""
-    from .celery_app import ServiceSettings
-    from .client import celery_executor
+    from taldau.workers.celery_app import ServiceSettings
+    from taldau.workers.client import celery_executor
 
     taldau = str(Path(sys.executable).with_name("taldau"))
     worker = subprocess.Popen(

@@ -6,12 +6,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .chances import load_win_curve
-from .engine import Engine, EngineSettings, Limit, named_settings
-from .perft import perft
-from .position import Position
-from .replay import Game, read_games
-from .review import VERIFICATION, review_game, review_limit
+from taldau.games.togyz.chances import load_win_curve
+from taldau.games.togyz.engine import Engine, EngineSettings, Limit, named_settings
+from taldau.games.togyz.perft import perft
+from taldau.games.togyz.position import Position
+from taldau.games.togyz.replay import Game, read_games
+from taldau.games.togyz.review import VERIFICATION, review_game, review_limit
 
 # A real game of 93 plies (the archive's average is 92.6): PlayOK, 2024-12-26, 1-0 by kazan, compact form.
 BENCH_GAME = "799799445492886239928859281997296897889496883958979684472919984316826398973827853859188798469"

@@ -34,12 +34,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from taldau.games.agreement import MarkAgreement, rounded, spread_sample
+from taldau.games.backgammon.eval import Evaluator
+from taldau.games.backgammon.kind import WARM_UP_MATCH
+from taldau.games.backgammon.replay import read_games
+from taldau.games.backgammon.review import Mark, MatchReview, MoveDecision, ReviewSettings, review_match
 from taldau.games.kind import DecisionKind
-
-from .eval import Evaluator
-from .kind import WARM_UP_MATCH
-from .replay import read_games
-from .review import Mark, MatchReview, MoveDecision, ReviewSettings, review_match
 
 SCRIPT = Path(__file__).resolve().with_name("gnubg_analysis.py")
 GNUBG_MARKS = {mark.label: mark for mark in Mark}  # gnubg's names of its marks

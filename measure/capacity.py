@@ -42,16 +42,15 @@ import redis
 from celery import states
 from taldau.analysis.accounting import count
 from taldau.analysis.batch import BatchSettings, GameTask, plan
-
-from .broker import safe_url
-from .celery_app import ServiceSettings, task_id
-from .client import CHECK_PER_ROUND, Pending, _Client
-from .defaults import RESULTS, SERVICE_DEPTH, WORKER_RATE
-from .messages import RunSpec, TaskResult
-from .private_redis import PrivateRedis
-from .queued import queued_messages
-from .results import put_rows, rows_key
-from .run import Progress, run_task, storing
+from taldau.measure.local_service import PrivateRedis
+from taldau.workers.broker import safe_url
+from taldau.workers.celery_app import ServiceSettings, task_id
+from taldau.workers.client import CHECK_PER_ROUND, Pending, _Client
+from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, WORKER_RATE
+from taldau.workers.messages import RunSpec, TaskResult
+from taldau.workers.queued import queued_messages
+from taldau.workers.results import put_rows, rows_key
+from taldau.workers.run import Progress, run_task, storing
 
 TARGET_WORKERS = 200  # issue 37: one client takes in the results of at least this many workers' Togyz games
 TASKS_PER_WORKER = 2  # what a worker process holds of a client's window: one task running, one reserved

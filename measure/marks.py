@@ -25,6 +25,8 @@ from pathlib import Path
 from statistics import StatisticsError, correlation
 from typing import Any
 
+from taldau.analysis.review import Thresholds
+from taldau.analysis.validation import valid_games
 from taldau.games.agreement import MarkAgreement, rounded, spread_sample
 from taldau.games.files import write_bytes_atomic
 from taldau.games.jit import is_writable, user_cache_root
@@ -40,9 +42,6 @@ from taldau.games.kind import (
 )
 from taldau.games.processes import worker_pool
 from taldau.games.records import ReadLimits
-
-from .review import Thresholds
-from .validation import valid_games
 
 
 def sample_games(kind: GameKind[Any], archive: Path, count: int) -> list[Any]:

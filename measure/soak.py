@@ -18,7 +18,6 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -33,13 +32,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from taldau.analysis.batch import BatchSettings
 from taldau.games.togyz import Game, GameRecord, Position, Sowing, write_playok
+from taldau.measure.local_service import PrivateRedis, WorkerProcess
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, Status
-
-from .celery_app import ServiceSettings, redis_client
-from .client import celery_executor
-from .defaults import SOAK_DEPTH, SOAK_GAMES
-from .private_redis import PrivateRedis
-from .run import Progress, local_executor, run_analysis
+from taldau.workers.celery_app import ServiceSettings, redis_client
+from taldau.workers.client import celery_executor
+from taldau.workers.defaults import SOAK_DEPTH, SOAK_GAMES
+from taldau.workers.run import Progress, local_executor, run_analysis
 
 
 @dataclass(frozen=True)
@@ -92,51 +90,6 @@ def synthetic_archive(settings: SoakSettings) -> str:
 
 def _log(message: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} soak: {message}", file=sys.stderr, flush=True)
-
-
-class WorkerProcess:
-    """A `taldau worker` with one pool child, in a process group of its own; started again after its
-    main process is killed."""
-
-    def __init__(self, broker: str, log: Path, visibility_timeout: int) -> None:
-        self.broker = broker
-        self.log = log
-        self.env = {**os.environ, "TALDAU_VISIBILITY_TIMEOUT": str(visibility_timeout)}
-        self.process = self._start()
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        command = [str(Path(sys.executable).with_name("taldau")), "worker", "--broker", self.broker]
-        with open(self.log, "ab") as output:
-            return subprocess.Popen(
-                [*command, "--concurrency", "1", "--loglevel", "INFO"],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env=self.env,
-            )
-
-    def children(self) -> list[int]:
-        found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
-        return [int(pid) for pid in found.stdout.split()]
-
-    def kill_main(self) -> None:
-        """Kill the main process and its pool (SIGKILL to the group), then start the worker again."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        self.process = self._start()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-
-    def received(self) -> int:
-        """Tasks received, redeliveries included (from the log)."""
-        return self.log.read_text(errors="replace").count("] received")
 
 
 class Chaos:
@@ -284,7 +237,13 @@ def _soak(settings: SoakSettings, root: Path) -> dict[str, Any]:
     _log(f"{settings.games} games written to {archive} in {report['archive_seconds']} s")
     server = PrivateRedis(root / "redis", appendonly=True)
     workers = [
-        WorkerProcess(server.url, root / f"worker-{number}.log", settings.visibility_timeout)
+        WorkerProcess(
+            server.url,
+            root / f"worker-{number}.log",
+            concurrency=1,
+            env={"TALDAU_VISIBILITY_TIMEOUT": str(settings.visibility_timeout)},
+            ready=False,
+        )
         for number in range(settings.workers)
     ]
     done = [0]
@@ -305,7 +264,7 @@ def _soak(settings: SoakSettings, root: Path) -> dict[str, Any]:
         report["celery_seconds"] = round(time.perf_counter() - started, 1)
         chaos.stop()
         report["chaos"] = dict(chaos.events)
-        report["deliveries"] = sum(worker.received() for worker in workers)
+        report["deliveries"] = sum(len(worker.received()) for worker in workers)
         client = redis_client(server.url)
         report["left_in_redis"] = sum(
             len(client.keys(pattern))

@@ -1,0 +1,2 @@
+"""Measurements of the Togyz Kumalak engine: its speed (``bench``) and matches between engines and against
+an independent program (``match``)."""
