@@ -1,4 +1,4 @@
-"""``taldau bench --marks``: how right the marks are, on a fixed sample of real games (``measure.marks``)."""
+"""``taldau bench marks``: how right the marks are, on a fixed sample of real games (``measure.marks``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
+from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, REVIEW_DEFAULT, engine_option, within_ceiling
 from taldau.cli.progress import progress_line
 from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import game_kind
@@ -24,59 +25,94 @@ SAMPLE = 30
 REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: Togyz plies, gnubg's plies
 
 
-def marks_options(function):
-    """--marks, --reference-depth, --one-search, --also, --jobs (the games: the bench's --archive, else
-    ARCHIVE)."""
-    for option in reversed(
-        (
-            click.option("--marks", is_flag=True, help="Measure the marks against a deeper reference."),
-            click.option(
-                "--reference-depth",
-                type=click.IntRange(1, 60),
-                help="With --marks: the reference's depth [default: 18 for Togyz, 3 plies for backgammon].",
-            ),
-            click.option(
-                "--reference-settings",
-                default="default",
-                show_default=True,
-                metavar="SETTINGS",
-                help="With --marks (Togyz): the reference's search settings, named as for match "
-                "(default, full, lmr, lmrN, lmrN-M, each with +nullR, +staticM, +futilityM).",
-            ),
-            click.option(
-                "--one-search",
-                is_flag=True,
-                help="With --marks (Togyz): also review with the played move valued by the next position.",
-            ),
-            click.option(
-                "--also",
-                "variants",
-                multiple=True,
-                metavar="SETTINGS[:DEPTH]",
-                help="With --marks (Togyz): also review with these search settings (default, full, lmr, "
-                "lmrN, lmrN-M, each with +nullR, +staticM, +futilityM), at DEPTH if given, without "
-                "verification; repeatable.",
-            ),
-            click.option(
-                "--verify",
-                "verifications",
-                multiple=True,
-                metavar="DROP+PLIES[,...]",
-                help="With --marks (Togyz): also review with the decisions that give away DROP winning "
-                "chances or more searched again PLIES deeper (for example 0.2+4), in stages; repeatable.",
-            ),
-            click.option(
-                "--jobs",
-                type=click.IntRange(min=1),
-                default=1,
-                show_default=True,
-                help="With --marks: processes reviewing games side by side (each game's time is summed); "
-                "with --judge: processes rolling out.",
-            ),
-        )
-    ):
-        function = option(function)
-    return function
+@click.command()
+@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game measured.")
+@BOTH_GAMES_LIMIT.showing(depth=f"{REVIEW_DEFAULT}")
+@click.option(
+    "--games", type=click.IntRange(min=1), default=SAMPLE, show_default=True, help="Games of the sample."
+)
+@click.option(
+    "--archive",
+    type=click.Path(exists=True, path_type=Path),
+    help="The real games to sample (default: the game's archive in ../shared/data).",
+)
+@click.option(
+    "--reference-depth",
+    type=click.IntRange(1, 60),
+    help="The reference's depth [default: 18 for Togyz, 3 plies for backgammon].",
+)
+@click.option(
+    "--reference-settings",
+    default="default",
+    show_default=True,
+    metavar="SETTINGS",
+    help="Togyz: the reference's search settings, named as for match "
+    "(default, full, lmr, lmrN, lmrN-M, each with +nullR, +staticM, +futilityM).",
+)
+@click.option(
+    "--one-search",
+    is_flag=True,
+    help="Togyz: also review with the played move valued by the next position.",
+)
+@click.option(
+    "--also",
+    "variants",
+    multiple=True,
+    metavar="SETTINGS[:DEPTH]",
+    help="Togyz: also review with these search settings (default, full, lmr, lmrN, lmrN-M, each with "
+    "+nullR, +staticM, +futilityM), at DEPTH if given, without verification; repeatable.",
+)
+@click.option(
+    "--verify",
+    "verifications",
+    multiple=True,
+    metavar="DROP+PLIES[,...]",
+    help="Togyz: also review with the decisions that give away DROP winning chances or more searched again "
+    "PLIES deeper (for example 0.2+4), in stages; repeatable.",
+)
+@engine_option("The engine whose review is measured.", both_games=True)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes reviewing games side by side (each game's time is summed).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def marks(
+    game: str,
+    depth: int | None,
+    nodes: int | None,
+    movetime: float | None,
+    games: int,
+    archive: Path | None,
+    reference_depth: int | None,
+    reference_settings: str,
+    one_search: bool,
+    variants: tuple[str, ...],
+    verifications: tuple[str, ...],
+    engine: str | None,
+    jobs: int,
+    as_json: bool,
+) -> None:
+    """How right the marks are: --games games spread over --archive reviewed at the limit given and by the
+    same engine at --reference-depth; the marks' precision and recall against the reference's, with their
+    95% intervals, and the seconds. The reference's reviews are kept in the user's cache, so a run stopped
+    half way goes on where it was."""
+    marks_bench(
+        game,
+        BOTH_GAMES_LIMIT.given(depth, nodes, movetime),
+        games,
+        reference_depth,
+        None if archive is None else str(archive),
+        one_search,
+        as_json,
+        variants,
+        within_ceiling(jobs, "--jobs", game),
+        reference_settings,
+        verifications,
+        engine,
+    )
 
 
 def _named(name: str, option: str) -> Any:
@@ -123,7 +159,7 @@ def marks_bench(
     }
     if game != "togyz" and any(togyz_only.values()):
         given = ", ".join(name for name, value in togyz_only.items() if value)
-        raise click.UsageError(f"{given}: with --marks, for Togyz only")
+        raise click.UsageError(f"{given}: for Togyz only")
     analyser = kind.analyser if engine is None else kind.analyser_with(engine)
     if analyser is None:
         raise click.UsageError(f"taldau has no {game} engine")
@@ -133,7 +169,7 @@ def marks_bench(
     archive = archive or ARCHIVES[game]
     if not Path(archive).exists():
         raise click.UsageError(
-            f"--marks samples the games of {archive}, which does not exist: give --archive"
+            f"bench marks samples the games of {archive}, which does not exist: give --archive"
         )
     try:
         sample = sample_games(kind, Path(archive), games or SAMPLE)

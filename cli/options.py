@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -19,6 +20,7 @@ from taldau.games.togyz.engine import DEFAULT_DEPTH, Limit
 from taldau.games.togyz.review import REVIEW_DEPTH
 
 BOTH_GAMES = ("togyz", "backgammon")  # the --game of the commands of either game, Togyz first
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
 EX_USAGE = 2  # click's own exit code for a usage error
 EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
 EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C

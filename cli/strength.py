@@ -1,5 +1,5 @@
-"""``taldau bench --game backgammon --engines``: each engine and level judged by a deeper reference on real
-decisions (``taldau.measure.backgammon.strength``); ``--judge``: the levels of review judged by rollouts
+"""``taldau bench engines``: backgammon's engines and levels judged by a deeper reference on real decisions
+(``taldau.measure.backgammon.strength``); ``taldau bench judge``: the levels of review judged by rollouts
 (``taldau.measure.backgammon.judge``); this module parses, calls and prints."""
 
 from __future__ import annotations
@@ -8,15 +8,87 @@ import json
 from pathlib import Path
 
 import click
+from taldau.cli.options import within_ceiling
 from taldau.cli.progress import progress_line
 from taldau.measure.backgammon.judge import JudgeReport
 from taldau.measure.backgammon.strength import (
     BGLAB,
     DEFAULT_DECISIONS,
+    DEFAULT_LEVELS,
+    DEFAULT_REFERENCE,
+    DEFAULT_SEED,
     StrengthReport,
     draw_decisions,
     measure_strength,
 )
+
+ARCHIVE = click.option(
+    "--archive",
+    type=click.Path(exists=True, path_type=Path),
+    help=f"The real matches the decisions are drawn from [default: {BGLAB}].",
+)
+JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+
+
+@click.command()
+@click.option(
+    "--decisions",
+    type=click.IntRange(min=1),
+    default=DEFAULT_DECISIONS,
+    show_default=True,
+    help="Decisions drawn.",
+)
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="The draw of decisions.")
+@click.option(
+    "--reference",
+    default=DEFAULT_REFERENCE,
+    show_default=True,
+    help="The judge, ENGINE:PLIES[:CANDIDATES/THRESHOLD] (gnubg's plies).",
+)
+@click.option(
+    "--levels",
+    help="The levels judged, comma-separated ENGINE:PLIES[:CANDIDATES/THRESHOLD] (the engine's own move "
+    f"filter unless given) [{','.join(DEFAULT_LEVELS)}].",
+)
+@ARCHIVE
+@JSON
+def engines(
+    decisions: int, seed: int, reference: str, levels: str | None, archive: Path | None, as_json: bool
+) -> None:
+    """Backgammon: each engine and level (own, sage 0-2 plies; gnubg's when installed) picks its play on
+    --decisions real decisions of --archive drawn with --seed, judged by --reference: mean loss, agreement,
+    CPU per decision (the reference cached in ~/.cache/taldau/strength)."""
+    backgammon_strength(archive, decisions, seed, reference, levels, as_json)
+
+
+@click.command()
+@click.option(
+    "--decisions", type=click.IntRange(min=1), help="Checker plays drawn (two or more legal plays) [300]."
+)
+@click.option("--seed", type=int, help="The draw of decisions [44].")
+@click.option(
+    "--levels",
+    help="ENGINE:LEVEL, comma-separated (quick, standard, deep) [sage:quick,sage:standard,sage:deep,"
+    "own:standard; gnubg:standard when installed].",
+)
+@click.option(
+    "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Processes rolling out."
+)
+@ARCHIVE
+@JSON
+def judge(
+    decisions: int | None,
+    seed: int | None,
+    levels: str | None,
+    jobs: int,
+    archive: Path | None,
+    as_json: bool,
+) -> None:
+    """Backgammon: the levels of review on real checker plays of --archive drawn with --seed, judged by
+    bgsage's rollouts of the plays in dispute or near a mark (432 trials, to the end, in their match
+    context): mean loss, marks against the rollout-settled ones, CPU. The rollouts are kept in
+    tests/data/backgammon/judge (resumable; later runs take no rollout time)."""
+    backgammon_judge(archive, decisions, seed, levels, within_ceiling(jobs, "--jobs", "backgammon"), as_json)
 
 
 def backgammon_strength(

@@ -1,6 +1,6 @@
 """Worker processes: how many a machine can hold, and that they die with the process that started them.
 
-Every pool of taldau (``analyze``'s local pool, ``worker``'s Celery pool, ``match``, ``bench --marks``) and
+Every pool of taldau (``analyze``'s local pool, ``worker``'s Celery pool, ``match``, ``bench marks``) and
 every thread count (``train --threads``) is checked against one ceiling before anything starts: at most
 ``PROCESSES_PER_CORE`` per core this process may run on, and at most as many worker processes as the memory
 available holds at the measured size of one (``WORKER_MB``). And every pool's children die with their

@@ -1,7 +1,7 @@
-"""``taldau bench --capacity``: how many workers one client and one Redis serve, measured on results of real
+"""``taldau bench capacity``: how many workers one client and one Redis serve, measured on results of real
 sizes through a real Redis.
 
-Real rows first: a few bundled Togyz games (those ``bench --service`` times) at the bench's depth and the
+Real rows first: a few bundled Togyz games (those ``bench service`` times) at the bench's depth and the
 bundled backgammon matches at 0-ply are analysed once, by ``run.run_task`` as a worker runs them. Each
 game's figures are then taken over many distinct task ids, replicating those results:
 
@@ -101,7 +101,7 @@ class Samples:
 
 
 def bundled_togyz() -> bytes:
-    """The 40 real Togyz games that ``bench --service`` times (packaged with taldau)."""
+    """The 40 real Togyz games that ``bench service`` times (packaged with taldau)."""
     return resources.files("taldau.games.togyz").joinpath("bench-games.pgn").read_bytes()
 
 

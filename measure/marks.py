@@ -1,4 +1,4 @@
-"""How right the marks are (``taldau bench --marks``): a fixed sample of real games reviewed at the limit
+"""How right the marks are (``taldau bench marks``): a fixed sample of real games reviewed at the limit
 under test and again at a much deeper reference, and the marks compared decision by decision.
 
 For each mark (``?!``, ``?``, ``??``), *precision* is the share of the decisions the limit under test marks

@@ -1,4 +1,4 @@
-"""``taldau bench --service``: one archive analysed at one limit by several executors, timed: one local
+"""``taldau bench service``: one archive analysed at one limit by several executors, timed: one local
 process (``local_1``), two local processes (``local_2``), Celery with one real ``taldau worker`` of two
 processes on a private Redis (``celery_2``); ``local_N`` and ``celery_N`` for other counts.
 

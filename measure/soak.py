@@ -1,4 +1,4 @@
-"""``taldau bench --soak``: a synthetic archive of distinct random Togyz Kumalak games pushed through Celery
+"""``taldau bench soak``: a synthetic archive of distinct random Togyz Kumalak games pushed through Celery
 while a chaos loop kills worker processes and restarts Redis, then checked against a local-pool run.
 
 The archive: ``games`` random legal games (seeded; each ends by the rules or stops unfinished after a

@@ -1,6 +1,6 @@
 """The ``taldau`` command line on backgammon: validate (match files, alone and beside Togyz records), show
 (gnubg Position ID, GNUbgID, XGID), plays (text, --json, --batch; ranked with --depth), eval, match --game
-backgammon and bench --game backgammon. The ranked answers come from gnubg-nn (skipped without it) and
+backgammon and bench speed --game backgammon. The ranked answers come from gnubg-nn (skipped without it) and
 are checked against gnubg-nn's own numbers.
 
 Expected results of the match file come from GNU Backgammon's own reading of it
@@ -322,7 +322,7 @@ GNUBG_BENCH_KEYS = {"gnubg_turns_per_second", "gnubg_count_mismatches"}  # None 
 
 @pytest.mark.slow
 def test_bench_backgammon_json() -> None:
-    result = run_json("bench", "--game", "backgammon", "--decisions", "5", "--json")
+    result = run_json("bench", "speed", "--game", "backgammon", "--decisions", "5", "--json")
     engine = result.pop("engine")
     assert BENCH_KEYS <= set(result) <= BENCH_KEYS | GNUBG_BENCH_KEYS
     assert all(isinstance(result[key], int | float) and result[key] > 0 for key in BENCH_KEYS)

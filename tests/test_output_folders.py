@@ -42,8 +42,8 @@ def writing_commands(tmp_path: Path, out: Path) -> dict[str, list[str | Path]]:
         "tune": ["tune", TOGYZ, "--out", out / "weights.json"],
         "fit-curve": ["fit-curve", TOGYZ, "--depth", "1", "--out", out / "curve.json"],
         "train": ["train", "--stage", "td", "--games", "1", "--out", out / "weights.npz"],
-        "bench --soak": ["bench", "--soak", "--games", "1", "--keep", out],
-        "bench --capacity": ["bench", "--capacity", "--games", "1", "--keep", out],
+        "bench soak": ["bench", "soak", "--games", "1", "--keep", out],
+        "bench capacity": ["bench", "capacity", "--games", "1", "--keep", out],
     }
 
 

@@ -86,7 +86,7 @@ def test_analyze_refuses_jobs_above_the_ceiling_before_making_anything(tmp_path:
     [
         ["worker", "--broker", "redis://127.0.0.1:1/0", "--concurrency", "100000"],
         ["match", "--jobs", "100000", "--games", "2"],
-        ["bench", "--marks", "--jobs", "100000"],
+        ["bench", "marks", "--jobs", "100000"],
         ["train", "--threads", "100000", "--out", "never"],
     ],
 )

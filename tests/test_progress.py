@@ -1,5 +1,5 @@
 """Progress on stderr for every command that can run longer than a few seconds (issue 42): ``report``,
-``match`` of both games, ``bench``'s speed of both games, ``--marks`` and ``--against-gnubg``, and backgammon
+``match`` of both games, ``bench``'s speed of both games, ``marks`` and ``gnubg``, and backgammon
 rollouts (``eval``/``plays --rollout``, trial by trial as bgsage tells them); its lines count their nouns (1
 game, 2 games). Under CliRunner stderr is no terminal: the plain lines, the first and the last at least."""
 
@@ -94,7 +94,7 @@ def test_backgammon_match_shows_the_games_played() -> None:
 @pytest.mark.slow
 def test_togyz_speed_bench_shows_its_steps() -> None:
     """The bench's steps in turn, the review of its game last, to its last ply."""
-    lines = progress(["bench", "--depth", "1"], "measuring")
+    lines = progress(["bench", "speed", "--depth", "1"], "measuring")
     assert lines[0] == "measuring: 0/1 perft", lines
     assert lines[-1].startswith("measuring: ") and lines[-1].endswith(" review"), lines
     finished, plies = done(lines[-1])
@@ -126,7 +126,7 @@ def test_marks_bench_shows_the_games_reviewed(
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
     args = [
         "bench",
-        "--marks",
+        "marks",
         "--games",
         "1",
         "--depth",
@@ -143,7 +143,7 @@ def test_marks_bench_shows_the_games_reviewed(
 @pytest.mark.slow
 def test_backgammon_speed_bench_shows_its_steps_then_its_decisions() -> None:
     """The play sets' steps, then the decisions of every pass of the engine bench, to the last."""
-    lines = progress(["bench", "--game", "backgammon", "--decisions", "2"], "measuring")
+    lines = progress(["bench", "speed", "--game", "backgammon", "--decisions", "2"], "measuring")
     assert "measuring: 3/3 steps" in lines, lines
     finished, total = done(lines[-1])
     assert lines[-1].endswith(" decisions") and finished == total and total % 2 == 0, lines
@@ -151,7 +151,7 @@ def test_backgammon_speed_bench_shows_its_steps_then_its_decisions() -> None:
 
 @pytest.mark.skipif(gnubg_program() is None, reason="Debian's gnubg is not installed")
 def test_against_gnubg_shows_the_matches_compared() -> None:
-    lines = progress(["bench", "--game", "backgammon", "--against-gnubg", "1", "--depth", "0"], "comparing")
+    lines = progress(["bench", "gnubg", "1", "--depth", "0"], "comparing")
     assert lines and lines[-1] == "comparing: 1/1 match", lines
 
 

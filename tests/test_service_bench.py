@@ -1,4 +1,4 @@
-"""`taldau bench --service` on a tiny backgammon archive: one and two local processes and a real `taldau
+"""`taldau bench service` on a tiny backgammon archive: one and two local processes and a real `taldau
 worker` of two processes on a private Redis; the counts it reports (tasks, games, decisions) checked against
 the matches and against the manifest of a separate `taldau analyze` (the times are not checked: they go to
 BENCHMARKS.md)."""
@@ -57,7 +57,7 @@ def test_runs_are_local_or_celery_with_a_number_of_processes() -> None:
     for wrong in (["local"], ["celery_0"], ["pool_2"], ["local_1", "local_1"], []):
         with pytest.raises(ValueError):
             check_runs(wrong)
-    result = CliRunner().invoke(main, ["bench", "--service", "--game", "backgammon"])
+    result = CliRunner().invoke(main, ["bench", "service", "--game", "backgammon"])
     assert result.exit_code == 2 and "--archive" in result.output
-    result = CliRunner().invoke(main, ["bench", "--service", "--runs", "local_1,threads_2"])
+    result = CliRunner().invoke(main, ["bench", "service", "--runs", "local_1,threads_2"])
     assert result.exit_code == 2 and "threads_2" in result.output

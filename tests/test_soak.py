@@ -1,5 +1,5 @@
 """A short soak: random games through Celery with a worker process killed and Redis restarted, checked
-against a local run (the full one is `taldau bench --soak`, in BENCHMARKS.md)."""
+against a local run (the full one is `taldau bench soak`, in BENCHMARKS.md)."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ BOOK_PLIES = 10  # an opening book's default depth, in checker plays (five of ea
 ENCODINGS = ("cp1252", "cp1251")
 # Seconds per decision at each ply with the shipped nets on one core of this machine kind (a 2-ply
 # decision: the checker play with the move filter, the cube decision and the luck of the roll), as
-# measured with `taldau bench --game backgammon`; a task may take MARGIN times as long.
+# measured with `taldau bench speed --game backgammon`; a task may take MARGIN times as long.
 SECONDS_PER_DECISION = (0.01, 0.05, 0.4, 20.0)
 MARGIN = 5
 IN_DOUBT = 0.25  # the share of decisions in doubt (deep and world levels), as measured on real matches

@@ -54,7 +54,7 @@ class TogyzAnalyser:
     """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``).
 
     ``one_search``: the played move valued by the next position's search where that compares (see
-    ``review_game``); not the default, kept to measure it (``taldau bench --marks --one-search``).
+    ``review_game``); not the default, kept to measure it (``taldau bench marks --one-search``).
     ``settings``: how the engine searches (the default engine's unless a benchmark tries others).
     ``verification``: the stages in which decisions are searched again deeper (see ``review_game``; the
     default review's unless a benchmark tries others, none for a node or time limit)."""

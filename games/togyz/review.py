@@ -12,7 +12,7 @@ searches it on its own only where that value does not compare with the best move
 (nothing searched after it), when one search found a forced result or solved its tree and the other did
 not (a proof seen from one side only: the other side's value is a guess at the limit), and when the move
 brings the stones on the board down to where the engine solves endgames (``solve_stones``: the position
-after it searched to the end, the one before it to the limit). Measured with ``taldau bench --marks
+after it searched to the end, the one before it to the limit). Measured with ``taldau bench marks
 --one-search`` (BENCHMARKS.md): at depth 12 it saved only a tenth of the time (the played move's own search
 is cheap, probably because the table is warm from the position's search just before) and marked a few
 more ``?`` that a deeper reference does not (its value comes from one ply deeper than the other moves'),

@@ -1,4 +1,4 @@
-"""A rollout judge of the levels of review (``taldau bench --game backgammon --judge``): each level reviews
+"""A rollout judge of the levels of review (``taldau bench judge``): each level reviews
 checker plays of real matches in their match context, and bgsage's rollouts settle which play was best.
 
 The decisions are the checker plays of real matches with more than one legal play, drawn by a seeded

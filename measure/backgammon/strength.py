@@ -1,5 +1,5 @@
 """How strong each engine's checker plays are: every engine and level picks its play on real decisions, and
-a deeper reference judges the picks (``taldau bench --game backgammon --engines``).
+a deeper reference judges the picks (``taldau bench engines``).
 
 The decisions are checker plays of real matches (every Jellyfish .txt/.mat and SGF file under a folder,
 read and replayed by the package's own readers) with more than one legal play, drawn with a seed: the

@@ -1,4 +1,4 @@
-"""``taldau bench --game togyz``: rules-core and search speed, and the cost of reviewing a real game."""
+"""``taldau bench speed``: rules-core and search speed, and the cost of reviewing a real game."""
 
 from __future__ import annotations
 
