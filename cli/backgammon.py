@@ -1,12 +1,10 @@
 """The commands of backgammon alone: ``plays`` (a roll's legal plays, ranked or rolled out) and ``eval`` (a
-position before the roll), and the backgammon side of ``match`` (``backgammon_match``; the command itself is
-in ``cli.togyz``, Togyz being its default game). ``train`` is in ``cli.train``."""
+position before the roll). ``train`` is in ``cli.train``, ``match`` (both games) in ``cli.match``."""
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from typing import Any
 
 import click
@@ -16,10 +14,9 @@ from taldau.analysis.positions import (
     ranked_plays_json,
     rolled_plays_json,
 )
-from taldau.cli.book import book_player
 from taldau.cli.options import EX_USAGE, engine_option, say
 from taldau.cli.progress import progress_line
-from taldau.games.backgammon.engine import choose_evaluator, evaluate_position, load_evaluator, rollout_plays
+from taldau.games.backgammon.engine import choose_evaluator, evaluate_position, rollout_plays
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position
 
@@ -257,41 +254,3 @@ def eval_command(
     click.echo(f"{chosen.name} {depth}-ply{exact}")
     click.echo(f"equity {result.equity:+.4f}")
     click.echo(_labelled(result.to_json()["probabilities"], 3))
-
-
-def backgammon_match(
-    first: str,
-    second: str,
-    games: int,
-    seed: int,
-    as_json: bool,
-    book_path: str | None,
-    judge: str,
-    jobs: int,
-) -> None:
-    """``taldau match --game backgammon``: duplicate-dice cubeless games of two ENGINE:PLIES players, the
-    luck of every roll measured by ``judge`` (an engine name, or none)."""
-    from taldau.measure.backgammon.match import parse_player
-    from taldau.measure.backgammon.match import run_match as run_backgammon_match
-
-    if games % 2:
-        raise click.BadParameter("give an even number (pairs of duplicate games)", param_hint="--games")
-    evaluators: dict[str, Evaluator] = {}
-    try:
-        for spec in (first, second, judge):  # each engine loaded once; a stand-in said so
-            name = spec.rpartition(":")[0] if ":" in spec else spec
-            if name != "none" and name not in evaluators:
-                evaluators[name] = evaluator(name)
-        a, b = parse_player(first, evaluators), parse_player(second, evaluators)
-        luck_judge = None if judge == "none" else evaluators.get(judge) or load_evaluator(judge)
-    except ValueError as error:
-        raise click.ClickException(str(error)) from None
-    if book_path is not None:
-        a = replace(a, book=book_player(book_path, seed, "backgammon"))
-    with progress_line("playing", "game", games) as shown:
-
-        def played(game: Any) -> None:  # the games come in order: a pair's two seats, pair after pair
-            shown.update(2 * game.pair + game.a_seat + 1)
-
-        result = run_backgammon_match(a, b, games, seed, played, luck_judge, jobs)
-    click.echo(json.dumps(result.to_json() | {"seed": seed}) if as_json else str(result))

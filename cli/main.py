@@ -11,9 +11,10 @@ from taldau.cli.archives import annotate, validate
 from taldau.cli.backgammon import eval_command, plays
 from taldau.cli.bench import bench
 from taldau.cli.book import book
+from taldau.cli.match import match
 from taldau.cli.report import report, show
 from taldau.cli.service import analyze, cancel, status, worker
-from taldau.cli.togyz import fit_curve, match, perft_command, search, tune
+from taldau.cli.togyz import fit_curve, perft_command, search, tune
 from taldau.cli.train import train
 
 __all__ = ["main"]

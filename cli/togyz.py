@@ -1,6 +1,4 @@
-"""The commands of Togyz Kumalak alone: ``perft``, ``search``, ``tune`` and ``fit-curve``; and ``match``,
-which plays either game: it is here, Togyz being its default game and most of its options Togyz's (its
-backgammon side is ``cli.backgammon.backgammon_match``)."""
+"""The commands of Togyz Kumalak alone: ``perft``, ``search``, ``tune`` and ``fit-curve``."""
 
 from __future__ import annotations
 
@@ -11,33 +9,21 @@ from taldau.analysis.accounting import count
 from taldau.analysis.positions import judged_json, search_json, search_line
 from taldau.analysis.validation import valid_games
 from taldau.analysis.winchance import fit_win_curve
-from taldau.cli.backgammon import backgammon_match
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import (
-    BOTH_GAMES,
-    BOTH_GAMES_LIMIT,
     SEARCH_DEFAULT,
     TOGYZ_LIMIT,
-    processes_option,
     say,
-    within_ceiling,
 )
 from taldau.cli.outputs import writable_file
-from taldau.cli.progress import progress_line
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
-from taldau.games.togyz.alphazero import AlphaZeroSpec
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit, default_limit, named_settings
-from taldau.games.togyz.evaluate import load_weights
+from taldau.games.togyz.engine import Engine, Limit, default_limit
 from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
-from taldau.measure.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
-from taldau.measure.togyz.match import EngineSpec, openings, run_match, run_players
 
 GAMES = ("togyz",)
-MATCH_NODES = 5_000  # a Togyz match's search limit unless one is given
 FIT_DEPTH = 8  # fit-curve's search depth unless a limit is given
-SETTINGS_NAMES = "default, plain, full, lmr, lmrN, lmrN-M, each but plain with +nullR, +staticM, +futilityM"
 
 
 def togyz_position(fen: str) -> Position:
@@ -46,19 +32,6 @@ def togyz_position(fen: str) -> Position:
         return Position.from_fen(fen)
     except FenError as error:
         raise click.BadParameter(str(error), param_hint="FEN") from None
-
-
-def _engine_settings(spec: str) -> EngineSettings:
-    """Named search settings (``engine.named_settings``: default, plain, full, lmr, lmrN, lmrN-M, each but
-    plain with +nullR, +staticM, +futilityM), or a weights JSON file for the default search."""
-    try:
-        return named_settings(spec)
-    except ValueError:
-        pass
-    try:
-        return EngineSettings(weights=tuple(load_weights(spec)))
-    except (OSError, ValueError, KeyError) as error:
-        raise click.BadParameter(f"{spec}: {error}") from None
 
 
 def _games(paths: tuple[str, ...]):
@@ -167,129 +140,6 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
         f"{judged.best.score}: loses {judged.loss:.2f} kumalak, {judged.drop:.3f} winning chances"
         f"{f' ({mark})' if mark else ''}; depth {judged.best.depth}"
     )
-
-
-@click.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game played.")
-@click.option(
-    "--a",
-    "first",
-    help=f"Togyz: search settings ({SETTINGS_NAMES}) or a weights file [default: default]. "
-    "Backgammon: ENGINE:PLIES such as own:2, sage:2 (bgsage; own stands in where it cannot run), gnubg:0 "
-    "(with gnubg-nn installed) or nets.npz:0 (our nets from "
-    f"a weights file) [default: {DEFAULT_A}].",
-)
-@click.option(
-    "--b",
-    "second",
-    help=f"Togyz: search settings ({SETTINGS_NAMES}) or a weights file [default: plain]. "
-    f"Backgammon: ENGINE:PLIES as for --a [default: {DEFAULT_B}: the same nets without lookahead].",
-)
-@BOTH_GAMES_LIMIT.showing(nodes=f"Togyz {MATCH_NODES:,}")
-@click.option(
-    "--openings",
-    "count",
-    type=click.IntRange(1, 613),
-    default=100,
-    show_default=True,
-    help="Togyz: openings (three-ply lines); each is played with both colours.",
-)
-@click.option(
-    "--games",
-    type=click.IntRange(min=2),
-    default=100,
-    show_default=True,
-    help="Backgammon: games, an even number (pairs of duplicate games).",
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Backgammon: seed of the dice; of the book's choices.",
-)
-@processes_option("--jobs", "Processes playing games side by side (fewer when memory is short).")
-@click.option(
-    "--book",
-    "book_path",
-    type=click.Path(exists=True, file_okay=False),
-    help="A's opening book (backgammon: its opening rolls).",
-)
-@click.option(
-    "--judge",
-    default=DEFAULT_JUDGE,
-    show_default=True,
-    help="Backgammon: the evaluator (own, sage, gnubg with gnubg-nn installed, FILE.npz) that measures each "
-    "roll's luck at 0-ply for the luck-adjusted result, or none.",
-)
-@click.option(
-    "--opponent",
-    type=click.Choice(("engine", "alphazero")),
-    default="engine",
-    show_default=True,
-    help="Togyz: B is our engine (settings --b), or the AlphaZero net of nitromir/togyzkumalak-engine with "
-    "its MCTS (an independent program, on NumPy); the report then adds each side's time a move and how "
-    "each of A's losses ended.",
-)
-@click.option(
-    "--simulations",
-    type=click.IntRange(min=2),
-    default=400,
-    show_default=True,
-    help="Togyz, with --opponent alphazero: the net's MCTS simulations a move.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def match(
-    game: str,
-    first: str | None,
-    second: str | None,
-    depth: int | None,
-    nodes: int | None,
-    movetime: float | None,
-    count: int,
-    games: int,
-    seed: int,
-    jobs: int,
-    book_path: str | None,
-    judge: str,
-    opponent: str,
-    simulations: int,
-    as_json: bool,
-) -> None:
-    """Play A against B and report A's score. Togyz: engine settings over a set of openings, both colours.
-    Backgammon: cubeless money games to the end, each dice sequence played twice with colours swapped
-    (duplicate dice); A's points per game with a 95% margin, plain and luck-adjusted."""
-    jobs = within_ceiling(jobs, "--jobs", game)
-    if game == "backgammon":
-        backgammon_match(
-            first or DEFAULT_A, second or DEFAULT_B, games, seed, as_json, book_path, judge, jobs
-        )
-        return
-    if opponent == "alphazero" and second is not None:
-        raise click.UsageError("--b is our engine's settings; with --opponent alphazero, B is the net")
-    first, second = first or "default", second or "plain"
-    limit = BOTH_GAMES_LIMIT.limit(depth, nodes, movetime, Limit(nodes=MATCH_NODES))
-    player = None if book_path is None else book_player(book_path, seed)
-    if opponent == "alphazero":
-        net = AlphaZeroSpec(simulations=simulations)
-        with progress_line("playing", "game") as shown:
-            a = EngineSpec(_engine_settings(first), limit, player)
-            report = run_players(a, net, openings(count), jobs, shown.update)
-        if as_json:
-            click.echo(json.dumps({"a": first, "b": str(net), "limit": str(limit)} | report.to_json()))
-            return
-        click.echo(f"{first} at {limit} vs {net}:")
-        for line in report.lines():
-            click.echo(line)
-        return
-    with progress_line("playing", "game") as shown:
-        a, b = _engine_settings(first), _engine_settings(second)
-        result, _ = run_match(a, b, limit, openings(count), jobs, player, shown.update)
-    if not as_json:
-        click.echo(f"{first} vs {second} at {limit}: {result}")
-        return
-    scores = {name: getattr(result, name) for name in ("games", "wins", "draws", "losses", "score", "margin")}
-    click.echo(json.dumps({"a": first, "b": second, "limit": str(limit)} | scores))
 
 
 @click.command()
