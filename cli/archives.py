@@ -11,11 +11,11 @@ from dataclasses import replace
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
 from taldau.cli.options import (
-    BOTH_GAMES,
     BOTH_GAMES_LIMIT,
     REVIEW_DEFAULT,
     chosen_engine,
     engine_option,
+    game_option,
     level_option,
     say,
 )
@@ -68,13 +68,11 @@ class Judged:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option(
-    "--game",
-    type=click.Choice(["auto", *BOTH_GAMES]),
+@game_option(
+    "The game to annotate (auto: the only game of the archive; Togyz Kumalak when it holds both); records "
+    "of the other game are listed as skipped.",
     default="auto",
-    show_default=True,
-    help="The game to annotate (auto: the only game of the archive; Togyz Kumalak when it holds both); "
-    "records of the other game are listed as skipped.",
+    auto=True,
 )
 @BOTH_GAMES_LIMIT.showing(depth=REVIEW_DEFAULT)
 @level_option

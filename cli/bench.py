@@ -11,7 +11,13 @@ import click
 from taldau.cli.backgammon import evaluator
 from taldau.cli.bench_service import capacity, service, soak
 from taldau.cli.marks import marks
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, EXAMPLES, REVIEW_DEFAULT, engine_option
+from taldau.cli.options import (
+    BOTH_GAMES_LIMIT,
+    EXAMPLES,
+    REVIEW_DEFAULT,
+    engine_option,
+    game_option,
+)
 from taldau.cli.progress import progress_line
 from taldau.cli.strength import engines, judge
 from taldau.games.backgammon.kind import DEFAULT_PLIES
@@ -35,7 +41,7 @@ def bench() -> None:
 
 
 @bench.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game measured.")
+@game_option("The game measured.")
 @BOTH_GAMES_LIMIT.showing(depth=f"{REVIEW_DEFAULT}")
 @engine_option("The evaluator timed on real decisions.", both_games=True, default=SPEED_ENGINE)
 @click.option(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 from taldau.analysis.accounting import count
-from taldau.cli.options import BOTH_GAMES, EXAMPLES, broker_url
+from taldau.cli.options import EXAMPLES, broker_url, game_option
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import progress_line
 from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_DEPTH, SOAK_GAMES, WORKER_RATE
@@ -22,7 +22,7 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON obje
 
 
 @click.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game of --archive.")
+@game_option("The game of --archive.")
 @click.option(
     "--archive",
     type=click.Path(exists=True, path_type=Path),

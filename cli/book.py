@@ -17,10 +17,11 @@ from taldau.analysis.book.query import Entry, main_lines, move_json, position_ke
 from taldau.analysis.book.query import entries as book_entries
 from taldau.analysis.folder import is_analysis_folder
 from taldau.analysis.validation import auto_game
+from taldau.cli.options import game_option
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.records import ReadLimits
-from taldau.games.registry import KINDS, NAMES
+from taldau.games.registry import KINDS
 
 
 def book_option(function):
@@ -114,13 +115,11 @@ def _summary(folder: str, manifest: dict, as_json: bool, inputs: Inputs | None =
     default=1,
     help="Keep the positions reached in at least this many games (backgammon: over every roll).",
 )
-@click.option(
-    "--game",
-    type=click.Choice(["auto", *NAMES]),
+@game_option(
+    "The book's game (auto: the only game of the records, Togyz Kumalak when they hold both, as `taldau "
+    "analyze` chooses); records of the other game are listed as skipped.",
     default="auto",
-    show_default=True,
-    help="The book's game (auto: the only game of the records, Togyz Kumalak when they hold both, as "
-    "`taldau analyze` chooses); records of the other game are listed as skipped.",
+    auto=True,
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
 def build(

@@ -9,7 +9,13 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, REVIEW_DEFAULT, engine_option, within_ceiling
+from taldau.cli.options import (
+    BOTH_GAMES_LIMIT,
+    REVIEW_DEFAULT,
+    engine_option,
+    game_option,
+    within_ceiling,
+)
 from taldau.cli.progress import progress_line
 from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import game_kind
@@ -26,7 +32,7 @@ REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: 
 
 
 @click.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game measured.")
+@game_option("The game measured.")
 @BOTH_GAMES_LIMIT.showing(depth=f"{REVIEW_DEFAULT}")
 @click.option(
     "--games", type=click.IntRange(min=1), default=SAMPLE, show_default=True, help="Games of the sample."

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from taldau.cli.backgammon import evaluator
 from taldau.cli.book import book_player
-from taldau.cli.options import BOTH_GAMES, BOTH_GAMES_LIMIT, processes_option, within_ceiling
+from taldau.cli.options import BOTH_GAMES_LIMIT, game_option, processes_option, within_ceiling
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.eval import Evaluator
@@ -40,7 +40,7 @@ def _engine_settings(spec: str) -> EngineSettings:
 
 
 @click.command()
-@click.option("--game", type=click.Choice(BOTH_GAMES), default="togyz", help="The game played.")
+@game_option("The game played.")
 @click.option(
     "--a",
     "first",

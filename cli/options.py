@@ -16,16 +16,24 @@ from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.backgammon.review import LEVELS
 from taldau.games.kind import AnalysisOptions
+from taldau.games.registry import NAMES
 from taldau.games.togyz.engine import DEFAULT_DEPTH, Limit
 from taldau.games.togyz.review import REVIEW_DEPTH
 
-BOTH_GAMES = ("togyz", "backgammon")  # the --game of the commands of either game, Togyz first
+BOTH_GAMES = NAMES  # the --game of the commands of either game: the registry's names
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
 EX_USAGE = 2  # click's own exit code for a usage error
 EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
 EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def game_option(help: str, default: str = "togyz", auto: bool = False, only: str | None = None) -> Any:
+    """--game, the one option of every command that names its game: ``default`` (``auto`` adds the choice
+    ``auto``: the game the records hold), or ``only`` that game for a command of one game."""
+    choices = [only] if only is not None else [*(["auto"] if auto else []), *BOTH_GAMES]
+    return click.option("--game", type=click.Choice(choices), default=default, show_default=True, help=help)
 
 
 def say(line: str) -> None:

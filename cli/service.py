@@ -22,6 +22,7 @@ from taldau.cli.options import (
     broker_url,
     chosen_engine,
     engine_option,
+    game_option,
     level_option,
     processes_option,
     say,
@@ -40,13 +41,11 @@ BROKER = click.option(
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
-@click.option(
-    "--game",
-    type=click.Choice(["auto", *BOTH_GAMES]),
+@game_option(
+    "The game to analyse (auto: the only game of the archive; Togyz Kumalak when it holds both); records "
+    "of the other game are listed as skipped.",
     default="auto",
-    show_default=True,
-    help="The game to analyse (auto: the only game of the archive; Togyz Kumalak when it holds both); "
-    "records of the other game are listed as skipped.",
+    auto=True,
 )
 @ANALYSIS_LIMIT.showing(depth=REVIEW_DEFAULT)
 @level_option

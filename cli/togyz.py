@@ -13,6 +13,7 @@ from taldau.cli.book import book_option, book_player
 from taldau.cli.options import (
     SEARCH_DEFAULT,
     TOGYZ_LIMIT,
+    game_option,
     say,
 )
 from taldau.cli.outputs import writable_file
@@ -22,7 +23,6 @@ from taldau.games.togyz.engine import Engine, Limit, default_limit
 from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
-GAMES = ("togyz",)
 FIT_DEPTH = 8  # fit-curve's search depth unless a limit is given
 
 
@@ -49,7 +49,7 @@ def _write(text: str, out: str | None) -> None:
 
 
 @click.command("perft")
-@click.option("--game", type=click.Choice(GAMES), default="togyz", help="The game (Togyz Kumalak only).")
+@game_option("The game (Togyz Kumalak only).", only="togyz")
 @click.option("--fen", default=START_FEN, show_default="start position", help="Position to count from.")
 @click.option("--depth", type=click.IntRange(0, 30), required=True, help="Plies to count.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -143,7 +143,7 @@ def _judge(position: Position, pit: int, limit: Limit, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--game", type=click.Choice(GAMES), default="togyz", help="The game (Togyz Kumalak only).")
+@game_option("The game (Togyz Kumalak only).", only="togyz")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--shrink",
@@ -162,7 +162,7 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
 
 
 @click.command("fit-curve")
-@click.option("--game", type=click.Choice(GAMES), default="togyz", help="The game (Togyz Kumalak only).")
+@game_option("The game (Togyz Kumalak only).", only="togyz")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @TOGYZ_LIMIT.showing(depth=str(FIT_DEPTH))
 @click.option(

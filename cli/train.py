@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
-from taldau.cli.options import within_ceiling
+from taldau.cli.options import game_option, within_ceiling
 from taldau.cli.outputs import writable_file
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.eval.pruning import PruningSettings
@@ -21,9 +21,7 @@ PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positio
 
 
 @click.command()
-@click.option(
-    "--game", type=click.Choice(["backgammon"]), default="backgammon", help="The game (backgammon only)."
-)
+@game_option("The game (backgammon only).", default="backgammon", only="backgammon")
 @click.option(
     "--stage",
     type=click.Choice(["td", "supervised", "prune"]),
