@@ -8,14 +8,14 @@ import sys
 from typing import Any
 
 import click
-from taldau.analysis.positions import (
+from taldau.cli.options import EX_USAGE, engine_option, say
+from taldau.cli.progress import progress_line
+from taldau.games.backgammon.answers import (
     analyse_roll,
     plays_json,
     ranked_plays_json,
     rolled_plays_json,
 )
-from taldau.cli.options import EX_USAGE, engine_option, say
-from taldau.cli.progress import progress_line
 from taldau.games.backgammon.engine import choose_evaluator, evaluate_position, rollout_plays
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position

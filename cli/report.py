@@ -8,11 +8,10 @@ import time
 from pathlib import Path
 
 import click
-from taldau.analysis.positions import position_game
 from taldau.analysis.report import ReportError, write_report
 from taldau.cli.outputs import writable_file, writable_folder
 from taldau.cli.progress import progress_line
-from taldau.games.registry import game_kind
+from taldau.games.registry import game_kind, position_game
 
 
 @click.command()

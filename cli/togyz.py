@@ -6,7 +6,6 @@ import json
 
 import click
 from taldau.analysis.accounting import count
-from taldau.analysis.positions import judged_json, search_json, search_line
 from taldau.analysis.validation import valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book_option, book_player
@@ -19,6 +18,7 @@ from taldau.cli.options import (
 from taldau.cli.outputs import writable_file
 from taldau.games.records import ReadLimits
 from taldau.games.togyz import START_FEN, FenError, Position, perft
+from taldau.games.togyz.answers import judged_json, search_json, search_line
 from taldau.games.togyz.engine import Engine, Limit, default_limit
 from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights

@@ -51,3 +51,18 @@ def detect_game(file: RecordFile) -> GameKind[Any]:
         if found.recognises(file):
             return found
     raise AssertionError("the last game kind recognises every record")
+
+
+def position_game(text: str) -> str:
+    """The name of the game whose position ``text`` is (a Togyz FEN; a backgammon gnubg Position ID,
+    GNUbgID or XGID): the first game of the registry that reads it; raises ValueError with each game's
+    reason when none does."""
+    reasons: list[str] = []
+    for name in NAMES:
+        try:
+            game_kind(name).svg(text)
+        except ValueError as error:
+            reasons.append(f"{name}: {error}")
+        else:
+            return name
+    raise ValueError(f"no game reads {text!r} as a position ({'; '.join(reasons)})")

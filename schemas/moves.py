@@ -42,7 +42,6 @@ from dataclasses import astuple, dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from taldau.games.togyz.review import LOSS_CAP
 
 from .columns import column, column_names, columns_of, table_schema
 
@@ -89,8 +88,8 @@ class MoveRow:
     )
     loss: float = column(
         pa.float64(),
-        f"score lost by the action taken, decider's side: Togyz kumalak, 0 to {LOSS_CAP:g}; "
-        "backgammon EMG, >= 0",
+        "score lost by the action taken, decider's side: Togyz kumalak, 0 to the most one move can lose "
+        "(games.togyz.review.LOSS_CAP); backgammon EMG, >= 0",
     )
     plies_to_result_best: int | None = column(
         pa.int16(),

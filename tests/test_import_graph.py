@@ -72,3 +72,19 @@ def test_each_package_imports_only_the_layers_below_it(package: str) -> None:
         if any(name == banned or name.startswith(f"{banned}.") for banned in FORBIDDEN[package])
     ]
     assert _sources(package) and wrong == []
+
+
+GAME_PACKAGES = ("taldau.games.togyz", "taldau.games.backgammon")
+
+
+@pytest.mark.parametrize("package", ["schemas", "analysis", "workers"])
+def test_the_layers_between_the_games_and_the_command_line_name_no_game(package: str) -> None:
+    """What analyses, stores and serves games knows them only through ``games.kind`` and
+    ``games.registry``: a new game is registered, never named there."""
+    named = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in _sources(package)
+        for line, name in imports(path, package)
+        if any(name == game or name.startswith(f"{game}.") for game in GAME_PACKAGES)
+    ]
+    assert named == []
