@@ -141,11 +141,11 @@ def test_analyze_of_a_match_counts_its_games_and_decisions(tmp_path: Path) -> No
     assert f"2 games: 2 analysed, 0 invalid, 0 failed, {decisions} decisions -> {out}\n" in result.stdout
 
 
-# 5. what the README says of --movetime is what the commands take
+# 5. what the usage page says of --movetime is what the commands take
 
 
 def test_readme_says_which_commands_take_movetime() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
     sentence = next(line for line in readme.split(". ") if "A `--movetime` (" in line)
     assert "`analyze` takes `--depth` or `--nodes` only" in sentence
     assert "--movetime" not in invoke("analyze", "--help").output

@@ -1,4 +1,4 @@
-"""The layers of the house (README, "How the code is laid out"): data flows one way, from records to rows to
+"""The layers of the house (docs/architecture.md): data flows one way, from records to rows to
 Parquet, so each top-level package imports only those below it, and the game packages know nothing of
 Celery, Redis, Parquet or the command line. Read from the source with ``ast``: every import, at the top
 of a module or inside a function, absolute or relative."""
