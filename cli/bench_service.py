@@ -42,7 +42,34 @@ def service(
 ) -> None:
     """The batch analysis of --archive at --depth timed on each executor of --runs: decisions/s, the ratios
     between them, and whether every run wrote the same rows."""
-    _service(game, archive, depth, runs, broker, as_json)
+    from taldau.measure.service import ServiceBench, check_runs, run_service_bench
+
+    if archive is None and game != "togyz":
+        raise click.UsageError(f"bench service --game {game} needs --archive")
+    broker = broker and broker_url(broker)
+    try:
+        chosen = check_runs(runs.split(","))
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    with progress_line("timing", "task") as shown:
+        report = run_service_bench(ServiceBench(game, archive, depth, chosen, broker), shown.update)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    for name in chosen:
+        run = report[name]
+        click.echo(
+            f"{name}: {count(run['tasks'], 'task')}, {count(run['games'], 'game')}, "
+            f"{run['decisions']:,} decisions in {run['seconds']} s: {run['games_per_second']} games/s, "
+            f"{run['decisions_per_second']:,} decisions/s"
+        )
+    if report["speedup_local_2"] is not None:
+        click.echo(f"two local processes: {report['speedup_local_2']}x one ({report['limit']})")
+    if report["celery_vs_local_2"] is not None:
+        click.echo(
+            f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
+        )
+    click.echo("rows: the same in every run" if report["rows_identical"] else "rows: the runs DIFFER")
 
 
 @click.command()
@@ -77,76 +104,6 @@ def capacity(
     Redis memory per queued and finished game, and the workers one client serves at --worker-rate."""
     if keep:
         writable_folder(keep, "--keep")
-    _capacity(games, depth, worker_rate, broker, keep, as_json)
-
-
-@click.command()
-@click.option("--games", type=click.IntRange(min=1), help=f"Games in the synthetic archive [{SOAK_GAMES:,}].")
-@click.option("--depth", type=click.IntRange(min=1), help=f"Plies to search [{SOAK_DEPTH}].")
-@click.option("--keep", type=click.Path(file_okay=False), help="Work (and keep all) here.")
-@JSON
-def soak(games: int | None, depth: int | None, keep: str | None, as_json: bool) -> None:
-    """Random Togyz games (seeded) through Celery with two worker processes on a private Redis while
-    worker processes are killed and Redis restarted, checked against a local run of the same archive
-    (exit 1 if a check fails)."""
-    if keep:
-        writable_folder(keep, "--keep")
-    sys.exit(_soak(games, depth, keep, as_json))
-
-
-def _soak(games: int | None, depth: int | None, keep: str | None, as_json: bool) -> int:
-    """``bench soak``: the soak's report printed; its exit code (1 when a check failed)."""
-    from taldau.measure.soak import SoakSettings, run_soak
-
-    settings = SoakSettings(games=games or SOAK_GAMES, depth=depth or SOAK_DEPTH)
-    report = run_soak(settings, Path(keep) if keep else None)
-    click.echo(json.dumps(report) if as_json else json.dumps(report, indent=2))
-    return 0 if report["passed"] else 1
-
-
-def _service(
-    game: str, archive: Path | None, depth: int | None, runs: str, broker: str | None, as_json: bool
-) -> None:
-    """``bench service``: the batch analysis of ``archive`` timed on each executor of ``runs``."""
-    from taldau.measure.service import ServiceBench, check_runs, run_service_bench
-
-    if archive is None and game != "togyz":
-        raise click.UsageError(f"bench service --game {game} needs --archive")
-    broker = broker and broker_url(broker)
-    try:
-        chosen = check_runs(runs.split(","))
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
-    with progress_line("timing", "task") as shown:
-        report = run_service_bench(ServiceBench(game, archive, depth, chosen, broker), shown.update)
-    if as_json:
-        click.echo(json.dumps(report))
-        return
-    for name in chosen:
-        run = report[name]
-        click.echo(
-            f"{name}: {count(run['tasks'], 'task')}, {count(run['games'], 'game')}, "
-            f"{run['decisions']:,} decisions in {run['seconds']} s: {run['games_per_second']} games/s, "
-            f"{run['decisions_per_second']:,} decisions/s"
-        )
-    if report["speedup_local_2"] is not None:
-        click.echo(f"two local processes: {report['speedup_local_2']}x one ({report['limit']})")
-    if report["celery_vs_local_2"] is not None:
-        click.echo(
-            f"Celery with two workers: {report['celery_vs_local_2']}x two local processes ({report['limit']})"
-        )
-    click.echo("rows: the same in every run" if report["rows_identical"] else "rows: the runs DIFFER")
-
-
-def _capacity(
-    games: int | None,
-    depth: int | None,
-    worker_rate: float | None,
-    broker: str | None,
-    keep: str | None,
-    as_json: bool,
-) -> None:
-    """``bench capacity``: what one client and one Redis serve, printed."""
     from taldau.measure.capacity import CapacityBench, run_capacity_bench
 
     bench = CapacityBench(
@@ -182,3 +139,22 @@ def _capacity(
         f"tasks takes {report['redis_mb_per_full_window']} MB of Redis at most, "
         f"{report['redis_mb_per_worker']} MB per worker process ({report['workers_per_redis_gb']:,} per GB)"
     )
+
+
+@click.command()
+@click.option("--games", type=click.IntRange(min=1), help=f"Games in the synthetic archive [{SOAK_GAMES:,}].")
+@click.option("--depth", type=click.IntRange(min=1), help=f"Plies to search [{SOAK_DEPTH}].")
+@click.option("--keep", type=click.Path(file_okay=False), help="Work (and keep all) here.")
+@JSON
+def soak(games: int | None, depth: int | None, keep: str | None, as_json: bool) -> None:
+    """Random Togyz games (seeded) through Celery with two worker processes on a private Redis while
+    worker processes are killed and Redis restarted, checked against a local run of the same archive
+    (exit 1 if a check fails)."""
+    if keep:
+        writable_folder(keep, "--keep")
+    from taldau.measure.soak import SoakSettings, run_soak
+
+    settings = SoakSettings(games=games or SOAK_GAMES, depth=depth or SOAK_DEPTH)
+    report = run_soak(settings, Path(keep) if keep else None)
+    click.echo(json.dumps(report) if as_json else json.dumps(report, indent=2))
+    sys.exit(0 if report["passed"] else 1)

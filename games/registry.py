@@ -12,9 +12,10 @@ from taldau.games.records import RecordFile
 from .backgammon.kind import BackgammonKind
 from .togyz.kind import TogyzKind
 
-# In the order records are recognised: the last one takes whatever the others do not claim. A kind's games
-# are its own type, which only the kind looks into: the registry holds kinds of any game.
-KINDS: tuple[type[GameKind[Any]], ...] = (BackgammonKind, TogyzKind)
+# The games, in the order the commands offer them. A kind's games are its own type, which only the kind looks
+# into: the registry holds kinds of any game. FALLBACK recognises every file: it takes what no other claims.
+KINDS: tuple[type[GameKind[Any]], ...] = (TogyzKind, BackgammonKind)
+FALLBACK: type[GameKind[Any]] = TogyzKind
 NAMES = tuple(kind.name for kind in KINDS)
 
 
@@ -45,12 +46,13 @@ def analyser(name: str, engine: str | None = None) -> Analyser:
 
 
 def detect_game(file: RecordFile) -> GameKind[Any]:
-    """The game a record file holds, by its content."""
+    """The game a record file holds, by its content: the first kind but FALLBACK that recognises it, else
+    FALLBACK."""
     for kind in KINDS:
         found = kind()
-        if found.recognises(file):
+        if kind is not FALLBACK and found.recognises(file):
             return found
-    raise AssertionError("the last game kind recognises every record")
+    return FALLBACK()
 
 
 def position_game(text: str) -> str:

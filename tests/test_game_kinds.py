@@ -69,8 +69,8 @@ def tasks_of(kind: GameKind[Any], games: list[Any]) -> list[list[Any]]:
 
 def test_both_kinds_satisfy_the_protocols() -> None:
     kinds = [kind() for kind in KINDS]
-    assert NAMES == ("backgammon", "togyz") and all(isinstance(kind, GameKind) for kind in kinds)
-    assert [type(game_kind(name)) for name in NAMES] == [BackgammonKind, TogyzKind]
+    assert NAMES == ("togyz", "backgammon") and all(isinstance(kind, GameKind) for kind in kinds)
+    assert [type(game_kind(name)) for name in NAMES] == [TogyzKind, BackgammonKind]
     assert isinstance(TogyzKind().analyser, Analyser) and isinstance(analyser("togyz"), Analyser)
     assert isinstance(BackgammonKind().analyser, Analyser) and isinstance(analyser("backgammon"), Analyser)
     with pytest.raises(ValueError, match="unknown game 'chess'"):
