@@ -253,7 +253,11 @@ class AnalysisFolder:
         ``columns``, where given): a column a file's version lacks reads as null, and ``moves``' plies
         count from 1."""
         schema = SCHEMAS[name] if columns is None else pa.schema([SCHEMAS[name].field(c) for c in columns])
-        tables = [_conform(pq.read_table(path), schema) for path in self.files(name)]
+        tables = []
+        for path in self.files(name):  # only the columns asked that the file has, read column by column
+            found = set(pq.read_schema(path).names)
+            table = pq.read_table(path, columns=[c for c in schema.names if c in found])
+            tables.append(_conform(table, schema))
         return pa.concat_tables(tables) if tables else schema.empty_table()
 
     def rows(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -262,8 +266,8 @@ class AnalysisFolder:
 
 
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """A table read from one file as ``schema`` has it: its plies counted from 1, each column cast to the
-    schema's type, a column it lacks as nulls."""
+    """A table read from one file (its schema's metadata kept) as ``schema`` has it: its plies counted from
+    1, each column cast to the schema's type, a column it lacks as nulls."""
     table = plies_from_one(table)
     columns = [
         table.column(item.name).cast(item.type)

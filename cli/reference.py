@@ -34,9 +34,16 @@ TABLES = (
 
 
 def _commands(command: click.Command, path: list[str], parent: click.Context | None) -> list[tuple[str, str]]:
-    """Each command under ``command`` (itself first) with its help as ``taldau <path> --help`` prints it."""
+    """Each command under ``command`` (itself first) with its help as ``taldau <path> --help`` prints it:
+    under the root's context settings (``-h``, every default shown), as the command line makes them."""
+    settings = command.context_settings if parent is None else {}
     context = click.Context(
-        command, info_name=path[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH
+        command,
+        info_name=path[-1],
+        parent=parent,
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        **settings,
     )
     found = [(" ".join(path), command.get_help(context))]
     if isinstance(command, click.Group):

@@ -120,3 +120,16 @@ def test_what_is_not_an_analysis_folder_is_refused_by_name(tmp_path: Path) -> No
     (tmp_path / MANIFEST).write_text(json.dumps({"key": "abc", "settings": {"game": "togyz"}}))
     with pytest.raises(ValueError, match="not 'plies'"):
         open_folder(tmp_path).files("plies")
+
+
+def test_a_run_into_a_folder_whose_manifest_is_broken_is_refused_by_name(tmp_path: Path) -> None:
+    """``analyze --out`` a folder whose manifest is not one taldau wrote: a usage error naming the file,
+    before any work, and the folder left as it was."""
+    from click.testing import CliRunner
+    from taldau.cli.main import main
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "togyz"
+    (tmp_path / MANIFEST).write_text("{broken")
+    result = CliRunner().invoke(main, ["analyze", str(examples), "--out", str(tmp_path), "--depth", "1"])
+    assert result.exit_code == 2 and f"{tmp_path / MANIFEST}: not a manifest taldau wrote" in result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == [MANIFEST]

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings
+from taldau.analysis.folder import Manifest
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 from taldau.workers.run import Progress, local_executor, run_analysis
@@ -115,7 +116,7 @@ def test_validate_analyze_and_book_build_account_for_every_file_alike(
     assert text.stdout.startswith("30 files, 11 games: 6 counted, 5 partial; 18 not records, 1 duplicate -> ")
 
 
-def analyse(paths: list[Path], out: Path, resume: bool = True) -> tuple[dict, Progress]:
+def analyse(paths: list[Path], out: Path, resume: bool = True) -> tuple[Manifest, Progress]:
     """``run_analysis`` at depth 1 on one process; the manifest and the progress at the start."""
     seen: list[Progress] = []
     manifest = run_analysis(
@@ -141,22 +142,22 @@ def test_parts_go_once_compacted_and_a_rerun_still_resumes_everything(
     (second / "b.pgn").write_text(games[5])
     out = tmp_path / "out"
     manifest, started = analyse([first], out)
-    assert (started.total, manifest["counts"]["ok"]) == (2, 2)
+    assert (started.total, manifest.counts.ok) == (2, 2)
     assert leftovers(out) == []
     moves = table(out, "moves")
 
     manifest, started = analyse([first], out)  # every task found in the compacted files: nothing to run
-    assert (started.total, started.resumed, manifest["counts"]["ok"]) == (0, 2, 2)
+    assert (started.total, started.resumed, manifest.counts.ok) == (0, 2, 2)
     assert table(out, "moves") == moves  # the same rows, to the seconds each search took
     assert leftovers(out) == []
 
     manifest, started = analyse([first], out, resume=False)  # --no-resume analyses again
-    assert (started.total, started.resumed, manifest["counts"]["ok"]) == (2, 0, 2)
+    assert (started.total, started.resumed, manifest.counts.ok) == (2, 0, 2)
     assert len(table(out, "moves")) == len(moves) and leftovers(out) == []
 
     manifest, started = analyse([second], out)  # another archive into the same folder accumulates
-    assert (started.total, manifest["counts"]["games"]) == (1, 1)
-    assert manifest["folder"]["counts"]["games"] == manifest["folder"]["counts"]["ok"] == 3
+    assert (started.total, manifest.counts.games) == (1, 1)
+    assert manifest.folder.games == manifest.folder.ok == 3
     games_rows = table(out, "games")
     assert len(games_rows) == len({row["game_id"] for row in games_rows}) == 3
     assert sum(row["plies"] for row in games_rows) == len(table(out, "moves"))
@@ -186,7 +187,7 @@ def test_a_part_written_after_compaction_is_merged_the_next_time(
     assert store.stored(one.id) is not None
     ids = frozenset(game.game_id for task in (one, two) for game in task.games)
     manifest = store.compact(settings.describe(), RunRecord("second", ids))
-    assert manifest["counts"]["games"] == manifest["folder"]["counts"]["games"] == 2
+    assert manifest.counts.games == manifest.folder.games == 2
     rows = table(tmp_path / "out", "games")
     assert sorted(row["task"] for row in rows) == sorted([one.id, two.id])
     assert sum(row["plies"] for row in rows) == len(table(tmp_path / "out", "moves"))
@@ -238,7 +239,7 @@ def test_a_round_s_tasks_are_stored_together_and_the_newer_part_of_a_game_counts
     games = table(out, "games")
     assert sorted(row["task"] for row in games) == sorted([one.id, two.id, three.id])
     assert all(row["status"] == "ok" for row in games)
-    assert manifest["counts"]["games"] == 3
+    assert manifest.counts.games == 3
     assert len(table(out, "moves")) == one.plies + two.plies + three.plies
     assert store.analysed() == {one.id, two.id, three.id}
     assert leftovers(out) == [orphan]  # its writer may still be about to write its games part

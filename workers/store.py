@@ -53,7 +53,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from taldau.analysis.accounting import Inputs, Unused
-from taldau.analysis.folder import TABLES, Counts, Failure, Manifest, Skipped, manifest_file, read_manifest
+from taldau.analysis.folder import (
+    TABLES,
+    Counts,
+    Failure,
+    FolderError,
+    Manifest,
+    Skipped,
+    manifest_file,
+    read_manifest,
+)
 from taldau.games.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
@@ -180,7 +189,10 @@ class ResultStore:
     def check_settings(self, settings: dict[str, Any] | None = None) -> None:
         """Raise SettingsMismatch when the directory's manifest names another settings key, saying how its
         settings differ from ``settings`` (the run's ``BatchSettings.manifest()``)."""
-        found = read_manifest(self.out)
+        try:
+            found = read_manifest(self.out)
+        except FolderError as error:
+            raise SettingsMismatch(f"{error}; use another --out directory") from None
         if found is not None and found.key not in ("", self.key):
             raise SettingsMismatch(
                 settings_clash(str(self.out), found.settings, settings or {}, (found.key, self.key))
