@@ -55,7 +55,7 @@ class Figures:
     ``luck_mwc`` in match winning chances (None where a roll's luck has none: an analysis stored before
     moves schema 6), ``luck_points`` in points in money play (EMG x the cube). ``result`` is what the
     player won or lost in the games counted (MWC in match play, points in money; None before a game
-    ended); ``luck_adjusted`` that result less his luck plus his opponent's, set by ``with_results``."""
+    ended); ``luck_adjusted`` that result less his luck plus his opponent's (both set by ``figures``)."""
 
     moves: int = 0
     unforced: int = 0
