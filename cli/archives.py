@@ -12,6 +12,7 @@ import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
+    JSON,
     REVIEW_DEFAULT,
     chosen_engine,
     engine_option,
@@ -26,7 +27,7 @@ from taldau.games.records import ReadLimits
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def validate(paths: tuple[str, ...], as_json: bool) -> None:
     """Read and replay every game under PATHS (files, directories, .zip, tar, .gz) and report bad ones."""
     summary = Summary()

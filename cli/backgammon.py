@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 import click
-from taldau.cli.options import EX_USAGE, engine_option, say
+from taldau.cli.options import EX_USAGE, JSON, engine_option, say
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.answers import (
     analyse_roll,
@@ -110,7 +110,7 @@ def _labelled(values: dict[str, float], digits: int) -> str:
 )
 @ENGINE
 @rollout_options
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def plays(
     position: str | None,
     dice: str | None,
@@ -222,7 +222,7 @@ def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: 
 )
 @ENGINE
 @rollout_options
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def eval_command(
     position: str, depth: int, engine: str, rollout: bool, trials: int, seed: int, threads: int, as_json: bool
 ) -> None:

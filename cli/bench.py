@@ -14,6 +14,7 @@ from taldau.cli.marks import marks
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
     EXAMPLES,
+    JSON,
     REVIEW_DEFAULT,
     engine_option,
     game_option,
@@ -51,7 +52,7 @@ def bench() -> None:
     show_default=True,
     help=f"Backgammon: decisions of the real matches in {BGLAB} (the bundled examples when absent).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def speed(
     game: str,
     depth: int | None,
@@ -84,7 +85,7 @@ def speed(
     help="gnubg's plies, for both reviews.",
 )
 @engine_option("The engine whose review is compared.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def gnubg(matches: int, depth: int, engine: str, as_json: bool) -> None:
     """Backgammon: MATCHES real matches (spread over bglab, else the bundled examples) analysed by taldau's
     review (--engine's) and by Debian's gnubg at --depth plies, in turn: CPU time, agreement of the marks,

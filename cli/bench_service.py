@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 from taldau.analysis.accounting import count
-from taldau.cli.options import EXAMPLES, broker_url, game_option
+from taldau.cli.options import EXAMPLES, JSON, broker_url, game_option
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import progress_line
 from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_DEPTH, SOAK_GAMES, WORKER_RATE
@@ -18,7 +18,6 @@ from taldau.workers.defaults import RESULTS, SERVICE_DEPTH, SOAK_DEPTH, SOAK_GAM
 BROKER = click.option(
     "--broker", envvar="TALDAU_BROKER", help="A Redis URL (default: a private one, started and stopped here)."
 )
-JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 
 
 @click.command()

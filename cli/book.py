@@ -17,7 +17,7 @@ from taldau.analysis.book.query import Entry, main_lines, move_json, position_ke
 from taldau.analysis.book.query import entries as book_entries
 from taldau.analysis.folder import is_analysis_folder
 from taldau.analysis.validation import auto_game
-from taldau.cli.options import game_option
+from taldau.cli.options import JSON, game_option
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.records import ReadLimits
@@ -227,7 +227,7 @@ def _print_entry(entry: Entry) -> None:
 @click.argument("book_folder", metavar="BOOK", type=click.Path(exists=True, file_okay=False))
 @click.argument("position")
 @click.option("--dice", help="Backgammon: only this roll ('31').")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> None:
     """The moves of POSITION in the book, most played first: games, the games with a known result
     (results) and over them the score and W/D/L from the mover's side, points won and lost, the engine's
@@ -255,7 +255,7 @@ def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> No
 @click.argument("book_folder", metavar="BOOK", type=click.Path(exists=True, file_okay=False))
 @click.option("--depth", type=click.IntRange(min=1), default=3, show_default=True, help="Moves deep.")
 @click.option("--width", type=click.IntRange(min=1), default=3, show_default=True, help="Moves per position.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def tree(book_folder: str, depth: int, width: int, as_json: bool) -> None:
     """The book's main lines from the start: the WIDTH most played moves of every position (of every roll,
     for backgammon), DEPTH moves deep, with games, and the score from the mover's side over the games with

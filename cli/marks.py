@@ -11,6 +11,7 @@ import click
 from taldau.analysis.accounting import count
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
+    JSON,
     REVIEW_DEFAULT,
     engine_option,
     game_option,
@@ -84,7 +85,7 @@ REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: 
     show_default=True,
     help="Processes reviewing games side by side (each game's time is summed).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def marks(
     game: str,
     depth: int | None,

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from taldau.cli.backgammon import evaluator
 from taldau.cli.book import book_player
-from taldau.cli.options import BOTH_GAMES_LIMIT, game_option, processes_option, within_ceiling
+from taldau.cli.options import BOTH_GAMES_LIMIT, JSON, game_option, processes_option, within_ceiling
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.eval import Evaluator
@@ -108,7 +108,7 @@ def _engine_settings(spec: str) -> EngineSettings:
     show_default=True,
     help="Togyz, with --opponent alphazero: the net's MCTS simulations a move.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def match(
     game: str,
     first: str | None,

@@ -22,6 +22,7 @@ from taldau.games.togyz.review import REVIEW_DEPTH
 
 BOTH_GAMES = NAMES  # the --game of the commands of either game: the registry's names
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"  # the bundled matches
+JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 EX_USAGE = 2  # click's own exit code for a usage error
 EX_UNAVAILABLE = 69  # Celery's own exit code for an unreachable broker or no workers
 EX_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C

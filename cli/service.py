@@ -18,6 +18,7 @@ from taldau.cli.options import (
     BOTH_GAMES,
     EX_INTERRUPTED,
     EX_UNAVAILABLE,
+    JSON,
     REVIEW_DEFAULT,
     broker_url,
     chosen_engine,
@@ -314,7 +315,7 @@ def worker(broker: str, concurrency: int, hostname: str | None, loglevel: str, r
 
 @click.command()
 @BROKER
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def status(broker: str, as_json: bool) -> None:
     """Queue depth, workers alive (a real round trip), the games being analysed, and the runs with games
     queued, running or held by a worker that is gone (their id, for `taldau cancel`, and output folder). The

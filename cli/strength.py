@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import click
-from taldau.cli.options import within_ceiling
+from taldau.cli.options import JSON, within_ceiling
 from taldau.cli.progress import progress_line
 from taldau.measure.backgammon.judge import JudgeReport
 from taldau.measure.backgammon.strength import (
@@ -27,7 +27,6 @@ ARCHIVE = click.option(
     type=click.Path(exists=True, path_type=Path),
     help=f"The real matches the decisions are drawn from [default: {BGLAB}].",
 )
-JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 
 
 @click.command()

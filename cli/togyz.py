@@ -10,6 +10,7 @@ from taldau.analysis.validation import valid_games
 from taldau.analysis.winchance import fit_win_curve
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import (
+    JSON,
     SEARCH_DEFAULT,
     TOGYZ_LIMIT,
     game_option,
@@ -52,7 +53,7 @@ def _write(text: str, out: str | None) -> None:
 @game_option("The game (Togyz Kumalak only).", only="togyz")
 @click.option("--fen", default=START_FEN, show_default="start position", help="Position to count from.")
 @click.option("--depth", type=click.IntRange(0, 30), required=True, help="Plies to count.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
     """Count the legal move sequences of DEPTH plies (the standard check of a rules core) and time it."""
     result = perft(togyz_position(fen), depth)
@@ -82,7 +83,7 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
     "it loses, the winning chances it gives away and its mark.",
 )
 @book_option
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@JSON
 def search(
     fen: str,
     depth: int | None,
