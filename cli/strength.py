@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from taldau.cli.options import JSON, within_ceiling
 from taldau.cli.progress import progress_line
+from taldau.measure.backgammon import judge as judging
 from taldau.measure.backgammon.judge import JudgeReport
 from taldau.measure.backgammon.strength import (
     BGLAB,
@@ -57,14 +58,33 @@ def engines(
     """Backgammon: each engine and level (own, sage 0-2 plies; gnubg's when installed) picks its play on
     --decisions real decisions of --archive drawn with --seed, judged by --reference: mean loss, agreement,
     CPU per decision (the reference cached in ~/.cache/taldau/strength)."""
-    backgammon_strength(archive, decisions, seed, reference, levels, as_json)
+    chosen = None if levels is None else [level for level in levels.split(",") if level.strip()]
+    with progress_line("judging", "decision", every=30.0) as line:
+        try:
+            report = measure_strength(
+                BGLAB if archive is None else archive,
+                decisions,
+                seed,
+                chosen,
+                reference,
+                progress=lambda done, total: line.update(done, total),
+            )
+        except (FileNotFoundError, ValueError) as error:
+            raise click.ClickException(str(error)) from None
+    _show(report, as_json)
 
 
 @click.command()
 @click.option(
-    "--decisions", type=click.IntRange(min=1), help="Checker plays drawn (two or more legal plays) [300]."
+    "--decisions",
+    type=click.IntRange(min=1),
+    default=judging.DEFAULT_DRAW,
+    show_default=True,
+    help="Checker plays drawn (two or more legal plays).",
 )
-@click.option("--seed", type=int, help="The draw of decisions [44].")
+@click.option(
+    "--seed", type=int, default=judging.DEFAULT_SEED, show_default=True, help="The draw of decisions."
+)
 @click.option(
     "--levels",
     help="ENGINE:LEVEL, comma-separated (quick, standard, deep) [sage:quick,sage:standard,sage:deep,"
@@ -76,8 +96,8 @@ def engines(
 @ARCHIVE
 @JSON
 def judge(
-    decisions: int | None,
-    seed: int | None,
+    decisions: int,
+    seed: int,
     levels: str | None,
     jobs: int,
     archive: Path | None,
@@ -87,60 +107,21 @@ def judge(
     bgsage's rollouts of the plays in dispute or near a mark (432 trials, to the end, in their match
     context): mean loss, marks against the rollout-settled ones, CPU. The rollouts are kept in
     tests/data/backgammon/judge (resumable; later runs take no rollout time)."""
-    backgammon_judge(archive, decisions, seed, levels, within_ceiling(jobs, "--jobs", "backgammon"), as_json)
-
-
-def backgammon_strength(
-    archive: Path | None, decisions: int | None, seed: int, reference: str, levels: str | None, as_json: bool
-) -> None:
-    """The strength report of ``levels`` (comma-separated; the defaults when None) judged by ``reference``
-    on ``decisions`` decisions of ``archive`` (bglab when None), printed; a clear error when the matches
-    are absent or a level cannot run here."""
-    chosen = None if levels is None else [level for level in levels.split(",") if level.strip()]
-    with progress_line("judging", "decision", every=30.0) as line:
-        try:
-            report = measure_strength(
-                BGLAB if archive is None else archive,
-                decisions or DEFAULT_DECISIONS,
-                seed,
-                chosen,
-                reference,
-                progress=lambda done, total: line.update(done, total),
-            )
-        except (FileNotFoundError, ValueError) as error:
-            raise click.ClickException(str(error)) from None
-    _show(report, as_json)
-
-
-def backgammon_judge(
-    archive: Path | None,
-    decisions: int | None,
-    seed: int | None,
-    levels: str | None,
-    jobs: int,
-    as_json: bool,
-) -> None:
-    """The levels of review (``levels`` comma-separated, the defaults when None) judged by rollouts on
-    ``decisions`` checker plays of ``archive`` (bglab when None) drawn with ``seed``, the missing rollouts on
-    ``jobs`` processes, printed; a clear error when the matches are absent or a level cannot run here."""
-    from taldau.measure.backgammon import judge
-
+    jobs = within_ceiling(jobs, "--jobs", "backgammon")
     folder = BGLAB if archive is None else archive
-    chosen = judge.default_judge_levels() if levels is None else [x for x in levels.split(",") if x.strip()]
+    chosen = judging.default_judge_levels() if levels is None else [x for x in levels.split(",") if x.strip()]
     try:
         for level in chosen:
-            judge.JudgeLevel.parse(level)
+            judging.JudgeLevel.parse(level)
         if not Path(folder).is_dir():
             raise FileNotFoundError(f"the real matches are not here: {folder} is not a folder")
-        drawn = draw_decisions(
-            folder, decisions or judge.DEFAULT_DRAW, judge.DEFAULT_SEED if seed is None else seed
-        )
+        drawn = draw_decisions(folder, decisions, seed)
         with progress_line("rolling out", "decision", every=30.0) as line:
-            report = judge.judge_levels(
+            report = judging.judge_levels(
                 drawn,
                 chosen,
                 jobs=jobs,
-                seed=judge.DEFAULT_SEED if seed is None else seed,
+                seed=seed,
                 folder=str(folder),
                 progress=lambda done, total: line.update(done, total),
             )
