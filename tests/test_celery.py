@@ -875,8 +875,9 @@ def _tls_redis_server() -> str | None:
 )
 @pytest.mark.slow
 def test_a_tls_broker_with_a_password_gives_the_local_rows(tmp_path: Path, archive: Path) -> None:
-    """`rediss://` with a password, the certificate checked against its CA, as docs/deployment.md's deployment on
-    several machines runs it: a worker and a client that reach Redis only so give the local run's rows."""
+    """`rediss://` with a password, the certificate checked against its CA, as the deployment on several
+    machines of docs/deployment.md runs it: a worker and a client that reach Redis only so give the local
+    run's rows."""
     certificate, key = tmp_path / "redis.crt", tmp_path / "redis.key"
     subprocess.run(
         [
