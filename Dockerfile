@@ -14,6 +14,7 @@ COPY constraints.txt ./
 RUN pip install -r constraints.txt
 
 COPY pyproject.toml README.md ./
+COPY base base
 COPY games games
 COPY analysis analysis
 COPY schemas schemas

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from taldau.games.kind import GameFacts
+from taldau.base.kind import GameFacts
 
 
 def count(number: int, noun: str, plural: str = "") -> str:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taldau.games.kind import AnalysisOptions
-from taldau.games.records import ReadLimits
+from taldau.base.kind import AnalysisOptions
+from taldau.base.records import ReadLimits
 from taldau.schemas import GameRow
 
 from .accounting import NotUsed, Unused

@@ -1,7 +1,7 @@
 """The batch analysis of an archive, as pure functions: plan the tasks, analyse one task into rows.
 
 ``plan`` reads every record under the paths and yields a ``GameTask`` per task of valid games (one Togyz
-game, one backgammon match: see ``taldau.games.kind``), written back as text small enough for a task
+game, one backgammon match: see ``taldau.base.kind``), written back as text small enough for a task
 queue, a finished ``games`` row per invalid game, and a note of every other input (``NotUsed``).
 ``analyse_task`` turns one task and the settings into its games' ``moves`` rows and ``games`` rows; the
 executors (local process pool or Celery workers) only run it and store what it returns, so both give the
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.games.kind import Analyser, AnalysisOptions, GameFacts, GameKind
-from taldau.games.records import ReadLimits
+from taldau.base.kind import Analyser, AnalysisOptions, GameFacts, GameKind
+from taldau.base.records import ReadLimits
 from taldau.games.registry import analyser, game_kind
 from taldau.schemas import (
     GAMES_SCHEMA_VERSION,

@@ -1,6 +1,6 @@
 """Marks and players' figures over the decisions an analyser judged, the same for every game.
 
-An analyser (``taldau.games.kind.Analyser``) judges each decision of a task and says what it loses in its
+An analyser (``taldau.base.kind.Analyser``) judges each decision of a task and says what it loses in its
 own scale (``drop``: winning chances for Togyz Kumalak, EMG for backgammon); this module marks each decision
 from the scale's thresholds (``?!`` doubtful/inaccuracy, ``?`` bad/mistake, ``??`` very bad/blunder; a
 forced decision is never marked) and sums the marks, losses, luck and accuracy up per player: over a game
@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from taldau.games.kind import (
+from taldau.base.kind import (
     CUBE_ERRORS,
     Analyser,
     AnalysisOptions,
@@ -128,7 +128,7 @@ def player_stats(
     rating band come from the error rate through ``scale`` (None without one). The luck (over every
     decision, in EMG and in match winning chances) and the match winning chances lost (over the counted
     ones) are sums for both sides when any decision has them, else None; the kinds of cube error
-    (``games.kind.CUBE_ERRORS``, over the counted cube and take decisions) are counted where the game has
+    (``base.kind.CUBE_ERRORS``, over the counted cube and take decisions) are counted where the game has
     a cube (any luck or cube decision), else None."""
     has_mwc = any(row.decision.loss_mwc is not None for row in rows)
     has_luck = any(row.decision.luck is not None for row in rows)

@@ -1,4 +1,4 @@
-"""The decision record (``taldau.games.kind.Decision``) as a ``moves`` row and back: one mapping, used by
+"""The decision record (``taldau.base.kind.Decision``) as a ``moves`` row and back: one mapping, used by
 the batch to write what it judged and by ``annotate`` to rebuild the decisions an analysis stored.
 
 Every column is the decision's field of the same name except those of ``_COLUMN_OF_FIELD`` (the table keeps
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from taldau.games.kind import CubeEquities, Decision, DecisionKind, LuckMark, Mark
+from taldau.base.kind import CubeEquities, Decision, DecisionKind, LuckMark, Mark
 from taldau.schemas import MoveRow
 from taldau.schemas.columns import column_names
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taldau.games.archive import Refused, iter_sources
-from taldau.games.kind import GameFacts, GameKind
-from taldau.games.records import ReadLimits, RecordError, UnreadableFile
+from taldau.base.archive import Refused, iter_sources
+from taldau.base.kind import GameFacts, GameKind
+from taldau.base.records import ReadLimits, RecordError, UnreadableFile
 from taldau.games.registry import detect_game, game_kind
 
 from .accounting import Inputs, NotUsed, Place, Unused, count

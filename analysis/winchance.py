@@ -1,11 +1,11 @@
-"""Fitting the winning-chance curve (``taldau.games.winchance.WinCurve``) to the results of real games."""
+"""Fitting the winning-chance curve (``taldau.base.winchance.WinCurve``) to the results of real games."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-from taldau.games.winchance import WinCurve
+from taldau.base.winchance import WinCurve
 
 
 def fit_win_curve(

@@ -10,6 +10,8 @@ from dataclasses import replace
 
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
+from taldau.base.kind import AnalysisOptions
+from taldau.base.records import ReadLimits
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
     JSON,
@@ -21,8 +23,6 @@ from taldau.cli.options import (
     say,
 )
 from taldau.cli.progress import ProgressLine, progress_line
-from taldau.games.kind import AnalysisOptions
-from taldau.games.records import ReadLimits
 
 
 @click.command()

@@ -17,10 +17,10 @@ from taldau.analysis.book.query import Entry, main_lines, move_json, position_ke
 from taldau.analysis.book.query import entries as book_entries
 from taldau.analysis.folder import is_analysis_folder
 from taldau.analysis.validation import auto_game
+from taldau.base.records import ReadLimits
 from taldau.cli.options import JSON, game_option
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
-from taldau.games.records import ReadLimits
 from taldau.games.registry import KINDS
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
+from taldau.base.kind import AnalysisOptions
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
     JSON,
@@ -18,7 +19,6 @@ from taldau.cli.options import (
     within_ceiling,
 )
 from taldau.cli.progress import progress_line
-from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import game_kind
 from taldau.games.togyz.engine import named_settings
 from taldau.games.togyz.review import Verification

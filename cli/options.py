@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from taldau.base.kind import AnalysisOptions
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.backgammon.review import LEVELS
-from taldau.games.kind import AnalysisOptions
 from taldau.games.registry import NAMES
 from taldau.games.togyz.engine import DEFAULT_DEPTH, Limit
 from taldau.games.togyz.review import REVIEW_DEPTH
@@ -176,9 +176,9 @@ def processes_option(name: str, help: str) -> Callable[[Command], Command]:
 
 def within_ceiling(count: int, option: str, game: str | None = None, what: str = "processes") -> int:
     """``count`` worker processes of ``game`` (None: every engine loaded), or threads when ``what`` says
-    so, once within what this machine takes now (``games.processes.ceiling``): a count given above it is a
+    so, once within what this machine takes now (``base.processes.ceiling``): a count given above it is a
     usage error naming ``option`` (exit 2, before anything starts); the option's default is lowered to it."""
-    from taldau.games.processes import ceiling, worker_size
+    from taldau.base.processes import ceiling, worker_size
 
     limit = ceiling(None if what == "threads" else worker_size(game))
     refusal = limit.refusal(count, what)

@@ -1,4 +1,4 @@
-"""The outputs of the commands that write, checked before any work (``games.files.unwritable``): a folder
+"""The outputs of the commands that write, checked before any work (``base.files.unwritable``): a folder
 or file that cannot be written is one line on stderr naming it and why, and exit 2, instead of a traceback
 once the work is done."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 
+from taldau.base.files import unwritable, unwritable_file
 from taldau.cli.options import EX_USAGE, say
-from taldau.games.files import unwritable, unwritable_file
 
 
 def _refuse(option: str, path: str, why: str) -> None:

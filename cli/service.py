@@ -13,6 +13,7 @@ import click
 from taldau.analysis.accounting import Inputs, count
 from taldau.analysis.folder import Manifest
 from taldau.analysis.validation import auto_game, games_found
+from taldau.base.records import ReadLimits
 from taldau.cli.options import (
     ANALYSIS_LIMIT,
     BOTH_GAMES,
@@ -32,7 +33,6 @@ from taldau.cli.options import (
 )
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import progress_line
-from taldau.games.records import ReadLimits
 
 BROKER = click.option(
     "--broker", envvar="TALDAU_BROKER", required=True, help="Redis URL (env TALDAU_BROKER)."

@@ -1,4 +1,4 @@
-"""The games taldau knows, each behind the same face (``taldau.games.kind``), so that analysis, workers and
+"""The games taldau knows, each behind the same face (``taldau.base.kind``), so that analysis, workers and
 the CLI's game-generic commands never branch on the game."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from taldau.games.kind import Analyser, GameKind
-from taldau.games.records import RecordFile
+from taldau.base.kind import Analyser, GameKind
+from taldau.base.records import RecordFile
 
 from .backgammon.kind import BackgammonKind
 from .togyz.kind import TogyzKind

@@ -27,10 +27,10 @@ from typing import Any
 
 from taldau.analysis.review import Thresholds
 from taldau.analysis.validation import valid_games
-from taldau.games.agreement import MarkAgreement, rounded, spread_sample
-from taldau.games.files import write_bytes_atomic
-from taldau.games.jit import is_writable, user_cache_root
-from taldau.games.kind import (
+from taldau.base.agreement import MarkAgreement, rounded, spread_sample
+from taldau.base.files import write_bytes_atomic
+from taldau.base.jit import is_writable, user_cache_root
+from taldau.base.kind import (
     MARKS,
     Analyser,
     AnalysisOptions,
@@ -40,8 +40,8 @@ from taldau.games.kind import (
     Mark,
     mark_for,
 )
-from taldau.games.processes import worker_pool
-from taldau.games.records import ReadLimits
+from taldau.base.processes import worker_pool
+from taldau.base.records import ReadLimits
 
 
 def sample_games(kind: GameKind[Any], archive: Path, count: int) -> list[Any]:

@@ -1,4 +1,4 @@
-"""Tables written to disk so that a reader never sees half a file (``taldau.games.files``: a temporary
+"""Tables written to disk so that a reader never sees half a file (``taldau.base.files``: a temporary
 name of the writer's own, skipped by readers' ``*.parquet`` globs, synced, then renamed over the final
 name)."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from taldau.games.files import publish
+from taldau.base.files import publish
 
 
 def write_atomic(table: pa.Table, path: Path) -> None:

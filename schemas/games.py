@@ -32,7 +32,7 @@ backgammon EMG):
 
 A row carries one game's figures. A match's (a task's) are the same sums over its games, which readers
 derive: ``group by task`` and ``sum(white_error) / sum(white_counted)`` is the match's error rate (x 500 its
-PR; its rating band from the bounds of ``taldau.games.kind.GNUBG_RATINGS``), ``sum(white_accuracy *
+PR; its rating band from the bounds of ``taldau.base.kind.GNUBG_RATINGS``), ``sum(white_accuracy *
 white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_stats`` over the decisions of
 all the match's games gives the same figures in Python.
 
@@ -111,7 +111,7 @@ class SideFigures:
     rating: str | None = column(
         pa.string(), "gnubg's band of the error rate, Supernatural ... Awful! (backgammon)", True, None
     )
-    # gnubg's kinds of cube error (games.kind.CUBE_ERRORS), each counted and its loss summed (EMG)
+    # gnubg's kinds of cube error (base.kind.CUBE_ERRORS), each counted and its loss summed (EMG)
     missed_doubles_below_cp: int | None = column(
         pa.int32(), "no double where Double, take was right (backgammon; null before schema 3)", True, None
     )

@@ -22,7 +22,7 @@ Numbering: ``ply`` counts a game's decisions as players count moves, from 1 (the
 1): a Togyz game's ply N is its Nth half-move (White's first move is 1, Black's answer 2; in a game from the
 start, the record's move ``k`` is plies ``2k - 1`` and ``2k``); a backgammon game's decisions are numbered in
 order, every checker play, cube and take decision counted (the match file's move number, each player's half of
-a Jellyfish line, is ``taldau.games.kind.move_numbers`` of the rows' ``side`` and ``kind``). ``side`` is the
+a Jellyfish line, is ``taldau.base.kind.move_numbers`` of the rows' ``side`` and ``kind``). ``side`` is the
 deciding player counted from 0, as every table counts sides: 0 the first player (Togyz White, backgammon
 Player 1, a Jellyfish file's left column), 1 the second.
 

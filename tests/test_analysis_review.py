@@ -22,15 +22,15 @@ from taldau.analysis.review import (
 )
 from taldau.analysis.rows import move_rows
 from taldau.analysis.winchance import fit_win_curve
-from taldau.games.identity import game_id
-from taldau.games.kind import AnalysisOptions, Mark, mark_for
+from taldau.base.identity import game_id
+from taldau.base.kind import AnalysisOptions, Mark, mark_for
+from taldau.base.winchance import WinCurve
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit
 from taldau.games.togyz.kind import SCALE, TogyzKind
 from taldau.games.togyz.review import LOSS_CAP, VERIFICATION, Verification, review_game
 from taldau.games.togyz.writers import write_playok
-from taldau.games.winchance import WinCurve
 from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
 
 LIMIT = Limit(depth=6)

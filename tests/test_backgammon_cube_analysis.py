@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import backgammon_board, gnubg_case_state
 from taldau.games.backgammon.cube import MatchState, Rules
 from taldau.games.backgammon.cubeful import (
     CubeAction,
@@ -28,8 +29,6 @@ from taldau.games.backgammon.cubeful import (
 from taldau.games.backgammon.eval.probabilities import flipped
 from taldau.games.backgammon.ids import board_from_position_id
 from taldau.games.backgammon.met import kazaross_xg2, read_met
-
-from tests.helpers import backgammon_board, gnubg_case_state
 
 SHARED_MET = (
     Path(__file__).resolve().parents[1].parent / "shared" / "data" / "backgammon" / "Kazaross-XG2.xml"

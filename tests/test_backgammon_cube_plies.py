@@ -11,6 +11,8 @@ import statistics
 from pathlib import Path
 
 import pytest
+from conftest import needs_sage
+from helpers import backgammon_board, gnubg_case_state
 from taldau.games.backgammon.cube import MatchState, Rules
 from taldau.games.backgammon.cube_plies import plied_cube_decision
 from taldau.games.backgammon.cubeful import CubeAction, CubeDecision, cube_decision, cube_efficiency
@@ -19,9 +21,6 @@ from taldau.games.backgammon.eval import Evaluator
 from taldau.games.backgammon.eval.gnubg import gnubg_available
 from taldau.games.backgammon.met import kazaross_xg2
 from taldau.games.backgammon.position import Position
-
-from tests.conftest import needs_sage
-from tests.helpers import backgammon_board, gnubg_case_state
 
 GNUBG_CUBE_2PLY = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "cube-2ply.json"
 TABLE = kazaross_xg2()

@@ -12,6 +12,7 @@ import numpy as np
 import pandas
 import pytest
 from click.testing import CliRunner
+from taldau.base.kind import DecisionKind
 from taldau.cli.main import main
 from taldau.games.backgammon.cube import MatchState
 from taldau.games.backgammon.cube_plies import after_play_equity
@@ -33,7 +34,6 @@ from taldau.games.backgammon.review import (
     play_in_doubt,
     review_match,
 )
-from taldau.games.kind import DecisionKind
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backgammon" / "galaxy-6800849.txt"
 SAGE = pytest.mark.skipif(not sage_available(), reason="bgsage cannot run on this machine")

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from taldau.analysis.review import judge, player_stats
+from taldau.base.kind import EMG_SCALE
 from taldau.games.backgammon.board import ROLL_COUNTS
 from taldau.games.backgammon.cube import MatchState, Rules
 from taldau.games.backgammon.cubeful import CubeMistake
@@ -42,7 +43,6 @@ from taldau.games.backgammon.review import (
     review_match,
     roll_luck,
 )
-from taldau.games.kind import EMG_SCALE
 from taldau.schemas import SideFigures
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"

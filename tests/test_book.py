@@ -28,12 +28,12 @@ from taldau.analysis.book import Book, BookMismatch, BookSettings, build_book, m
 from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import main_lines, position_key
 from taldau.analysis.validation import check_paths
+from taldau.base.kind import header_date, header_rating
+from taldau.base.records import ReadLimits
 from taldau.cli.main import main
 from taldau.games.backgammon.engine import Limit as BackgammonLimit
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.position import Position as BackgammonPosition
-from taldau.games.kind import header_date, header_rating
-from taldau.games.records import ReadLimits
 from taldau.games.togyz import Position, read_games
 from taldau.games.togyz.engine import Engine, Limit
 from taldau.games.togyz.review import book_move

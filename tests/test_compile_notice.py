@@ -1,5 +1,5 @@
 """Issue 42: a run says that it compiles the kernels only when numba does compile them, whatever filled its
-cache, and with the time that compiling takes (``games.jit.FIRST_COMPILE_SECONDS``)."""
+cache, and with the time that compiling takes (``base.jit.FIRST_COMPILE_SECONDS``)."""
 
 from __future__ import annotations
 

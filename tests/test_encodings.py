@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
+from taldau.base.records import ReadLimits, RecordFile, legacy_encoding
 from taldau.cli.main import main
 from taldau.games.backgammon.kind import BackgammonKind
-from taldau.games.records import ReadLimits, RecordFile, legacy_encoding
 from taldau.games.togyz import read_games
 from taldau.games.togyz.kind import TogyzKind
 

@@ -1,4 +1,4 @@
-"""Files published whole (``taldau.games.files``): a reader sees the old file or the new one, never half,
+"""Files published whole (``taldau.base.files``): a reader sees the old file or the new one, never half,
 and a failed write leaves nothing behind."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from taldau.games.files import publish, temporary_name, temporary_writer, write_text_atomic
+from taldau.base.files import publish, temporary_name, temporary_writer, write_text_atomic
 
 
 def test_a_published_file_replaces_the_old_one_and_leaves_no_temporary(tmp_path: Path) -> None:

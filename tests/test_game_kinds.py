@@ -1,4 +1,4 @@
-"""The common face of both games (``taldau.games.kind``): both kinds and the Togyz analyser satisfy the
+"""The common face of both games (``taldau.base.kind``): both kinds and the Togyz analyser satisfy the
 Protocols, files go to the right game, a task's text replays to the same games (a backgammon match is one
 task), the Celery time budget is the analyser's, and rows keep the Parquet tables' columns and values."""
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.base.kind import Analyser, AnalysisOptions, GameKind
+from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.backgammon import read_matches
 from taldau.games.backgammon.kind import BackgammonKind
-from taldau.games.kind import Analyser, AnalysisOptions, GameKind
-from taldau.games.records import ReadLimits, RecordFile
 from taldau.games.registry import KINDS, NAMES, analyser, detect_game, game_kind
 from taldau.games.togyz import Game
 from taldau.games.togyz.kind import TogyzKind

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from taldau.analysis.validation import GameCheck, check_paths
-from taldau.games.archive import Refused, iter_sources
+from taldau.base.archive import Refused, iter_sources
+from taldau.base.records import KIB, MAX_MESSAGE_CHARS, MIB, ReadLimits, RecordFile
 from taldau.games.backgammon import read_games as read_backgammon
-from taldau.games.records import KIB, MAX_MESSAGE_CHARS, MIB, ReadLimits, RecordFile
 from taldau.games.togyz import read_games as read_togyz
 from taldau.games.togyz import replay_file
 

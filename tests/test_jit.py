@@ -1,9 +1,9 @@
-"""The compiled kernels' helpers in ``taldau.games.jit``: ``unowned`` views of arrays."""
+"""The compiled kernels' helpers in ``taldau.base.jit``: ``unowned`` views of arrays."""
 
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit, unowned
+from taldau.base.jit import njit, unowned
 
 
 @njit(cache=False)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from taldau.base.agreement import spread_sample
+from taldau.base.kind import AnalysisOptions, GameAnalysis
 from taldau.cli.main import main
-from taldau.games.agreement import spread_sample
-from taldau.games.kind import AnalysisOptions, GameAnalysis
 from taldau.games.registry import game_kind
 from taldau.games.togyz import read_games
 from taldau.games.togyz.chances import load_win_curve

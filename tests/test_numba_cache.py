@@ -1,8 +1,8 @@
 """numba's cache stays out of the installed package: it goes to the user's cache folder, or nowhere.
 
-Each test copies the ``games`` package into a private ``site`` folder, as an install would lay it out, and
-compiles one kernel in a fresh interpreter that imports that copy, with HOME and the cache variables
-pointed at private folders.
+Each test copies the ``games`` and ``base`` packages into a private ``site`` folder, as an install would
+lay them out, and compiles one kernel in a fresh interpreter that imports that copy, with HOME and the
+cache variables pointed at private folders.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from taldau.games import jit
+from taldau.base import jit
 
 CACHE_FILES = ("*.nbi", "*.nbc")
 COMPILE_A_KERNEL = (
@@ -25,11 +25,14 @@ COMPILE_A_KERNEL = (
 
 
 def install_copy(tmp_path: Path, read_only: bool = False) -> Path:
-    """A copy of the games package under ``tmp_path/site/taldau``; ``read_only`` makes every package folder
-    refuse a ``__pycache__`` folder (a file of that name stands in its place), as a read-only install does
-    even for root."""
+    """A copy of the games and base packages under ``tmp_path/site/taldau``; ``read_only`` makes every
+    package folder refuse a ``__pycache__`` folder (a file of that name stands in its place), as a read-only
+    install does even for root."""
     site = tmp_path / "site"
-    shutil.copytree(ROOT / "games", site / "taldau" / "games", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("games", "base"):
+        shutil.copytree(
+            ROOT / package, site / "taldau" / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
     if read_only:
         for init in (site / "taldau").rglob("__init__.py"):
             (init.parent / "__pycache__").write_text("")
@@ -96,9 +99,9 @@ def test_a_read_only_install_without_a_writable_cache_folder_still_runs_the_kern
 
 def test_the_cache_folder_follows_the_sources(tmp_path: Path) -> None:
     site = install_copy(tmp_path)
-    package = site / "taldau" / "games"
-    before = jit.source_digest(package)
-    assert jit.source_digest(package) == before
-    with (package / "togyz" / "board.py").open("a") as board:
+    packages = (site / "taldau" / "base", site / "taldau" / "games")
+    before = jit.source_digest(packages)
+    assert jit.source_digest(packages) == before
+    with (packages[1] / "togyz" / "board.py").open("a") as board:
         board.write("\n")
-    assert jit.source_digest(package) != before
+    assert jit.source_digest(packages) != before

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from taldau.games.files import unwritable, unwritable_file
+from taldau.base.files import unwritable, unwritable_file
 from taldau.workers.store import ResultStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,7 +201,7 @@ def test_a_celery_run_leaves_no_part_folder(tmp_path: Path) -> None:
 
 def test_compaction_leaves_a_part_folder_another_writer_is_writing_in(tmp_path: Path) -> None:
     from taldau.analysis.batch import BatchSettings
-    from taldau.games.files import temporary_name
+    from taldau.base.files import temporary_name
     from taldau.workers.store import RunRecord
 
     settings = BatchSettings(depth=1)

@@ -16,13 +16,7 @@ from conftest import EXAMPLES, GNUBG_FIXTURES
 from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
 from taldau.analysis.rows import move_rows
-from taldau.cli.main import main
-from taldau.games.backgammon.analysis_text import figures, luck_rating, statistics
-from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.backgammon.cubeful import emg_to_mwc, game_result_mwc
-from taldau.games.backgammon.ids import MatchId
-from taldau.games.backgammon.position_text import state_from_match_id
-from taldau.games.kind import (
+from taldau.base.kind import (
     CUBE_ERRORS,
     EMG_SCALE,
     CubeEquities,
@@ -34,6 +28,12 @@ from taldau.games.kind import (
     MarkScale,
     MatchFacts,
 )
+from taldau.cli.main import main
+from taldau.games.backgammon.analysis_text import figures, luck_rating, statistics
+from taldau.games.backgammon.cube import MatchState, Rules
+from taldau.games.backgammon.cubeful import emg_to_mwc, game_result_mwc
+from taldau.games.backgammon.ids import MatchId
+from taldau.games.backgammon.position_text import state_from_match_id
 from taldau.games.togyz.kind import SCALE as TOGYZ_SCALE
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, SideFigures, Status, games_table, moves_table
 from taldau.schemas.games import SIDE_STATS

@@ -20,9 +20,9 @@ import numba
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, ROOT
+from taldau.base import jit
+from taldau.base.processes import Ceiling, available_memory, ceiling, die_with_parent, worker_size
 from taldau.cli.main import main
-from taldau.games import jit
-from taldau.games.processes import Ceiling, available_memory, ceiling, die_with_parent, worker_size
 
 TALDAU = str(Path(sys.executable).parent / "taldau")
 TWO_GAMES = EXAMPLES / "togyz" / "app-export.pgn"  # two Togyz Kumalak games: two tasks

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
 from taldau.analysis.validation import check_paths
+from taldau.base.records import ReadLimits
 from taldau.cli.main import main
-from taldau.games.records import ReadLimits
 from taldau.games.togyz import read_games
 from taldau.games.togyz.writers import write_playok
 

@@ -187,7 +187,7 @@ def test_opening_a_fifo_to_read_never_waits_for_a_writer(tmp_path: Path) -> None
     fifo = tmp_path / "games.pgn"
     os.mkfifo(fifo)
     code = (
-        "import sys; from pathlib import Path; from taldau.games.files import NotRegularFile, open_regular\n"
+        "import sys; from pathlib import Path; from taldau.base.files import NotRegularFile, open_regular\n"
         "try:\n    open_regular(Path(sys.argv[1]))\nexcept NotRegularFile as error:\n    print(error)"
     )
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
+from taldau.base.records import ReadLimits
 from taldau.cli.main import main
-from taldau.games.records import ReadLimits
 from taldau.schemas import GAMES_SCHEMA
 
 MATCH = EXAMPLES / "backgammon" / "galaxy-6800849.txt"  # a real 3-point match of 4 games (bglab, MIT)

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from taldau.games.archive import iter_sources
-from taldau.games.records import ReadLimits, RecordFile
+from taldau.base.archive import iter_sources
+from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.togyz import GameRecord, Termination, read_file, read_games, read_records
 
 pytestmark = pytest.mark.archive

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.games.kind import Decision, Mark
+from taldau.base.kind import Decision, Mark
 from taldau.games.togyz import Position
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import (

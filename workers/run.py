@@ -23,8 +23,8 @@ from pathlib import Path
 from taldau.analysis.accounting import Inputs, NotUsed, count
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 from taldau.analysis.folder import Manifest
-from taldau.games.jit import warm_kernels
-from taldau.games.processes import worker_pool
+from taldau.base.jit import warm_kernels
+from taldau.base.processes import worker_pool
 from taldau.schemas import GameRow, Status, games_table
 
 from .messages import RunSpec, TaskReport, TaskResult
@@ -186,7 +186,7 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
 
     The run's game is warmed in this process before the pool starts: the workers, forked from it, inherit
     its compiled kernels and loaded engine instead of each compiling the same kernels on a machine's first
-    run; ``say`` is told once, before, when that compiles (``games.jit.warm_kernels``).
+    run; ``say`` is told once, before, when that compiles (``base.jit.warm_kernels``).
 
     A worker process that dies (a crash, an out-of-memory kill) breaks the pool: the games it was running
     are then run again one at a time in a pool of their own, so that only the game that kills its process

@@ -63,7 +63,7 @@ from taldau.analysis.folder import (
     manifest_file,
     read_manifest,
 )
-from taldau.games.files import temporary_writer, write_text_atomic
+from taldau.base.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
 from taldau.schemas.files import write_atomic
 

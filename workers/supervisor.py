@@ -60,7 +60,7 @@ def load_engines(say: Callable[[str], object]) -> None:
     """Every game's engine loaded (compiled on a machine's first use; ``say`` tells so), before Celery forks
     its pool: the children inherit the engines compiled, and no task's time limit is spent compiling them
     (which also leaves a child unable to analyse when a limit strikes in the middle)."""
-    from taldau.games.jit import warm_kernels
+    from taldau.base.jit import warm_kernels
     from taldau.games.registry import NAMES, analyser
 
     for name in NAMES:
@@ -86,7 +86,7 @@ def run_worker(settings: WorkerSettings) -> Stop:
     kernel too, without closing the race of a parent that dies before the child asks)."""
     from celery import signals
     from celery.utils.nodenames import host_format
-    from taldau.games.processes import die_with_parent
+    from taldau.base.processes import die_with_parent
 
     from .celery_app import make_app
 

@@ -26,8 +26,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from taldau.games.files import publish, write_text_atomic
-from taldau.games.records import ReadLimits
+from taldau.base.files import publish, write_text_atomic
+from taldau.base.records import ReadLimits
 from taldau.schemas.book import (
     BOOK_EVALS_SCHEMA,
     BOOK_MOVES_SCHEMA,

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from taldau.games.archive import Refused, iter_sources
-from taldau.games.kind import GameKind
-from taldau.games.records import ReadLimits, RecordFile, UnreadableFile
+from taldau.base.archive import Refused, iter_sources
+from taldau.base.kind import GameKind
+from taldau.base.records import ReadLimits, RecordFile, UnreadableFile
 from taldau.games.registry import detect_game, game_kind
 from taldau.schemas.book import BOOK_EVALS_SCHEMA, BOOK_PLIES_SCHEMA, BOOK_SCHEMA_VERSION
 

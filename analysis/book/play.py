@@ -15,7 +15,7 @@ from .lookup import Lookup, LookupMove
 
 @dataclass(frozen=True)
 class BookPlayer:
-    """The book in ``folder`` as an engine plays from it (``taldau.games.kind.OpeningBook``).
+    """The book in ``folder`` as an engine plays from it (``taldau.base.kind.OpeningBook``).
 
     A move is a candidate when it was played in at least ``min_games`` games with a result and scored
     within ``margin`` of the best-scoring such move (scores are shares of the points, 0 to 1); the engine

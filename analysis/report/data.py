@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.games.kind import MARKS, Mark, MarkScale, move_numbers, settled_label
+from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers, settled_label
 from taldau.games.registry import analyser
 
 from ..accounting import count
@@ -76,7 +76,7 @@ class Move:
     @property
     def settled(self) -> str | None:
         """How the decision was settled again where it was in doubt (``rollout, 648 trials, ±0.031``), or
-        None (``games.kind.settled_label``)."""
+        None (``base.kind.settled_label``)."""
         return settled_label(self.judged, self.depth, self.loss_se)
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from html import escape
 
-from taldau.games.kind import Mark
+from taldau.base.kind import Mark
 
 from .data import MARK_NAMES, Move
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from taldau.games.kind import GameKind
+from taldau.base.kind import GameKind
 from taldau.games.registry import game_kind
 
 from ..accounting import count

@@ -7,7 +7,7 @@ checker that can be hit; *play*, all the checker moves of one roll; *cube*, the 
 the match game played without the cube.
 """
 
-from taldau.games.records import RecordFile, UnreadableFile
+from taldau.base.records import RecordFile, UnreadableFile
 
 from .cube import CubeError, MatchState, Rules
 from .position import ROLLS, Dice, GameValue, Outcome, Play, Position, parse_dice

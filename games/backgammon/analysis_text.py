@@ -6,7 +6,7 @@ luck, cube, overall: errors in EMG and mEMG, with match winning chances in match
 bands, XG's PR, the actual and luck-adjusted results and the FIBS ratings); after the last game the same
 table for the whole match.
 
-The decisions come in the common shape (``taldau.games.kind.Decision``) with their marks, from a fresh
+The decisions come in the common shape (``taldau.base.kind.Decision``) with their marks, from a fresh
 review or from the rows of a stored analysis, so that both print the same text.
 """
 
@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from taldau.games.kind import (
+from taldau.base.kind import (
     CUBE_ERRORS,
     EMG_SCALE,
     MARKS,
@@ -388,7 +388,7 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
 
 
 def settled(decision: Decision) -> str | None:
-    """How a decision in doubt was settled again (``games.kind.settled_label``), or None."""
+    """How a decision in doubt was settled again (``base.kind.settled_label``), or None."""
     return settled_label(decision.judged, decision.depth, decision.loss_se)
 
 

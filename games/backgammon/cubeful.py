@@ -56,7 +56,7 @@ from enum import Enum
 from functools import cached_property, lru_cache
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from .board import MOVER, pip_counts
 from .cube import MatchState

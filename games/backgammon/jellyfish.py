@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import (
+from taldau.base.records import (
     Line,
     ReadLimits,
     RecordError,

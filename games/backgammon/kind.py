@@ -1,11 +1,11 @@
-"""Backgammon behind taldau's common face (``taldau.games.kind``): match records (Jellyfish .mat/.txt, gnubg
+"""Backgammon behind taldau's common face (``taldau.base.kind``): match records (Jellyfish .mat/.txt, gnubg
 SGF) read and replayed game by game. A task is one match: its games in order, written back as Jellyfish
 match text, so that the score and the cube carry from game to game as they did at the table.
 
 The analyser (``BackgammonAnalyser``) reviews a match as GNU Backgammon's "analyse match" does
 (``review.review_match``: every checker play, cube decision and take decision judged in cubeful equity,
 EMG, with gnubg's marks and the luck of every roll) and hands the decisions on in the common shape
-(``taldau.games.kind.Decision``), values of positions from the match's first player's side.
+(``taldau.base.kind.Decision``), values of positions from the match's first player's side.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from taldau.games.identity import game_id
-from taldau.games.kind import (
+from taldau.base.identity import game_id
+from taldau.base.kind import (
     EMG_SCALE,
     AnalysisOptions,
     Annotation,
@@ -33,7 +33,7 @@ from taldau.games.kind import (
     header_rating,
     pov,
 )
-from taldau.games.records import RecordFile
+from taldau.base.records import RecordFile
 
 from . import recognises as is_backgammon
 from .analysis_text import analysis_text
@@ -84,7 +84,7 @@ WARM_UP_MATCH = """ 3 point match
 @dataclass(frozen=True)
 class BackgammonAnalyser:
     """An evaluator (``engine``: ``sage``, bgsage's nets, by default; ``own``, taldau's; ``gnubg`` with the
-    optional gnubg-nn) reviewing whole matches (see ``taldau.games.kind.Analyser``). ``depth`` in the
+    optional gnubg-nn) reviewing whole matches (see ``taldau.base.kind.Analyser``). ``depth`` in the
     user's options is the plies, gnubg's numbering for every engine (sage's own "3ply" is depth 2).
 
     Where ``sage`` cannot run here, ``own`` stands in (``fallback`` says so): ``version``, and with it the
@@ -188,7 +188,7 @@ def game_analyses(games: Sequence[Game], review: MatchReview) -> list[GameAnalys
 
 
 def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
-    """A reviewed decision in the common shape (see ``taldau.games.kind.Decision``)."""
+    """A reviewed decision in the common shape (see ``taldau.base.kind.Decision``)."""
     step = game.steps[reviewed.step]
     player = reviewed.player
     common = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from taldau.games.records import Line, ReadLimits, RecordError, RecordFile, UnreadableFile, text_lines
+from taldau.base.records import Line, ReadLimits, RecordError, RecordFile, UnreadableFile, text_lines
 
 from .jellyfish import JellyfishReader
 from .record import MatchRecord

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from taldau.games.records import RecordError, append_error
+from taldau.base.records import RecordError, append_error
 
 BAR = 25
 OFF = 0

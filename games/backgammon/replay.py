@@ -25,7 +25,7 @@ from enum import Enum
 from math import ceil
 
 import numpy as np
-from taldau.games.records import ReadLimits, RecordError, RecordFile, append_error, capped
+from taldau.base.records import ReadLimits, RecordError, RecordFile, append_error, capped
 
 from . import board as core
 from .cube import CubeError, MatchState, Rules

@@ -19,7 +19,7 @@ What a review holds (``review_match``):
   he may double and that is better for him), each by Janowski's interpolation over the cubeless
   probabilities (``cubeful``), as gnubg values it at 0-ply. The equity lost (>= 0), gnubg's mark
   (``Mark``: ``?!`` doubtful, ``?`` bad, ``??`` very bad, for a loss of 0.03 / 0.06 / 0.12 or more: the rule
-  of every game, ``taldau.games.kind.mark_for``), never on
+  of every game, ``taldau.base.kind.mark_for``), never on
   a forced play. The *luck* of
   the roll (gnubg's ``LuckNormal``): the value of the best play of the roll made minus the average over the
   21 rolls (weighted by the 36 they stand for) of the value of each roll's best play, at
@@ -60,8 +60,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
-from taldau.games.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, mark_for
-from taldau.games.records import RecordError
+from taldau.base.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, mark_for
+from taldau.base.records import RecordError
 
 from . import luck
 from .cube import MatchState
@@ -190,7 +190,7 @@ class ReviewSettings:
     deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``; see ``cube_doubt``),
     ``luck_plies`` for the luck
     of the rolls (0, as gnubg; ``luck`` False skips luck), the marks' thresholds (equity lost, EMG; by
-    default gnubg's, ``games.kind.EMG_SCALE``), the luck marks' thresholds, and the match equity table.
+    default gnubg's, ``base.kind.EMG_SCALE``), the luck marks' thresholds, and the match equity table.
 
     Cube decisions are judged as gnubg judges them at ``cube_plies``: by a cubeful look-ahead
     (``cube_plies.plied_cube_decision``) wherever the player doubled, answered a double, or the 0-ply cube

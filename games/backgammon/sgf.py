@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import MAX_ERRORS_PER_GAME, Line, ReadLimits, RecordError, append_error, excerpt
+from taldau.base.records import MAX_ERRORS_PER_GAME, Line, ReadLimits, RecordError, append_error, excerpt
 
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from taldau.games.svg import BEST, INK, PLAYED, Point, arrow, document, text
+from taldau.base.svg import BEST, INK, PLAYED, Point, arrow, document, text
 
 from . import board as core
 from .cube import MatchState

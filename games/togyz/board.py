@@ -19,8 +19,8 @@ Everything here is ``njit(cache=True)``; with ``NUMBA_DISABLE_JIT=1`` it runs as
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit
-from taldau.games.zobrist import splitmix64_words
+from taldau.base.jit import njit
+from taldau.base.zobrist import splitmix64_words
 
 PITS = 9
 CELLS = 18

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from taldau.games.winchance import WinCurve
+from taldau.base.winchance import WinCurve
 
 
 def load_win_curve(path: str | None = None) -> WinCurve:

@@ -35,7 +35,7 @@ import json
 from importlib import resources
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from .board import CELLS, KAZAN, PITS, SIDE, STONES, TUZDYK
 

@@ -1,4 +1,4 @@
-"""Togyz Kumalak behind taldau's common face (``taldau.games.kind``): its records, and its analyser (the
+"""Togyz Kumalak behind taldau's common face (``taldau.base.kind``): its records, and its analyser (the
 alpha-beta engine with the winning-chance curve fitted on real games).
 
 A task is one game, written back as PlayOK text. A move's ``drop`` is the winning chances it gives away
@@ -13,8 +13,8 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from taldau.games.identity import game_id
-from taldau.games.kind import (
+from taldau.base.identity import game_id
+from taldau.base.kind import (
     AnalysisOptions,
     Annotation,
     GameAnalysis,
@@ -25,8 +25,8 @@ from taldau.games.kind import (
     header_date,
     header_rating,
 )
-from taldau.games.records import RecordFile
-from taldau.games.winchance import WinCurve
+from taldau.base.records import RecordFile
+from taldau.base.winchance import WinCurve
 
 from .chances import load_win_curve
 from .engine import Engine, EngineSettings, Limit, engine_version
@@ -51,7 +51,7 @@ POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}  # what e
 
 @dataclass(frozen=True)
 class TogyzAnalyser:
-    """The Togyz engine as the batch analysis uses it (see ``taldau.games.kind.Analyser``).
+    """The Togyz engine as the batch analysis uses it (see ``taldau.base.kind.Analyser``).
 
     ``one_search``: the played move valued by the next position's search where that compares (see
     ``review_game``); not the default, kept to measure it (``taldau bench marks --one-search``).

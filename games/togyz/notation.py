@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from taldau.games.records import excerpt
+from taldau.base.records import excerpt
 
 GLYPHS = ("!!", "??", "?!", "!?", "!", "?")  # longest first, as the suffix pattern tries them
 TUZDYK_MARKS = "xXх"  # Latin x, X and Cyrillic х

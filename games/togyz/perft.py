@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from .board import KAZAN, PITS, SIDE, STATE_DTYPE, STATE_SIZE, WINNING_KAZAN, sow
 from .position import Position

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from taldau.games.records import ReadLimits, RecordError, RecordFile, append_error
+from taldau.base.records import ReadLimits, RecordError, RecordFile, append_error
 
 from .fen import FenError
 from .notation import CAPTURE, QUIET, MoveText

@@ -41,8 +41,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from taldau.games.kind import Decision, DecisionKind, GameAnalysis, OpeningBook, pov
-from taldau.games.winchance import WinCurve
+from taldau.base.kind import Decision, DecisionKind, GameAnalysis, OpeningBook, pov
+from taldau.base.winchance import WinCurve
 
 from .engine import AnalysisInfo, Engine, Limit, Score
 from .position import Position

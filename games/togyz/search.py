@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.games.jit import njit, unowned
+from taldau.base.jit import njit, unowned
 
 from .board import (
     KAZAN,

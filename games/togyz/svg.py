@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from taldau.games.svg import BEST, INK, PLAYED, arrow, document, text
+from taldau.base.svg import BEST, INK, PLAYED, arrow, document, text
 
 from .board import STONES
 from .position import Position, Side

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from .engine import Engine, EngineSettings, Limit
 from .evaluate import FEATURES, KAZAN_WEIGHT, N_FEATURES, features, kazan_only_weights

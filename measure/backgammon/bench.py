@@ -185,9 +185,9 @@ def real_decisions(folder: Path, count: int = 200) -> list[tuple[Position, tuple
     """``count`` checker-play decisions (position before the roll, dice) of the real matches under
     ``folder`` (every Jellyfish .txt/.mat and SGF file, sorted by path), evenly spread over all the rolls
     that have more than one play: a fixed set for benchmarks."""
+    from taldau.base.records import ReadLimits
     from taldau.games.backgammon.record import ActionKind
     from taldau.games.backgammon.replay import read_games
-    from taldau.games.records import ReadLimits
 
     found: list[tuple[Position, tuple[int, int]]] = []
     for path in sorted(p for p in folder.rglob("*") if p.suffix in (".txt", ".mat", ".sgf")):

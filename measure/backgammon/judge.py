@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.base.files import append_json_line, json_lines
 from taldau.games.backgammon.cube import MatchState
 from taldau.games.backgammon.cube_plies import after_play_equity
 from taldau.games.backgammon.engine import Limit, analyse
@@ -49,7 +50,6 @@ from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout
 from taldau.games.backgammon.met import kazaross_xg2
 from taldau.games.backgammon.position import Play
 from taldau.games.backgammon.review import DEFAULT_LEVEL, LEVELS, MoveDecision, ReviewSettings, review_play
-from taldau.games.files import append_json_line, json_lines
 from taldau.measure.backgammon.strength import Drawn, load_level_evaluator
 
 CACHE_FORMAT = "judge-1"

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.base.files import append_json_line, json_lines
+from taldau.base.jit import is_writable, user_cache_root
 from taldau.games.backgammon.cube import MatchState
 from taldau.games.backgammon.engine import Limit, analyse, choose_evaluator, engine_limit
 from taldau.games.backgammon.eval import Evaluator
@@ -41,8 +43,6 @@ from taldau.games.backgammon.position import Position
 from taldau.games.backgammon.record import ActionKind
 from taldau.games.backgammon.replay import Step
 from taldau.games.backgammon.review import match_id
-from taldau.games.files import append_json_line, json_lines
-from taldau.games.jit import is_writable, user_cache_root
 
 CACHE_FORMAT = "strength-1"
 DEFAULT_DECISIONS = 500
@@ -126,8 +126,8 @@ class Drawn:
 def draw_decisions(folder: Path, count: int, seed: int) -> list[Drawn]:
     """``count`` checker plays with two or more legal plays of the matches under ``folder`` (files sorted
     by path), by a permutation seeded with ``seed``; FileNotFoundError when ``folder`` holds no match."""
+    from taldau.base.records import ReadLimits
     from taldau.games.backgammon.replay import read_games
-    from taldau.games.records import ReadLimits
 
     files = sorted(p for p in Path(folder).rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file())
     if not files:

@@ -18,8 +18,8 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Protocol
 
-from taldau.games.kind import OpeningBook
-from taldau.games.processes import worker_pool
+from taldau.base.kind import OpeningBook
+from taldau.base.processes import worker_pool
 from taldau.games.togyz.engine import Engine, EngineSettings, Limit
 from taldau.games.togyz.position import Position, Side, Termination
 from taldau.games.togyz.review import book_move

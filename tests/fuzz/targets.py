@@ -22,8 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from taldau.analysis.validation import Unreadable, archive_games
+from taldau.base.archive import Refused, iter_sources
+from taldau.base.records import ReadLimits, RecordError, RecordFile, UnreadableFile
 from taldau.games import registry
-from taldau.games.archive import Refused, iter_sources
 from taldau.games.backgammon import ids
 from taldau.games.backgammon.jellyfish import read_jellyfish
 from taldau.games.backgammon.position_text import read_position
@@ -33,7 +34,6 @@ from taldau.games.backgammon.replay import Game as BackgammonGame
 from taldau.games.backgammon.replay import replay_match
 from taldau.games.backgammon.sgf import read_sgf
 from taldau.games.backgammon.writer import write_jellyfish
-from taldau.games.records import ReadLimits, RecordError, RecordFile, UnreadableFile
 from taldau.games.togyz import Game as TogyzGame
 from taldau.games.togyz import read_games as read_togyz_games
 from taldau.games.togyz import write_playok, write_scoresheet

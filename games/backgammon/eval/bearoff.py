@@ -52,9 +52,9 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
+from taldau.base.files import publish
+from taldau.base.jit import is_writable, njit, user_cache_root
 from taldau.games.backgammon.board import BAR, CHECKERS, MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW
-from taldau.games.files import publish
-from taldau.games.jit import is_writable, njit, user_cache_root
 
 from .probabilities import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 

@@ -25,7 +25,7 @@ instead of multiplying a mostly-zero vector.
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from ..board import MOVER, OPPONENT, ROLL_COUNTS, ROLL_DICE, ROW, rearmost
 

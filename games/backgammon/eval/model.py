@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from ..board import MOVER, OPPONENT, rearmost
 from .inputs import FEATURES, MAX_NONZERO, POINT_INPUTS, encode

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from ..board import BAR, MOVER, OPPONENT, ROW
 from .inputs import INPUTS, POINT_INPUTS, UNITS

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from taldau.games.jit import use_threads
+from taldau.base.jit import use_threads
 
 from ..board import KEY_WORDS
 from .bearoff import BEAROFF_VERSION, BearoffDatabase, load_bearoff_database

@@ -19,7 +19,7 @@ position.
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit, prange
+from taldau.base.jit import njit, prange
 
 from ..board import KEY_WORDS, MAX_PLAYS, ROLL_COUNTS, ROLL_DICE, TABLE_SIZE, generate_plays, swap_into
 from .bearoff import bearoff_probabilities, is_bearoff

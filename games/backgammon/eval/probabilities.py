@@ -4,7 +4,7 @@ search kernels and plain Python share one definition."""
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from ..board import KEY_WORDS, MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
 from .inputs import POINT_INPUTS

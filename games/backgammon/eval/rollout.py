@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.games.jit import njit, prange
+from taldau.base.jit import njit, prange
 
 from ..board import ROLL_COUNTS, ROLL_DICE
 from .plies import _work_memory, best_reply

@@ -24,10 +24,10 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from taldau.games.archive import iter_sources
-from taldau.games.files import publish
-from taldau.games.jit import njit
-from taldau.games.records import ReadLimits, RecordFile
+from taldau.base.archive import iter_sources
+from taldau.base.files import publish
+from taldau.base.jit import njit
+from taldau.base.records import ReadLimits, RecordFile
 
 from ..board import KEY_WORDS, generate_plays, start_board, swap_into
 from ..record import ActionKind

@@ -9,7 +9,7 @@ The dice come from numba's generator seeded by the caller, so a batch is reprodu
 from __future__ import annotations
 
 import numpy as np
-from taldau.games.jit import njit
+from taldau.base.jit import njit
 
 from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
 from .model import evaluate_nets, net_scratch, train_nets

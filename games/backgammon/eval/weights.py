@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from taldau.games.files import publish
+from taldau.base.files import publish
 
 from .inputs import FEATURE_NAMES, FEATURES, POINT_INPUTS
 from .model import NetPair

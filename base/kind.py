@@ -34,7 +34,7 @@ from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-from taldau.games.records import RecordError, RecordFile
+from taldau.base.records import RecordError, RecordFile
 
 Game = TypeVar("Game")
 

@@ -29,15 +29,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+# The folders whose modules hold compiled kernels: this package and the games beside it (siblings in an
+# install and in the repository alike).
+KERNEL_DIRS = (Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "games")
 
 
-def source_digest(package: Path = PACKAGE_DIR) -> str:
-    """A short digest of every Python source under ``package``: it changes whenever any kernel does."""
+def source_digest(packages: tuple[Path, ...] = KERNEL_DIRS) -> str:
+    """A short digest of every Python source under ``packages``: it changes whenever any kernel does."""
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode())
-        digest.update(path.read_bytes())
+    for package in packages:
+        for path in sorted(package.rglob("*.py")):
+            digest.update(f"{package.name}/{path.relative_to(package).as_posix()}".encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -27,8 +27,8 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
-from taldau.games.files import not_regular, open_regular
-from taldau.games.records import MIB, ReadLimits, RecordFile, UnreadableFile
+from taldau.base.files import not_regular, open_regular
+from taldau.base.records import MIB, ReadLimits, RecordFile, UnreadableFile
 
 # Files taken from directories and archives, also when compressed (``.pgn.gz``); a path named explicitly is
 # always read.
