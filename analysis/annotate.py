@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taldau.base.kind import AnalysisOptions
+from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
 from taldau.schemas import GameRow
 
@@ -122,32 +122,31 @@ def _record_file(source: str) -> str | None:
 def annotate(
     paths: Iterable[str | Path],
     game: str,
-    options: AnalysisOptions,
+    limit: Limit,
     form: str,
     limits: ReadLimits | None = None,
     engine: str | None = None,
     say: Callable[[str], None] = lambda line: None,
     progress: Callable[[int], object] | None = None,
 ) -> Iterator[str | NotAnnotated]:
-    """Every valid game of ``game`` under ``paths`` reviewed at ``options`` by ``engine`` (None: the game's
+    """Every valid game of ``game`` under ``paths`` reviewed within ``limit`` by ``engine`` (None: the game's
     default) and written back with its review in ``form``, a task (a Togyz game, a backgammon match) at a
-    time; a ``NotAnnotated`` note for each input that is not written. ValueError at once when the options
+    time; a ``NotAnnotated`` note for each input that is not written. ValueError at once when the limit
     or the engine do not suit the game. An engine named is named in the annotator (the one that ran: a
     stand-in's name where it stood in, and ``say`` hears the line that says so). ``progress`` hears the
     decisions judged as the reviews go (``Analyser.review``), for a display: a match takes a while."""
-    settings = BatchSettings(game=game, engine=engine)
-    limit = settings.analyser.limit(options)
+    settings = BatchSettings(game=game, limit=limit, engine=engine)
+    search = settings.search()
     if settings.fallback is not None:
         say(settings.fallback)
     named = "" if engine is None else f"{settings.analyser.engine_name()} "
-    annotator = f"taldau, {named}{limit}"
-    return _annotated(paths, settings, options, form, annotator, limits or ReadLimits(), progress)
+    annotator = f"taldau, {named}{search}"
+    return _annotated(paths, settings, form, annotator, limits or ReadLimits(), progress)
 
 
 def _annotated(
     paths: Iterable[str | Path],
     settings: BatchSettings,
-    options: AnalysisOptions,
     form: str,
     annotator: str,
     limits: ReadLimits,
@@ -156,7 +155,7 @@ def _annotated(
     tools = settings.analyser
     for item in plan(paths, settings, limits):
         if isinstance(item, GameTask):
-            reviews = review_task(tools, item.record, item.source, options, progress=progress)
+            reviews = review_task(tools, item.record, item.source, settings.limit, progress)
             notes = [annotation(review, annotator) for review in reviews]
             yield tools.annotate(item.record, item.source, notes, form)
         else:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.base.kind import Analyser, AnalysisOptions, GameFacts, GameKind
+from taldau.base.kind import Analyser, GameFacts, GameKind, Limit
 from taldau.base.records import ReadLimits
 from taldau.games.registry import analyser, game_kind
 from taldau.schemas import (
@@ -33,17 +33,17 @@ from taldau.schemas import (
 )
 
 from .accounting import NotUsed, Place, Unused, place_id
-from .review import Thresholds, check_thresholds, review_task
+from .review import review_task
 from .rows import move_rows
 from .validation import Unreadable, archive_games
 
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """What an analysis depends on: the game, the limit (None: the game's default), the mark thresholds
-    (None: the game's analyser's own), the engine (None: the game's default; backgammon ``own``,
-    ``gnubg``, ``sage``) and the level of review (None: the game's default; backgammon's ``quick``,
-    ``standard``, ``deep``, ``world``; Togyz has none).
+    """What an analysis depends on, as plain values: the game, the user's ``limit`` (depth, nodes, time,
+    level; all unset: the game's default) and the engine (None: the game's default; backgammon ``own``,
+    ``gnubg``, ``sage``). The engine itself is loaded once per process by these values
+    (``registry.analyser``).
 
     ``key`` names the result set: the same settings and engine give the same key on any machine. The key
     is made of ``describe()``, whose ``engine`` is the version of the engine actually loaded (its name,
@@ -53,11 +53,8 @@ class BatchSettings:
     """
 
     game: str = "togyz"
-    depth: int | None = None
-    nodes: int | None = None
-    thresholds: Thresholds | None = None
+    limit: Limit = field(default_factory=Limit)
     engine: str | None = None
-    level: str | None = None
 
     @property
     def analyser(self) -> Analyser:
@@ -73,27 +70,20 @@ class BatchSettings:
     def kind(self) -> GameKind[Any]:
         return game_kind(self.game)
 
-    @property
-    def options(self) -> AnalysisOptions:
-        return AnalysisOptions(depth=self.depth, nodes=self.nodes, level=self.level)
-
-    def marks(self) -> Thresholds:
-        """The thresholds of the marks, in the analyser's scale."""
-        return check_thresholds(self.thresholds or self.analyser.scale.thresholds)
-
-    def limit(self) -> object:
-        return self.analyser.limit(self.options)
+    def search(self) -> object:
+        """The engine's own search for ``limit`` (``Analyser.search``); ValueError where it cannot."""
+        return self.analyser.search(self.limit)
 
     def time_budget(self, decisions: int) -> float:
         """Seconds a task of ``decisions`` decisions may take, as the game's analyser states it."""
-        return self.analyser.time_budget(self.options, decisions)
+        return self.analyser.time_budget(self.limit, decisions)
 
     def describe(self) -> dict[str, Any]:
         """Everything the results depend on, for the manifest and the key."""
         return {
             "game": self.game,
-            "limit": str(self.limit()),
-            "thresholds": list(self.marks()),
+            "limit": str(self.search()),
+            "thresholds": list(self.analyser.scale.thresholds),
             "engine": self.analyser.version(),
             "schemas": {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
         }
@@ -114,8 +104,12 @@ class BatchSettings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BatchSettings:
-        thresholds = data.get("thresholds")
-        return cls(**{**data, "thresholds": None if thresholds is None else tuple(thresholds)})
+        """The settings ``to_json`` wrote; also the flat ``depth``, ``nodes`` and ``level`` of messages and
+        files written before the one ``Limit`` (their ``thresholds`` were always the scale's)."""
+        if "limit" in data:
+            return cls(data.get("game", "togyz"), Limit(**data["limit"]), data.get("engine"))
+        flat = {name: data.get(name) for name in ("depth", "nodes", "level")}
+        return cls(data.get("game", "togyz"), Limit(**flat), data.get("engine"))
 
 
 @dataclass(frozen=True)
@@ -280,7 +274,7 @@ def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, lis
     if lost:  # the record was valid when planned: this is a bug, not bad input
         errors = [str(error) for facts in replayed for error in facts.errors]
         raise ValueError(f"task {task.id} no longer replays as planned: game {lost} {errors[:1]}")
-    reviews = review_task(settings.analyser, task.record, task.source, settings.options, settings.marks())
+    reviews = review_task(settings.analyser, task.record, task.source, settings.limit)
     moves: list[MoveRow] = []
     rows: list[GameRow] = []
     for planned in task.games:

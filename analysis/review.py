@@ -16,28 +16,17 @@ from dataclasses import dataclass, field
 from taldau.base.kind import (
     CUBE_ERRORS,
     Analyser,
-    AnalysisOptions,
     Annotation,
     Decision,
     DecisionKind,
     GameAnalysis,
+    Limit,
     Mark,
     MarkScale,
     cube_error_kind,
-    mark_for,
     pov,
 )
 from taldau.schemas import SideFigures
-
-Thresholds = tuple[float, float, float]
-
-
-def check_thresholds(thresholds: Thresholds) -> Thresholds:
-    """``thresholds`` if they rise from above 0, else ValueError."""
-    low, middle, high = thresholds
-    if not 0 < low <= middle <= high:
-        raise ValueError(f"mark thresholds must rise from above 0: {thresholds}")
-    return thresholds
 
 
 @dataclass(frozen=True)
@@ -61,11 +50,11 @@ class GameReview:
         return {row.decision.ply: row.mark for row in self.decisions if row.mark}
 
 
-def judge(analysis: GameAnalysis, thresholds: Thresholds, scale: MarkScale | None = None) -> GameReview:
-    """The decisions of one analysed game marked, and its players' figures (PR and rating band from
-    ``scale``, if given)."""
+def judge(analysis: GameAnalysis, scale: MarkScale) -> GameReview:
+    """The decisions of one analysed game marked at ``scale``'s thresholds (a forced decision never is),
+    and its players' figures (PR and rating band where the scale has them)."""
     marked = tuple(
-        MarkedDecision(decision, None if decision.forced else mark_for(decision.drop, thresholds))
+        MarkedDecision(decision, None if decision.forced else scale.mark(decision.drop))
         for decision in analysis.decisions
     )
     return GameReview(marked, player_stats(marked, scale))
@@ -75,16 +64,13 @@ def review_task(
     analyser: Analyser,
     text: str,
     source: str,
-    options: AnalysisOptions,
-    thresholds: Thresholds | None = None,
+    limit: Limit,
     progress: Callable[[int], object] | None = None,
 ) -> list[GameReview]:
-    """Every valid game of a task's record text analysed and marked (at the analyser's own thresholds
-    unless ``thresholds`` are given); ``progress`` hears the decisions judged as they are
-    (``Analyser.review``)."""
-    limits = check_thresholds(thresholds or analyser.scale.thresholds)
-    analyses = analyser.review(text, source, options, progress)
-    return [judge(analysis, limits, analyser.scale) for analysis in analyses]
+    """Every valid game of a task's record text analysed within ``limit`` and marked at the analyser's
+    scale; ``progress`` hears the decisions judged as they are (``Analyser.review``)."""
+    analyses = analyser.review(text, source, limit, progress)
+    return [judge(analysis, analyser.scale) for analysis in analyses]
 
 
 def review_headers(review: GameReview, annotator: str) -> dict[str, str]:

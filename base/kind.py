@@ -29,7 +29,7 @@ import datetime
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -81,13 +81,14 @@ class GameFacts:
 
 
 @dataclass(frozen=True)
-class AnalysisOptions:
-    """What the user may say about how deep to analyse, one of: the search ``depth`` in plies (0 or more),
-    ``nodes`` (1 or more) or seconds per decision (``movetime``, above 0); all None means the analyser's
-    default. The one limit type every command and both games are given (each analyser turns it into its
-    engine's own search limit); more than one, or a value out of range, is a ValueError. ``level``: a named
-    level of review (backgammon's ``quick``, ``standard``, ``deep``, ``world``), which ``depth`` may
-    go with (the level's checks at other plies); an analyser without levels refuses one (ValueError)."""
+class Limit:
+    """How deep to analyse, the one limit every command and both games are given: stop after ``depth``
+    plies (0 or more), ``nodes`` nodes (1 or more) or ``movetime`` seconds per decision (above 0),
+    whichever comes first; all None means the analyser's default. ``level`` is a named level of review
+    (backgammon's ``quick``, ``standard``, ``deep``, ``world``), which ``depth`` may go with. Each game's
+    analyser turns it into its engine's own search (``Analyser.search``) and refuses, with a ValueError,
+    what its engine cannot do (backgammon counts plies, not nodes; Togyz has no levels). A value out of
+    range is a ValueError."""
 
     depth: int | None = None
     nodes: int | None = None
@@ -95,15 +96,26 @@ class AnalysisOptions:
     level: str | None = None
 
     def __post_init__(self) -> None:
-        limits = asdict(self)
-        del limits["level"]
-        given = {name: value for name, value in limits.items() if value is not None}
-        if len(given) > 1:
-            raise ValueError(f"give one of depth, nodes and movetime, not {' and '.join(given)}")
-        lowest = {"depth": 0, "nodes": 1}
-        for name, value in given.items():
-            if value < lowest.get(name, 0) or (name == "movetime" and value <= 0):
-                raise ValueError(f"{name} {value} is out of range")
+        if self.depth is not None and self.depth < 0:
+            raise ValueError(f"depth {self.depth} is out of range: 0 or more")
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"nodes {self.nodes} is out of range: 1 or more")
+        if self.movetime is not None and not self.movetime > 0:
+            raise ValueError(f"movetime {self.movetime} is out of range: above 0")
+
+    @property
+    def stops(self) -> bool:
+        """Whether a depth, a node count or a time is given (a search with none would not stop)."""
+        return self.depth is not None or self.nodes is not None or self.movetime is not None
+
+    def __str__(self) -> str:
+        """``depth 12``, ``nodes 300000, time 0.5``: the stops given, as settings and headers name them."""
+        parts = [
+            f"{name} {value}"
+            for name, value in (("depth", self.depth), ("nodes", self.nodes), ("time", self.movetime))
+            if value
+        ]
+        return ", ".join(parts + ([f"level {self.level}"] if self.level else []))
 
 
 class DecisionKind(StrEnum):
@@ -208,6 +220,11 @@ class MarkScale:
     thresholds: tuple[float, float, float]
     ratings: tuple[tuple[float, str], ...] = ()
     pr_factor: float | None = None
+
+    def __post_init__(self) -> None:
+        low, middle, high = self.thresholds
+        if not 0 < low <= middle <= high:
+            raise ValueError(f"mark thresholds must rise from above 0: {self.thresholds}")
 
     def mark(self, loss: float) -> Mark | None:
         """The mark of a decision that loses ``loss`` on this scale (``mark_for``)."""
@@ -403,15 +420,16 @@ class Annotation:
     decisions: tuple[Decision, ...] = ()
 
 
-class EngineLimit(Protocol):
-    """A game engine's own limit; the rest of taldau only names it (``str``), in settings and headers."""
+class EngineSearch(Protocol):
+    """A game engine's own search settings, made of a ``Limit`` by its analyser; the rest of taldau only
+    names it (``str``), in settings and headers."""
 
     def __str__(self) -> str: ...
 
 
 @runtime_checkable
 class Analyser(Protocol):
-    """A game's engine as the batch analysis uses it: its limit from the user's options, its version (part
+    """A game's engine as the batch analysis uses it: its search for the user's limit, its version (part
     of the settings key), its mark scale, the time a task may take, and the review of one task."""
 
     @property
@@ -419,8 +437,9 @@ class Analyser(Protocol):
         """What decisions' ``drop`` is measured in, and the default thresholds of the marks."""
         ...
 
-    def limit(self, options: AnalysisOptions) -> EngineLimit:
-        """The engine's limit for the user's options (its default when they say nothing)."""
+    def search(self, limit: Limit) -> EngineSearch:
+        """The engine's search for the user's ``limit`` (its default when it says nothing); ValueError for
+        what the engine cannot do."""
         ...
 
     def version(self) -> str:
@@ -437,8 +456,8 @@ class Analyser(Protocol):
         stands in and why (backgammon's ``sage`` on a machine where bgsage cannot run)."""
         ...
 
-    def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
-        """Seconds that a task of ``decisions`` decisions may take at most with these options, with room
+    def time_budget(self, limit: Limit, decisions: int) -> float:
+        """Seconds that a task of ``decisions`` decisions may take at most within ``limit``, with room
         for a slow machine (the Celery time limits are made of it)."""
         ...
 
@@ -451,7 +470,7 @@ class Analyser(Protocol):
         self,
         text: str,
         source: str,
-        options: AnalysisOptions,
+        limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
         """Every valid game of a task's record ``text``, in order, judged decision by decision; ``progress``

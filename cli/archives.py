@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 
 import click
 from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
-from taldau.base.kind import AnalysisOptions
+from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
@@ -102,11 +101,11 @@ def annotate(
     from taldau.analysis import annotate as annotating
     from taldau.analysis.folder import FolderError, is_analysis_folder
 
-    options = replace(BOTH_GAMES_LIMIT.given(depth, nodes, movetime), level=level)
+    limit = BOTH_GAMES_LIMIT.given(depth, nodes, movetime, level)
     judged = Judged()  # the progress of a review (none when stored judgements are printed)
     try:
         if any(is_analysis_folder(path) for path in paths):
-            if len(paths) > 1 or game != "auto" or options != AnalysisOptions() or engine is not None:
+            if len(paths) > 1 or game != "auto" or limit != Limit() or engine is not None:
                 raise click.UsageError(
                     "an analysis folder is annotated alone, at its own settings (no other path, --game, "
                     "--depth, --nodes, --movetime, --level or --engine)"
@@ -116,7 +115,7 @@ def annotate(
             chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
             try:
                 items = annotating.annotate(
-                    paths, chosen, options, form, ReadLimits(), chosen_engine(engine, chosen), say, judged.add
+                    paths, chosen, limit, form, ReadLimits(), chosen_engine(engine, chosen), say, judged.add
                 )
             except ValueError as error:
                 raise click.UsageError(str(error)) from None

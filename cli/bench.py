@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import click
+from taldau.base.kind import Limit
 from taldau.cli.backgammon import evaluator
 from taldau.cli.bench_service import capacity, service, soak
 from taldau.cli.marks import marks
@@ -22,7 +23,6 @@ from taldau.cli.options import (
 from taldau.cli.progress import progress_line
 from taldau.cli.strength import engines, judge
 from taldau.games.backgammon.kind import DEFAULT_PLIES
-from taldau.games.togyz.engine import Limit
 from taldau.measure.backgammon.strength import BGLAB
 
 DECISIONS = 200  # real decisions timed by the backgammon speed bench

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
-from taldau.base.kind import AnalysisOptions
+from taldau.base.kind import Limit
 from taldau.cli.options import (
     BOTH_GAMES_LIMIT,
     JSON,
@@ -140,7 +140,7 @@ def _verification(text: str) -> tuple[Verification, ...]:
 
 def marks_bench(
     game: str,
-    options: AnalysisOptions,
+    limit: Limit,
     games: int | None,
     reference_depth: int | None,
     archive: str | None,
@@ -152,7 +152,7 @@ def marks_bench(
     verifications: tuple[str, ...] = (),
     engine: str | None = None,
 ) -> None:
-    """Review ``games`` games spread over ``archive`` (None: the game's, ``ARCHIVES``) at ``options`` and
+    """Review ``games`` games spread over ``archive`` (None: the game's, ``ARCHIVES``) within ``limit`` and
     at the reference depth (None: the game's, ``REFERENCE_DEPTH``) by the game's default engine or
     ``engine`` (backgammon); print the marks' precision and recall against the reference, and the seconds.
     The reference's reviews are kept in the user's cache (``ReviewCache``), so a run stopped half way goes
@@ -182,9 +182,9 @@ def marks_bench(
         sample = sample_games(kind, Path(archive), games or SAMPLE)
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    tested: dict[str, Any] = {"default": (analyser, options)}
+    tested: dict[str, Any] = {"default": (analyser, limit)}
     if one_search:
-        tested["one_search"] = (replace(analyser, one_search=True), options)  # type: ignore[type-var]
+        tested["one_search"] = (replace(analyser, one_search=True), limit)  # type: ignore[type-var]
     reference = analyser  # the same engine, deeper: backgammon's reviews have no other settings
     if game == "togyz":
         reference = replace(  # type: ignore[type-var]
@@ -195,17 +195,17 @@ def marks_bench(
         settings = _named(name, "--also")
         if depth and not depth.isdigit():
             raise click.BadParameter(f"{variant}: the depth after ':' is a whole number", param_hint="--also")
-        tested_options = replace(options, depth=int(depth)) if depth else options
-        tested[variant] = (replace(analyser, settings=settings, verification=()), tested_options)  # type: ignore[type-var]
+        tested_limit = Limit(depth=int(depth), level=limit.level) if depth else limit
+        tested[variant] = (replace(analyser, settings=settings, verification=()), tested_limit)  # type: ignore[type-var]
     for text in verifications:
-        tested[f"verify {text}"] = (replace(analyser, verification=_verification(text)), options)  # type: ignore[type-var]
+        tested[f"verify {text}"] = (replace(analyser, verification=_verification(text)), limit)  # type: ignore[type-var]
     with progress_line("reviewing", "game") as shown:
         report = run_marks_bench(
             kind,
             sample,
             tested,
-            (reference, AnalysisOptions(depth=reference_depth)),
-            analyser.scale.thresholds,
+            (reference, Limit(depth=reference_depth)),
+            analyser.scale,
             jobs,
             ReviewCache.default(),
             lambda done, total: shown.update(done, total),
@@ -228,7 +228,7 @@ def _print_report(report: dict[str, Any], tested: list[str], archive: str, refer
         entry = report[name]
         against = entry["against_reference"]
         click.echo(
-            f"{name} {entry['options']}: {entry['seconds']} s; same mark as the reference on "
+            f"{name} {entry['limit']}: {entry['seconds']} s; same mark as the reference on "
             f"{against['same_mark']} of {against['decisions']}; "
             f"loss correlation {against['loss_correlation']}"
         )

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 import click
+from taldau.base.kind import Limit
 from taldau.cli.backgammon import evaluator
 from taldau.cli.book import book_player
 from taldau.cli.options import BOTH_GAMES_LIMIT, JSON, game_option, processes_option, within_ceiling
@@ -17,7 +18,7 @@ from taldau.cli.progress import progress_line
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.eval import Evaluator
 from taldau.games.togyz.alphazero import AlphaZeroSpec
-from taldau.games.togyz.engine import EngineSettings, Limit, named_settings
+from taldau.games.togyz.engine import EngineSettings, named_settings
 from taldau.games.togyz.evaluate import load_weights
 from taldau.measure.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
 from taldau.measure.togyz.match import EngineSpec, openings, run_match, run_players

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from taldau.base.kind import AnalysisOptions
+from taldau.base.kind import Limit
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.backgammon.review import LEVELS
 from taldau.games.registry import NAMES
-from taldau.games.togyz.engine import DEFAULT_DEPTH, Limit
+from taldau.games.togyz.engine import DEFAULT_DEPTH
 from taldau.games.togyz.review import REVIEW_DEPTH
 
 BOTH_GAMES = NAMES  # the --game of the commands of either game: the registry's names
@@ -75,23 +75,25 @@ class LimitOptions:
             help=self.depth,
         )(function)
 
-    def given(self, depth: int | None, nodes: int | None, movetime: float | None = None) -> AnalysisOptions:
-        """The limit given on the command line (nothing given: all None); a usage error when more than one
-        of them is."""
-        try:
-            return AnalysisOptions(depth, nodes, movetime)
-        except ValueError:  # more than one given: the option ranges keep each value in range
+    def given(
+        self, depth: int | None, nodes: int | None, movetime: float | None = None, level: str | None = None
+    ) -> Limit:
+        """The limit given on the command line (nothing given: all None), with the review's ``level``; a
+        usage error when more than one of depth, nodes and movetime is (the options' ranges keep each in
+        range)."""
+        stops = {"--depth": depth, "--nodes": nodes, "--movetime": movetime}
+        if sum(value is not None for value in stops.values()) > 1:
             raise click.UsageError(
                 "give one of --depth, --nodes or --movetime"
                 if self.movetime is not None
                 else "give at most one of --depth and --nodes"
-            ) from None
+            )
+        return Limit(depth, nodes, movetime, level)
 
     def limit(self, depth: int | None, nodes: int | None, movetime: float | None, default: Limit) -> Limit:
         """The Togyz search limit given on the command line, or ``default`` when none is."""
-        if self.given(depth, nodes, movetime) == AnalysisOptions():
-            return default
-        return Limit(depth=depth, nodes=nodes, time=movetime)
+        given = self.given(depth, nodes, movetime)
+        return given if given.stops else default
 
 
 BOTH_GAMES_LIMIT = LimitOptions(

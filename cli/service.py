@@ -97,16 +97,14 @@ def analyze(
 
     if broker:
         broker = broker_url(broker)
-    ANALYSIS_LIMIT.given(depth, nodes)
+    limit = ANALYSIS_LIMIT.given(depth, nodes, level=level)
     writable_folder(out)
     detected = game == "auto"
     if detected:
         game = auto_game(paths, ReadLimits())
-    settings = BatchSettings(
-        game=game, depth=depth, nodes=nodes, engine=chosen_engine(engine, game), level=level
-    )
+    settings = BatchSettings(game=game, limit=limit, engine=chosen_engine(engine, game))
     try:
-        settings.limit()
+        settings.search()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if settings.fallback is not None:

@@ -8,6 +8,7 @@ import click
 from taldau.analysis.accounting import count
 from taldau.analysis.validation import valid_games
 from taldau.analysis.winchance import fit_win_curve
+from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import (
@@ -20,7 +21,7 @@ from taldau.cli.options import (
 from taldau.cli.outputs import writable_file
 from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.answers import judged_json, search_json, search_line
-from taldau.games.togyz.engine import Engine, Limit, default_limit
+from taldau.games.togyz.engine import Engine, default_limit
 from taldau.games.togyz.review import book_move, judge_move
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 

@@ -42,6 +42,7 @@ import redis
 from celery import states
 from taldau.analysis.accounting import count
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.base.kind import Limit
 from taldau.measure.local_service import PrivateRedis
 from taldau.workers.broker import safe_url
 from taldau.workers.celery_app import ServiceSettings, task_id
@@ -335,8 +336,8 @@ def run_capacity_bench(
         out = bench.out if bench.out is not None else root / "out"
         archive = root / "bench-games.pgn"
         archive.write_bytes(bundled_togyz())
-        togyz = BatchSettings(game="togyz", depth=bench.depth)
-        backgammon = BatchSettings(game="backgammon", depth=0)
+        togyz = BatchSettings(game="togyz", limit=Limit(depth=bench.depth))
+        backgammon = BatchSettings(game="backgammon", limit=Limit(depth=0))
         samples = {"togyz": analysed_samples(archive, togyz, out / "togyz", bench.togyz_games)}
         phase()
         samples["backgammon"] = analysed_samples(bench.backgammon_archive, backgammon, out / "backgammon")

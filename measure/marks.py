@@ -25,7 +25,6 @@ from pathlib import Path
 from statistics import StatisticsError, correlation
 from typing import Any
 
-from taldau.analysis.review import Thresholds
 from taldau.analysis.validation import valid_games
 from taldau.base.agreement import MarkAgreement, rounded, spread_sample
 from taldau.base.files import write_bytes_atomic
@@ -33,12 +32,12 @@ from taldau.base.jit import is_writable, user_cache_root
 from taldau.base.kind import (
     MARKS,
     Analyser,
-    AnalysisOptions,
     Decision,
     GameAnalysis,
     GameKind,
+    Limit,
     Mark,
-    mark_for,
+    MarkScale,
 )
 from taldau.base.processes import worker_pool
 from taldau.base.records import ReadLimits
@@ -100,7 +99,7 @@ def _paired(
 
 
 def blunder_disagreements(
-    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], thresholds: Thresholds
+    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], scale: MarkScale
 ) -> list[dict[str, Any]]:
     """The decisions that one review marks as blunders (``??``) and the other does not: the game (its index
     in the sample), ply (from 1, as the ``moves`` table counts it), position, move played and both drops,
@@ -116,19 +115,18 @@ def blunder_disagreements(
             "reference_drop": rounded(truth.drop),
         }
         for index, decision, truth in _paired(tested, reference)
-        if (mark_for(decision.drop, thresholds) is blunder) != (mark_for(truth.drop, thresholds) is blunder)
+        if (scale.mark(decision.drop) is blunder) != (scale.mark(truth.drop) is blunder)
     ]
 
 
 def compare_marks(
-    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], thresholds: Thresholds
+    tested: Sequence[GameAnalysis], reference: Sequence[GameAnalysis], scale: MarkScale
 ) -> MarksComparison:
     """The marks of ``tested`` against those of ``reference`` (the same games, in the same order), both at
-    ``thresholds``, over the decisions that are not forced."""
+    ``scale``'s thresholds, over the decisions that are not forced."""
     pairs = [(decision, truth) for _, decision, truth in _paired(tested, reference)]
     severities = [
-        (_severity(mark_for(decision.drop, thresholds)), _severity(mark_for(truth.drop, thresholds)))
-        for decision, truth in pairs
+        (_severity(scale.mark(decision.drop)), _severity(scale.mark(truth.drop))) for decision, truth in pairs
     ]
     exact, at_least = [], []
     for level, mark in enumerate(MARKS, start=1):
@@ -174,7 +172,7 @@ class ReviewedSample:
 
 @dataclass(frozen=True)
 class ReviewCache:
-    """Reviews kept on disk, one file per task, analyser version and options: a deep reference costs hours
+    """Reviews kept on disk, one file per task, analyser version and limit: a deep reference costs hours
     and is the same on every run, so a bench run that is stopped goes on where it was, and later runs
     compare new settings with the same reference at once. Files are pickles of the task's ``GameAnalysis``
     tuple written by this code under a name that digests everything the review depends on."""
@@ -190,10 +188,10 @@ class ReviewCache:
             return None
         return cls(root / "taldau" / "marks")
 
-    def path(self, kind: GameKind[Any], analyser: Analyser, options: AnalysisOptions, game: Any) -> Path:
+    def path(self, kind: GameKind[Any], analyser: Analyser, limit: Limit, game: Any) -> Path:
         """The file of the review of ``game``'s task: its name digests the game, the analyser's version
-        (what its results depend on, as in a batch run's settings key) and the options."""
-        text = "|".join((CACHE_FORMAT, kind.name, kind.identity(game), analyser.version(), repr(options)))
+        (what its results depend on, as in a batch run's settings key) and the limit."""
+        text = "|".join((CACHE_FORMAT, kind.name, kind.identity(game), analyser.version(), repr(limit)))
         return self.directory / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.pickle"
 
     def load(self, path: Path) -> tuple[GameAnalysis, ...] | None:
@@ -215,12 +213,10 @@ class ReviewCache:
 CACHE_FORMAT = "marks-cache-2"  # changes when what a cached review holds changes
 
 
-def _review_one(
-    analyser: Analyser, text: str, options: AnalysisOptions
-) -> tuple[tuple[GameAnalysis, ...], float]:
+def _review_one(analyser: Analyser, text: str, limit: Limit) -> tuple[tuple[GameAnalysis, ...], float]:
     """One task (its text) reviewed, with the seconds it took: what a process of the pool runs."""
     started = time.perf_counter()
-    analyses = tuple(analyser.review(text, "marks-bench", options))
+    analyses = tuple(analyser.review(text, "marks-bench", limit))
     return analyses, time.perf_counter() - started
 
 
@@ -228,12 +224,12 @@ def review_sample(
     kind: GameKind[Any],
     analyser: Analyser,
     games: Sequence[Any],
-    options: AnalysisOptions,
+    limit: Limit,
     jobs: int = 1,
     cache: ReviewCache | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReviewedSample:
-    """The task of every game of ``games`` reviewed by ``analyser`` at ``options``, on ``jobs`` processes
+    """The task of every game of ``games`` reviewed by ``analyser`` within ``limit``, on ``jobs`` processes
     (the analyses of all the tasks' games, in order); with a ``cache``, tasks reviewed before are read from
     it and the others kept in it as each one ends. ``progress(done, total)`` is told the games done (those
     from the cache at once) as each one ends."""
@@ -241,7 +237,7 @@ def review_sample(
     paths: dict[int, Path] = {}
     if cache is not None:
         for index, game in enumerate(games):
-            paths[index] = cache.path(kind, analyser, options, game)
+            paths[index] = cache.path(kind, analyser, limit, game)
             stored = cache.load(paths[index])
             if stored is not None:
                 analyses[index] = stored
@@ -261,12 +257,12 @@ def review_sample(
 
     if jobs <= 1 or len(todo) <= 1:
         for index in todo:
-            keep(index, *_review_one(analyser, kind.task_text([games[index]]), options))
+            keep(index, *_review_one(analyser, kind.task_text([games[index]]), limit))
     else:
         # Each process loads the kernels before its first game, so that no game's time counts them.
         with worker_pool(min(jobs, len(todo)), analyser.warm) as pool:
             futures = {
-                pool.submit(_review_one, analyser, kind.task_text([games[index]]), options): index
+                pool.submit(_review_one, analyser, kind.task_text([games[index]]), limit): index
                 for index in todo
             }
             for future in as_completed(futures):
@@ -278,9 +274,9 @@ def review_sample(
 def run_marks_bench(
     kind: GameKind[Any],
     games: Sequence[Any],
-    tested: Mapping[str, tuple[Analyser, AnalysisOptions]],
-    reference: tuple[Analyser, AnalysisOptions],
-    thresholds: Thresholds,
+    tested: Mapping[str, tuple[Analyser, Limit]],
+    reference: tuple[Analyser, Limit],
+    scale: MarkScale,
     jobs: int = 1,
     cache: ReviewCache | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -299,21 +295,21 @@ def run_marks_bench(
         tell = progress
         return lambda done, _: tell(before + done, total)
 
-    analyser, options = reference
+    analyser, limit = reference
     analyser.warm()
-    deep = review_sample(kind, analyser, games, options, jobs, cache, told(0))
+    deep = review_sample(kind, analyser, games, limit, jobs, cache, told(0))
     reviews: dict[str, ReviewedSample] = {}
-    for number, (name, (tested_analyser, tested_options)) in enumerate(tested.items(), start=1):
+    for number, (name, (tested_analyser, tested_limit)) in enumerate(tested.items(), start=1):
         tested_analyser.warm()
         reviews[name] = review_sample(
-            kind, tested_analyser, games, tested_options, jobs, progress=told(number * len(games))
+            kind, tested_analyser, games, tested_limit, jobs, progress=told(number * len(games))
         )
     decisions = sum(len(analysis.decisions) for analysis in deep.analyses)
     report: dict[str, Any] = {
         "games": len(games),
         "decisions": decisions,
         "reference": {
-            "options": _options(options),
+            "limit": _limit(limit),
             "version": analyser.version(),
             "seconds": round(deep.seconds, 1),
             "cached_games": deep.cached,
@@ -322,20 +318,20 @@ def run_marks_bench(
     first = next(iter(reviews), None)
     for name, sample in reviews.items():
         entry: dict[str, Any] = {
-            "options": _options(tested[name][1]),
+            "limit": _limit(tested[name][1]),
             "seconds": round(sample.seconds, 1),
-            "against_reference": compare_marks(sample.analyses, deep.analyses, thresholds).to_json(),
-            "blunder_disagreements": blunder_disagreements(sample.analyses, deep.analyses, thresholds),
+            "against_reference": compare_marks(sample.analyses, deep.analyses, scale).to_json(),
+            "blunder_disagreements": blunder_disagreements(sample.analyses, deep.analyses, scale),
         }
         if first is not None and name != first:
             entry[f"against_{first}"] = compare_marks(
-                sample.analyses, reviews[first].analyses, thresholds
+                sample.analyses, reviews[first].analyses, scale
             ).to_json()
             entry[f"seconds_ratio_to_{first}"] = round(sample.seconds / max(reviews[first].seconds, 1e-9), 2)
         report[name] = entry
     return report
 
 
-def _options(options: AnalysisOptions) -> dict[str, Any]:
-    given = {name: value for name, value in asdict(options).items() if value is not None}
+def _limit(limit: Limit) -> dict[str, Any]:
+    given = {name: value for name, value in asdict(limit).items() if value is not None}
     return given or {"default": True}

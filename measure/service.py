@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.base.kind import Limit
 from taldau.measure.local_service import PrivateRedis
 from taldau.measure.soak import comparable_rows
 from taldau.workers.defaults import SERVICE_DEPTH
@@ -56,7 +57,7 @@ class ServiceBench:
 
     def settings(self) -> BatchSettings:
         depth = SERVICE_DEPTH if self.archive is None and self.depth is None else self.depth
-        return BatchSettings(game=self.game, depth=depth)
+        return BatchSettings(game=self.game, limit=Limit(depth=depth))
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,7 @@ def run_service_bench(
         tell = progress
         return lambda done, tasks: tell(number * tasks + done, len(runs) * tasks)
 
-    report: dict[str, Any] = {"game": bench.game, "limit": str(settings.limit())}
+    report: dict[str, Any] = {"game": bench.game, "limit": str(settings.search())}
     timed: dict[str, TimedRun] = {}
     with tempfile.TemporaryDirectory(prefix="taldau-bench-") as folder:
         root = Path(folder)
@@ -199,7 +200,10 @@ def run_service_bench(
         settings.analyser.warm()
         warm = (
             _warm_file(archive, settings),
-            replace(settings, depth=1 if settings.depth is None else min(settings.depth, 1)),
+            replace(
+                settings,
+                limit=Limit(depth=1 if settings.limit.depth is None else min(settings.limit.depth, 1)),
+            ),
         )
         server = None
         try:

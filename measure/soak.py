@@ -31,6 +31,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from taldau.analysis.batch import BatchSettings
+from taldau.base.kind import Limit
 from taldau.games.togyz import Game, GameRecord, Position, Sowing, write_playok
 from taldau.measure.local_service import PrivateRedis, WorkerProcess
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, Status
@@ -224,7 +225,7 @@ def run_soak(settings: SoakSettings, folder: Path | None = None) -> dict[str, An
 
 
 def _soak(settings: SoakSettings, root: Path) -> dict[str, Any]:
-    batch = BatchSettings(depth=settings.depth)
+    batch = BatchSettings(limit=Limit(depth=settings.depth))
     started = time.perf_counter()
     archive = root / "soak.pgn"
     archive.write_text(synthetic_archive(settings), encoding="utf-8")

@@ -15,7 +15,6 @@ from helpers import make_position
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
 from taldau.analysis.review import (
     GameReview,
-    check_thresholds,
     judge,
     move_accuracy,
     review_headers,
@@ -23,11 +22,11 @@ from taldau.analysis.review import (
 from taldau.analysis.rows import move_rows
 from taldau.analysis.winchance import fit_win_curve
 from taldau.base.identity import game_id
-from taldau.base.kind import AnalysisOptions, Mark, mark_for
+from taldau.base.kind import Limit, Mark, MarkScale, mark_for
 from taldau.base.winchance import WinCurve
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit
+from taldau.games.togyz.engine import Engine, EngineSettings
 from taldau.games.togyz.kind import SCALE, TogyzKind
 from taldau.games.togyz.review import LOSS_CAP, VERIFICATION, Verification, review_game
 from taldau.games.togyz.writers import write_playok
@@ -54,7 +53,7 @@ VERSION_5_COLUMNS = {"judged", "loss_se"}
 
 def reviewed(game: Game, engine: Engine, limit: Limit = LIMIT) -> tuple[list[MoveRow], GameReview]:
     """The game judged by the Togyz engine, marked at the Togyz thresholds, as ``moves`` rows."""
-    review = judge(review_game(game, engine, load_win_curve(), limit), SCALE.thresholds)
+    review = judge(review_game(game, engine, load_win_curve(), limit), SCALE)
     return move_rows("g", review), review
 
 
@@ -131,7 +130,7 @@ def test_a_thrown_away_forced_win_loses_the_cap_and_keeps_its_plies(engine: Engi
 def test_the_moves_mean_loss_is_the_games_mean_loss(togyz_examples: Path) -> None:
     # Real games at depth 3: the second and fourth end in forced results (losses of 970 kumalak before the
     # cap), the third has losses above the cap without one.
-    settings = BatchSettings(depth=3)
+    settings = BatchSettings(limit=Limit(depth=3))
     tasks = list(plan([togyz_examples / "playok-2024-2025-sample.pgn"], settings))
     capped = forced_results = 0
     for task in (tasks[1], tasks[2], tasks[3], tasks[5]):
@@ -152,7 +151,7 @@ def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
     games = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))
     curve = load_win_curve()
     for game in (games[5], games[2]):  # 24 and 62 plies
-        review = judge(review_game(game, engine, curve, Limit(depth=4)), SCALE.thresholds)
+        review = judge(review_game(game, engine, curve, Limit(depth=4)), SCALE)
         rows = move_rows("g", review)
         assert [row.ply for row in rows] == list(range(1, game.plies + 1))  # White's first move is ply 1
         assert [row.move for row in rows] == [s.notation for s in game.sowings]
@@ -252,7 +251,7 @@ def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None
     below = {3: 0.08, 4: 0.15, 6: 0.25}  # the drop a decision judged at this depth stays below
     depths = []
     for game in games:
-        (analysis,) = analyser.review(write_playok(game), "sample", AnalysisOptions(depth=3))
+        (analysis,) = analyser.review(write_playok(game), "sample", Limit(depth=3))
         for row in analysis.decisions:
             proven = row.plies_to_result_best is not None or row.plies_to_result_played is not None
             if row.forced or proven or Position.from_fen(row.position).stones_on_board() <= 16:
@@ -262,7 +261,7 @@ def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None
             depths.append(row.depth)
     assert {3, 4, 6, 9} <= set(depths)
     # A node limit has no depth to add to: nothing is verified.
-    record, limit = write_playok(games[0]), AnalysisOptions(nodes=2_000)
+    record, limit = write_playok(games[0]), Limit(nodes=2_000)
     (verified,) = analyser.review(record, "sample", limit)
     (plain,) = replace(analyser, verification=()).review(record, "sample", limit)
     assert [replace(row, seconds=0.0) for row in verified.decisions] == [
@@ -281,8 +280,8 @@ def test_marks_follow_the_thresholds() -> None:
         "??",
     ]
     assert mark_for(0.12, (0.05, 0.1, 0.15)) is Mark.BAD
-    with pytest.raises(ValueError):
-        check_thresholds((0.3, 0.2, 0.1))
+    with pytest.raises(ValueError, match="must rise"):
+        MarkScale("chances", (0.3, 0.2, 0.1))
     assert move_accuracy(0.5, 0.5) == pytest.approx(100.0, abs=0.01)
     assert move_accuracy(1.0, -1.0) == 0.0
 

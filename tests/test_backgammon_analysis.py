@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 from taldau.analysis.review import judge
-from taldau.base.kind import EMG_SCALE, Analyser, AnalysisOptions, DecisionKind
+from taldau.base.kind import EMG_SCALE, Analyser, DecisionKind, Limit
 from taldau.cli.main import main
 from taldau.games.backgammon.eval.gnubg import gnubg_available
 from taldau.games.backgammon.kind import BackgammonAnalyser, BackgammonKind
@@ -33,36 +33,36 @@ def test_the_backgammon_analyser_has_the_common_face() -> None:
     analyser = BackgammonKind().analyser
     assert isinstance(analyser, Analyser)
     assert analyser.scale == EMG_SCALE
-    assert analyser.limit(AnalysisOptions()).plies == 2  # gnubg's default analysis
-    assert analyser.limit(AnalysisOptions(depth=0)).plies == 0
-    # each engine's own move filter: gnubg's for own, a narrower one for sage (engine.engine_limit)
+    assert analyser.search(Limit()).plies == 2  # gnubg's default analysis
+    assert analyser.search(Limit(depth=0)).plies == 0
+    # each engine's own move filter: gnubg's for own, a narrower one for sage (engine.engine_search)
     default_filter = "5/0.08" if analyser.engine_name() == "sage" else "16/0.32"
-    review = str(analyser.limit(AnalysisOptions()))
+    review = str(analyser.search(Limit()))
     assert review.startswith(f"standard: 2-ply {default_filter}, cube 2-ply cubeful within 0.2, luck 0-ply")
     own = BackgammonKind().analyser_with("own")
-    assert str(own.limit(AnalysisOptions())).startswith(
+    assert str(own.search(Limit())).startswith(
         "standard: 2-ply 16/0.32, cube 2-ply cubeful within 0.2, luck 0-ply"
     )
     # the named levels: quick at 0-ply; deep and world settle the decisions in doubt, said in the key
-    assert str(own.limit(AnalysisOptions(level="quick"))).startswith("quick: 0-ply 16/0.32, cube 0-ply")
-    deep = own.limit(AnalysisOptions(level="deep"))
+    assert str(own.search(Limit(level="quick"))).startswith("quick: 0-ply 16/0.32, cube 0-ply")
+    deep = own.search(Limit(level="deep"))
     assert deep.plies == 2 and deep.settle is not None and deep.settle.plies == 3
     assert "in doubt (band 0.015, close 0.01, cube 0.05) 3-ply" in str(deep)
-    world = own.limit(AnalysisOptions(level="world", depth=1))
+    world = own.search(Limit(level="world", depth=1))
     assert world.plies == 1 and world.settle is not None and world.settle.rollout is not None
     assert "rollout of 648 trials, seed 42" in str(world)
-    budgets = [own.time_budget(AnalysisOptions(level=level), 100) for level in ("standard", "deep", "world")]
+    budgets = [own.time_budget(Limit(level=level), 100) for level in ("standard", "deep", "world")]
     assert budgets == sorted(budgets) and budgets[0] < budgets[1] < budgets[2]
     with pytest.raises(ValueError, match="no deeper"):
-        own.limit(AnalysisOptions(level="deep", depth=3))
+        own.search(Limit(level="deep", depth=3))
     with pytest.raises(ValueError, match="levels of review are backgammon's"):
-        TogyzKind().analyser.limit(AnalysisOptions(level="deep"))
+        TogyzKind().analyser.search(Limit(level="deep"))
     with pytest.raises(ValueError, match="plies"):
-        analyser.limit(AnalysisOptions(nodes=1000))
+        analyser.search(Limit(nodes=1000))
     with pytest.raises(ValueError, match="0 to 3"):
-        analyser.limit(AnalysisOptions(depth=4))
-    budget = analyser.time_budget(AnalysisOptions(), 100)
-    assert budget == pytest.approx(2 * analyser.time_budget(AnalysisOptions(), 50)) and budget > 0
+        analyser.search(Limit(depth=4))
+    budget = analyser.time_budget(Limit(), 100)
+    assert budget == pytest.approx(2 * analyser.time_budget(Limit(), 50)) and budget > 0
     assert analyser.version().startswith("bgsage " if analyser.engine_name() == "sage" else "own")
     assert own.version().startswith("own")
 
@@ -89,8 +89,8 @@ def test_gnubgs_own_analysis_through_the_common_face() -> None:
             for d in game["decisions"]
             if d["kind"] == "move" or d["equities"] is not None
         }
-        analyses = analyser.review(text, fixture["file"], AnalysisOptions(depth=0))
-        reviews = [judge(analysis, EMG_SCALE.thresholds, EMG_SCALE) for analysis in analyses]
+        analyses = analyser.review(text, fixture["file"], Limit(depth=0))
+        reviews = [judge(analysis, EMG_SCALE) for analysis in analyses]
         for review in reviews:
             for marked in review.decisions:
                 decision = marked.decision

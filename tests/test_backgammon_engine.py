@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from helpers import backgammon_board as board
 from taldau.games.backgammon.engine import (
-    Limit,
+    Search,
     analyse,
     candidates,
     evaluate_play,
@@ -64,10 +64,10 @@ def test_pip_evaluator_is_an_evaluator() -> None:
 
 
 def test_limit_defaults_are_gnubgs_filter() -> None:
-    assert Limit() == Limit(plies=0, candidates=16, threshold=0.32)
+    assert Search() == Search(plies=0, candidates=16, threshold=0.32)
     for bad in ({"plies": -1}, {"candidates": 0}, {"threshold": -0.1}):
         with pytest.raises(ValueError):
-            Limit(**bad)
+            Search(**bad)
 
 
 def test_ranking_at_0_ply_follows_the_pips_sent_back() -> None:
@@ -99,7 +99,7 @@ def test_ties_keep_the_generators_order() -> None:
 
 def test_the_filter_keeps_plays_within_the_window_for_the_deeper_plies() -> None:
     evaluator = PipEvaluator()
-    analysis = analyse(evaluator, TWO_BLOTS, (2, 1), Limit(plies=1))
+    analysis = analyse(evaluator, TWO_BLOTS, (2, 1), Search(plies=1))
     # the best is -4/45 at 0-ply; the window reaches -4/45 - 0.32 = -0.409: the hits are in, no hit is out
     hitting = [r for r in analysis.plays if r.play.hits]
     quiet = [r for r in analysis.plays if not r.play.hits]
@@ -118,31 +118,31 @@ def test_the_filter_keeps_plays_within_the_window_for_the_deeper_plies() -> None
 
 
 def test_the_filter_keeps_at_most_the_candidates_asked_for() -> None:
-    assert candidates(np.array([0.1, 0.5, 0.3, 0.5, -0.5]), Limit(candidates=3)).tolist() == [1, 3, 2]
-    assert candidates(np.array([0.1, 0.5, 0.3, 0.5, -0.5]), Limit(threshold=0.25)).tolist() == [1, 3, 2]
-    assert candidates(np.array([0.1, 0.5, 0.3, 0.5, -0.5]), Limit(threshold=0.1)).tolist() == [1, 3]
-    analysis = analyse(PipEvaluator(), TWO_BLOTS, (2, 1), Limit(plies=2, candidates=1))
+    assert candidates(np.array([0.1, 0.5, 0.3, 0.5, -0.5]), Search(candidates=3)).tolist() == [1, 3, 2]
+    assert candidates(np.array([0.1, 0.5, 0.3, 0.5, -0.5]), Search(threshold=0.25)).tolist() == [1, 3, 2]
+    assert candidates(np.array([0.1, 0.5, 0.3, 0.5, -0.5]), Search(threshold=0.1)).tolist() == [1, 3]
+    analysis = analyse(PipEvaluator(), TWO_BLOTS, (2, 1), Search(plies=2, candidates=1))
     assert analysis.best.play.text == "13/11* 6/5*" and analysis.best.plies == 2
     assert [r.plies for r in analysis.plays[1:]] == [0] * (len(analysis) - 1)
 
 
 def test_a_play_the_filter_dropped_can_be_judged_at_full_plies() -> None:
     quiet = next(play for play in TWO_BLOTS.plays((2, 1)) if not play.hits)
-    judged = evaluate_play(PipEvaluator(), TWO_BLOTS, (2, 1), quiet, Limit(plies=1))
+    judged = evaluate_play(PipEvaluator(), TWO_BLOTS, (2, 1), quiet, Search(plies=1))
     assert judged.play.result == quiet.result
     assert judged.plies == 1
     assert judged.equity == pytest.approx(NO_HIT - 0.02)
     assert judged.difference == pytest.approx(NO_HIT - HIT_BOTH)
     hitting = sum(1 for play in TWO_BLOTS.plays((2, 1)) if play.hits)
     assert judged.rank == hitting  # below every hit, above the other quiet plays left at 0-ply
-    analysis = analyse(PipEvaluator(), TWO_BLOTS, (2, 1), Limit(plies=1), include=[quiet])
+    analysis = analyse(PipEvaluator(), TWO_BLOTS, (2, 1), Search(plies=1), include=[quiet])
     assert sum(1 for r in analysis.plays if r.plies == 1) == hitting + 1
 
 
 def test_include_refuses_a_play_of_another_roll() -> None:
     other = Position.start().plays((3, 1))[0]
     with pytest.raises(ValueError, match="is not a play of this roll"):
-        analyse(PipEvaluator(), TWO_BLOTS, (2, 1), Limit(plies=1), include=[other])
+        analyse(PipEvaluator(), TWO_BLOTS, (2, 1), Search(plies=1), include=[other])
     with pytest.raises(ValueError, match="is not a play of this roll"):
         analyse(PipEvaluator(), TWO_BLOTS, (2, 1), include=[other])
 
@@ -151,7 +151,7 @@ def test_a_forced_play() -> None:
     # one checker on the bar, the opponent holds its 1..5 points: only the 6 enters, then the 5 must be
     # played by the same checker (the others, on the ace point, cannot bear off with a checker out)
     position = Position(board({25: 1, 1: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 13: 5}))
-    analysis = analyse(PipEvaluator(), position, (6, 5), Limit(plies=2))
+    analysis = analyse(PipEvaluator(), position, (6, 5), Search(plies=2))
     assert len(analysis) == 1
     assert analysis.best.play.moves == ((25, 19), (19, 14))
     assert analysis.best.plies == 2 and analysis.best.difference == 0.0
@@ -183,7 +183,7 @@ def test_bearing_off_the_last_checker_wins_exactly(
     position = Position(board({2: 1}, opponent))
     for plies in (0, 2):
         evaluator = PipEvaluator()
-        analysis = analyse(evaluator, position, (2, 1), Limit(plies=plies))
+        analysis = analyse(evaluator, position, (2, 1), Search(plies=plies))
         assert evaluator.calls == []  # the result is known: no evaluator asked
         assert analysis.best.play.result.outcome() is not None
         assert analysis.best.probabilities == expected
@@ -230,7 +230,7 @@ def test_gnubg_0_ply_ranking_equals_gnubgs_own() -> None:
 
 @needs_gnubg
 def test_gnubg_2_ply() -> None:
-    analysis = analyse(GnubgEvaluator(), Position.start(), (3, 1), Limit(plies=2))
+    analysis = analyse(GnubgEvaluator(), Position.start(), (3, 1), Search(plies=2))
     assert analysis.best.play.text == "8/5 6/5" and analysis.best.plies == 2
     assert analysis.plays[-1].plies == 0  # 8/7 8/5 is more than 0.32 below 8/5 6/5 at 0-ply
     assert load_evaluator("gnubg").name == "gnubg"

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, needs_sage
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.games import registry
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, load_evaluator
@@ -41,34 +42,36 @@ def no_sage(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_the_default_engines_key_is_the_same_named_or_not_and_leaves_the_name_out() -> None:
     assert DEFAULT_ENGINE == "sage"  # chosen by measurement (BENCHMARKS.md, issue 35)
-    default = BatchSettings(game="backgammon", depth=0)
-    named = BatchSettings(game="backgammon", depth=0, engine=DEFAULT_ENGINE)
+    default = BatchSettings(game="backgammon", limit=Limit(depth=0))
+    named = BatchSettings(game="backgammon", limit=Limit(depth=0), engine=DEFAULT_ENGINE)
     assert named.key == default.key == BatchSettings.from_json(named.to_json()).key
     # the key's inputs are those before engines could be chosen: the version names the engine
     assert set(default.describe()) == {"game", "limit", "thresholds", "engine", "schemas"}
     loaded = default.analyser.engine_name()  # sage, or own standing in where bgsage cannot run
     assert default.describe()["engine"].startswith("bgsage " if loaded == "sage" else "own")
     assert named.manifest() == default.describe() | {"engine_name": loaded}
-    own = BatchSettings(game="backgammon", depth=0, engine="own")
+    own = BatchSettings(game="backgammon", limit=Limit(depth=0), engine="own")
     assert own.manifest()["engine_name"] == "own" and own.fallback is None
     assert own.describe()["engine"].startswith("own")
 
 
 @needs_sage
 def test_sages_key_differs_from_owns() -> None:
-    own = BatchSettings(game="backgammon", depth=2, engine="own")
-    sage_settings = BatchSettings(game="backgammon", depth=2, engine="sage")
+    own = BatchSettings(game="backgammon", limit=Limit(depth=2), engine="own")
+    sage_settings = BatchSettings(game="backgammon", limit=Limit(depth=2), engine="sage")
     assert sage_settings.key != own.key and sage_settings.fallback is None
     assert sage_settings.describe()["engine"].startswith("bgsage ")
     assert sage_settings.manifest()["engine_name"] == "sage"
     # the level is part of the key too
-    assert BatchSettings(game="backgammon", depth=1, engine="sage").key != sage_settings.key
+    assert BatchSettings(game="backgammon", limit=Limit(depth=1), engine="sage").key != sage_settings.key
 
 
 def test_a_sage_that_cannot_run_gives_owns_key_and_says_so(no_sage: None) -> None:
-    settings = BatchSettings(game="backgammon", depth=0, engine="sage")
-    assert settings.key == BatchSettings(game="backgammon", depth=0, engine="own").key
-    assert settings.key == BatchSettings(game="backgammon", depth=0).key  # the default stands in too
+    settings = BatchSettings(game="backgammon", limit=Limit(depth=0), engine="sage")
+    assert settings.key == BatchSettings(game="backgammon", limit=Limit(depth=0), engine="own").key
+    assert (
+        settings.key == BatchSettings(game="backgammon", limit=Limit(depth=0)).key
+    )  # the default stands in too
     assert settings.fallback == f"{REASON}: using the engine own instead"
     assert settings.manifest()["engine_name"] == "own"
 
@@ -86,7 +89,7 @@ def test_eval_and_plays_print_the_stand_ins_line(no_sage: None) -> None:
 
 @needs_sage
 def test_a_worker_whose_sage_fell_back_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    client = BatchSettings(game="backgammon", depth=0, engine="sage")
+    client = BatchSettings(game="backgammon", limit=Limit(depth=0), engine="sage")
     spec = runs.RunSpec("run", str(tmp_path), client.to_json(), client.key)
     (task,) = [item for item in plan([MATCH], client) if isinstance(item, GameTask)]
     monkeypatch.setattr(sage, "unavailable_reason", lambda: REASON)
@@ -125,7 +128,7 @@ def test_analyze_with_sage_names_it_and_its_rows_carry_its_key(sage_analysis: Pa
     manifest = json.loads((sage_analysis / "manifest.json").read_text(encoding="utf-8"))
     settings = manifest["settings"]
     assert settings["engine_name"] == "sage" and settings["engine"].startswith("bgsage ")
-    assert manifest["key"] == BatchSettings(game="backgammon", depth=0, engine="sage").key
+    assert manifest["key"] == BatchSettings(game="backgammon", limit=Limit(depth=0), engine="sage").key
     games = pq.read_table(sage_analysis / "games").to_pylist()
     assert len(games) == 2 and {row["settings"] for row in games} == {manifest["key"]}
     moves = pq.read_table(sage_analysis / "moves").to_pylist()

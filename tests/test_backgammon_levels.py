@@ -17,7 +17,7 @@ from taldau.cli.main import main
 from taldau.games.backgammon.cube import MatchState
 from taldau.games.backgammon.cube_plies import after_play_equity
 from taldau.games.backgammon.cubeful import CubeAction, CubeDecision, Response
-from taldau.games.backgammon.engine import Limit, analyse, load_evaluator
+from taldau.games.backgammon.engine import Search, analyse, load_evaluator
 from taldau.games.backgammon.eval.sage import (
     CubefulRollout,
     RolloutSettings,
@@ -114,10 +114,10 @@ def test_the_deep_level_judges_again_at_3_plies_exactly_the_plays_in_doubt() -> 
         # the settled values are the engine's own 3-ply evaluation of the plays, cubeful
         step = games[after.game].steps[after.step]
         state = replace(step.state, rules=replace(step.state.rules, beavers=False), offered_by=None)
-        analysis = analyse(evaluator, step.position, after.dice, Limit(3, candidates=1, threshold=0.0))
+        analysis = analyse(evaluator, step.position, after.dice, Search(3, candidates=1, threshold=0.0))
         for text, value in ((after.played, after.played_equity), (after.best, after.best_equity)):
             (play,) = [ranked for ranked in analysis.plays if ranked.play.text == text]
-            found = analyse(evaluator, step.position, after.dice, Limit(3, 1, 0.0), include=(play.play,))
+            found = analyse(evaluator, step.position, after.dice, Search(3, 1, 0.0), include=(play.play,))
             ranked = found.play(found.rank_of(play.play))
             assert ranked.plies == 3
             board = ranked.play.result.board

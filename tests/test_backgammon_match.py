@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from taldau.games.backgammon.board import ROLL_COUNTS
-from taldau.games.backgammon.engine import Limit
+from taldau.games.backgammon.engine import Search
 from taldau.games.backgammon.eval.gnubg import gnubg_available
 from taldau.games.backgammon.luck import OPENING_ROLLS, cubeless_roll_values, roll_luck
 from taldau.games.backgammon.position import ROLLS, Position
@@ -41,8 +41,8 @@ class BackwardEvaluator(PipEvaluator):
         return out
 
 
-PIPS = Player(PipEvaluator(), Limit(), "pips:0")
-BACKWARD = Player(BackwardEvaluator(), Limit(), "backward:0")
+PIPS = Player(PipEvaluator(), Search(), "pips:0")
+BACKWARD = Player(BackwardEvaluator(), Search(), "backward:0")
 
 
 def test_the_same_seed_gives_the_same_games() -> None:
@@ -75,7 +75,7 @@ def test_the_opening_roll_decides_who_starts() -> None:
 
 
 def test_a_player_against_itself_scores_zero_per_pair() -> None:
-    result = run_match(PIPS, Player(PIPS.evaluator, Limit(), "pips again"), 10, seed=11)
+    result = run_match(PIPS, Player(PIPS.evaluator, Search(), "pips again"), 10, seed=11)
     for pair in range(5):
         first, second = result.games[2 * pair : 2 * pair + 2]
         assert first.rolls == second.rolls and first.plies == second.plies
@@ -133,9 +133,9 @@ def test_result_arithmetic_on_a_hand_made_set() -> None:
 def test_parse_player() -> None:
     evaluators = {"pips": PipEvaluator()}
     player = parse_player("pips:2", evaluators)
-    assert player.limit == Limit(plies=2) and player.label == "pips:2"
+    assert player.limit == Search(plies=2) and player.label == "pips:2"
     assert player.evaluator is evaluators["pips"]
-    assert parse_player("pips", evaluators).limit == Limit(plies=0)
+    assert parse_player("pips", evaluators).limit == Search(plies=0)
     with pytest.raises(ValueError, match="expected ENGINE"):
         parse_player("pips:two", evaluators)
     with pytest.raises(ValueError, match="unknown backgammon engine"):
@@ -151,7 +151,7 @@ def test_a_player_of_a_weights_file(tmp_path: Path) -> None:
     path = tmp_path / "checkpoint.npz"
     save_nets(path, nets, meta, load_pruning())
     player = parse_player(f"{path}:1")
-    assert player.limit == Limit(plies=1)
+    assert player.limit == Search(plies=1)
     assert isinstance(player.evaluator, OwnEvaluator)
     assert player.evaluator.version == OwnEvaluator.load().version
     with pytest.raises(ValueError, match="cannot be loaded"):
@@ -189,7 +189,7 @@ def test_cubeless_luck_averages_to_zero_over_the_rolls() -> None:
 def test_a_judged_pair_of_one_player_is_adjusted_to_zero() -> None:
     """The same deterministic player on both sides plays the same game twice per pair, A once in each
     seat: A's luck in one game is B's in the other, so the adjusted points of a pair add up to 0 too."""
-    result = run_match(PIPS, Player(PIPS.evaluator, Limit(), "pips again"), 6, seed=11, judge=PipEvaluator())
+    result = run_match(PIPS, Player(PIPS.evaluator, Search(), "pips again"), 6, seed=11, judge=PipEvaluator())
     assert result.judged and result.judge == "pips:0"
     for pair in range(3):
         first, second = result.games[2 * pair : 2 * pair + 2]

@@ -28,7 +28,7 @@ from taldau.games.backgammon.board import (
     start_board,
     swap_into,
 )
-from taldau.games.backgammon.engine import Limit
+from taldau.games.backgammon.engine import Search
 from taldau.games.backgammon.eval.bearoff import is_bearoff
 from taldau.games.backgammon.eval.inputs import (
     ESCAPES,
@@ -816,7 +816,7 @@ def test_shipped_weights_load(shipped: OwnEvaluator) -> None:
 def test_shipped_weights_play_legal_games_to_the_end(shipped: OwnEvaluator) -> None:
     """Two games of the shipped evaluator against itself through ``match.play_game`` (every play from the
     rules core's legal plays); each ends, with 1, 2 or 3 points."""
-    player = Player(shipped, Limit(plies=0), "own:0")
+    player = Player(shipped, Search(plies=0), "own:0")
     for pair in range(2):
         result = play_game(player, player, 0, dice_sequence(3, pair), pair)
         assert result.value in (1, 2, 3)

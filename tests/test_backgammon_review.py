@@ -170,7 +170,7 @@ def test_fed_gnubgs_probabilities_checker_play_losses_and_marks_are_gnubgs(fed_r
 def test_fed_gnubgs_probabilities_the_statistics_are_gnubgs(fed_reviews) -> None:
     # the review's decisions in the common shape, through the figures every game's analysis has
     for analysis, games, review in fed_reviews:
-        judged = [judge(item, EMG_SCALE.thresholds, EMG_SCALE) for item in game_analyses(games, review)]
+        judged = [judge(item, EMG_SCALE) for item in game_analyses(games, review)]
         for game, marked, expected in zip(review.games, judged, analysis["games"], strict=True):
             beaver = any(d.action.value == "beaver" for d in game.decisions if isinstance(d, CubeReview))
             for player, gnubg in enumerate(expected["statistics"]):
@@ -241,7 +241,7 @@ def test_the_review_with_gnubg_nn_reproduces_gnubgs_analysis() -> None:
                 cubes += 1
                 verdicts += ours.verdict == gnubg["verdict"]
         beaver = any(d.action.value == "beaver" for d in review.decisions if isinstance(d, CubeReview))
-        judged = [judge(item, EMG_SCALE.thresholds, EMG_SCALE) for item in game_analyses(games, review)]
+        judged = [judge(item, EMG_SCALE) for item in game_analyses(games, review)]
         players = player_stats([row for game in judged for row in game.decisions], EMG_SCALE)
         for ours, expected in zip(players, analysis["statistics"], strict=True):
             if beaver:  # gnubg counts its cube decisions otherwise (see assert_statistics): the errors

@@ -21,7 +21,7 @@ from taldau.games.backgammon import board as core
 from taldau.games.backgammon.engine import (
     DEFAULT_ENGINE,
     ENGINES,
-    Limit,
+    Search,
     analyse,
     choose_evaluator,
     load_evaluator,
@@ -275,7 +275,7 @@ def test_engine_registry_and_analysis(evaluator: sage.SageEvaluator) -> None:
     assert evaluator.version.startswith(f"bgsage {metadata.version('bgsage')} ")
     assert evaluator.version == choice.evaluator.version
     for plies in (0, 1):
-        analysis = analyse(evaluator, Position.start(), (3, 1), Limit(plies=plies))
+        analysis = analyse(evaluator, Position.start(), (3, 1), Search(plies=plies))
         assert analysis.engine == "sage"
         assert analysis.best.play.text == "8/5 6/5"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, needs_sage
-from taldau.games.backgammon.engine import Limit
+from taldau.games.backgammon.engine import Search
 from taldau.measure.backgammon.strength import (
     Level,
     ReferenceCache,
@@ -38,12 +38,12 @@ def report(cache: Path) -> StrengthReport:
 
 def test_levels_parse() -> None:
     # each engine's own move filter unless one is given: sage's 5/0.08, gnubg's 16/0.32 for own
-    assert Level.parse("sage:3") == Level("sage", Limit(3, candidates=5, threshold=0.08))
+    assert Level.parse("sage:3") == Level("sage", Search(3, candidates=5, threshold=0.08))
     assert str(Level.parse("sage:3")) == "sage:3" == str(Level.parse("sage:3:5/0.08"))
-    assert Level.parse("own:2") == Level("own", Limit(plies=2))
+    assert Level.parse("own:2") == Level("own", Search(plies=2))
     assert str(Level.parse("own:2:16/0.32")) == "own:2"
     assert str(Level.parse("sage:3:16/0.32")) == "sage:3:16/0.32"
-    assert Level.parse("own:2:8/0.16") == Level("own", Limit(2, candidates=8, threshold=0.16))
+    assert Level.parse("own:2:8/0.16") == Level("own", Search(2, candidates=8, threshold=0.16))
     assert str(Level.parse("own:2:8/0.16")) == "own:2:8/0.16"
     for bad in ("sage", "sage:x", ":2", "own:2:8", "own:2:8/x"):
         with pytest.raises(ValueError):

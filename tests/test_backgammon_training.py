@@ -15,7 +15,7 @@ from typing import cast
 
 import numpy as np
 import pytest
-from taldau.games.backgammon.engine import Limit, analyse
+from taldau.games.backgammon.engine import Search, analyse
 from taldau.games.backgammon.eval.bearoff import is_bearoff
 from taldau.games.backgammon.eval.model import NetPair
 from taldau.games.backgammon.eval.net import Net
@@ -302,7 +302,7 @@ def test_best_results_are_the_best_plays_of_a_roll_by_0ply(
         position = Position(board)
         found = False
         for dice in ROLLS:
-            analysis = analyse(shipped, position, dice, Limit(plies=0))
+            analysis = analyse(shipped, position, dice, Search(plies=0))
             tops = [analysis.play(rank).play.result.board for rank in range(min(3, len(analysis)))]
             if start + len(tops) <= written and all(
                 np.array_equal(top, out[start + k]) for k, top in enumerate(tops)

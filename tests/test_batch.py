@@ -18,6 +18,7 @@ import pandas
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
@@ -203,7 +204,7 @@ def test_compaction_removes_only_the_temporary_files_of_writers_that_are_gone(
     from taldau.analysis.batch import BatchSettings
 
     out = tmp_path / "out"
-    folder = out / "parts" / BatchSettings(depth=2).key / "games"
+    folder = out / "parts" / BatchSettings(limit=Limit(depth=2)).key / "games"
     folder.mkdir(parents=True)
     host = socket.gethostname()
     ended = subprocess.Popen(["true"])
@@ -251,7 +252,7 @@ def test_a_worker_writes_nothing_and_hands_its_rows_back(tmp_path: Path, archive
     from taldau.workers.messages import RunSpec
     from taldau.workers.run import run_task
 
-    settings = BatchSettings(depth=1)
+    settings = BatchSettings(limit=Limit(depth=1))
     task = next(item for item in plan([archive], settings) if isinstance(item, GameTask))
     gone = tmp_path / "gone"
     result = run_task(task, RunSpec("run", str(gone), settings.to_json(), settings.key))
@@ -290,6 +291,10 @@ def test_tasks_carry_their_game_s_plies(playok_archive: Path) -> None:
     """What each game's time limits are made of; the longest real game has 371 plies."""
     from taldau.analysis.batch import BatchSettings, GameTask, plan
 
-    tasks = [item for item in plan([playok_archive], BatchSettings(depth=1)) if isinstance(item, GameTask)]
+    tasks = [
+        item
+        for item in plan([playok_archive], BatchSettings(limit=Limit(depth=1)))
+        if isinstance(item, GameTask)
+    ]
     assert len(tasks) == 2398 and max(task.plies for task in tasks) == 371
     assert sum(task.plies for task in tasks) == 222_045

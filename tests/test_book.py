@@ -28,14 +28,13 @@ from taldau.analysis.book import Book, BookMismatch, BookSettings, build_book, m
 from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import main_lines, position_key
 from taldau.analysis.validation import check_paths
-from taldau.base.kind import header_date, header_rating
+from taldau.base.kind import Limit, header_date, header_rating
 from taldau.base.records import ReadLimits
 from taldau.cli.main import main
-from taldau.games.backgammon.engine import Limit as BackgammonLimit
-from taldau.games.backgammon.engine import load_evaluator
+from taldau.games.backgammon.engine import Search, load_evaluator
 from taldau.games.backgammon.position import Position as BackgammonPosition
 from taldau.games.togyz import Position, read_games
-from taldau.games.togyz.engine import Engine, Limit
+from taldau.games.togyz.engine import Engine
 from taldau.games.togyz.review import book_move
 from taldau.measure.backgammon.match import Player as BackgammonPlayer
 from taldau.measure.backgammon.match import book_play
@@ -376,11 +375,11 @@ def test_backgammon_engine_plays_opening_rolls_from_the_book(tmp_path: Path) -> 
     book = BookPlayer(str(tmp_path / "book"), min_games=1, margin=1.0)
     evaluator = load_evaluator("own")
     start = BackgammonPosition.start(1)  # the book was built from player 0's opening: the same board
-    play = book_play(book, evaluator, start, (1, 3), BackgammonLimit(plies=0))
+    play = book_play(book, evaluator, start, (1, 3), Search(plies=0))
     assert play is not None and play.text == "8/5 6/5"
-    assert book_play(book, evaluator, start, (1, 3), BackgammonLimit(plies=0), refuted=0.0) is None
-    assert book_play(book, evaluator, start, (5, 2), BackgammonLimit(plies=0)) is None  # not in the book
-    player = BackgammonPlayer(evaluator, BackgammonLimit(plies=0), "own:0", book)
+    assert book_play(book, evaluator, start, (1, 3), Search(plies=0), refuted=0.0) is None
+    assert book_play(book, evaluator, start, (5, 2), Search(plies=0)) is None  # not in the book
+    player = BackgammonPlayer(evaluator, Search(plies=0), "own:0", book)
     assert player.choose(start, (3, 1)) == play.result
 
 

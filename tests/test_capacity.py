@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.measure.capacity import (
     Samples,
@@ -49,7 +50,7 @@ def samples(tmp_path: Path) -> Samples:
     """Three bundled Togyz games analysed at depth 1, as a worker analyses them."""
     archive = tmp_path / "bench-games.pgn"
     archive.write_bytes(bundled_togyz())
-    return analysed_samples(archive, BatchSettings(game="togyz", depth=1), tmp_path / "out", 3)
+    return analysed_samples(archive, BatchSettings(game="togyz", limit=Limit(depth=1)), tmp_path / "out", 3)
 
 
 def _row(row: dict) -> str:

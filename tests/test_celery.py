@@ -22,6 +22,7 @@ import redis
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.analysis.folder import Manifest
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.measure.local_service import PrivateRedis, WorkerProcess, free_port, wait_for
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
@@ -284,7 +285,7 @@ def client_thread(archive: Path, out: Path, broker: str, service) -> tuple[threa
     executor = celery_executor(broker, service)
     client = threading.Thread(
         target=lambda: outcome.setdefault(
-            "manifest", run_analysis([archive], out, BatchSettings(depth=2), executor)
+            "manifest", run_analysis([archive], out, BatchSettings(limit=Limit(depth=2)), executor)
         )
     )
     return client, outcome
@@ -730,7 +731,7 @@ def test_time_limits_follow_the_game_and_stay_below_the_visibility_timeout() -> 
     from taldau.workers.celery_app import time_limits
 
     def limits(depth: int, plies: int, visibility: int = 4 * 3600) -> tuple[int, int]:
-        return time_limits(BatchSettings(depth=depth).time_budget(plies), visibility)
+        return time_limits(BatchSettings(limit=Limit(depth=depth)).time_budget(plies), visibility)
 
     assert limits(12, 40) == (60, 120)
     assert limits(12, 371) == (371, 431)

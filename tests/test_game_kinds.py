@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from taldau.analysis.batch import BatchSettings, GameTask, plan
-from taldau.base.kind import Analyser, AnalysisOptions, GameKind
+from taldau.base.kind import Analyser, GameKind, Limit
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.backgammon import read_matches
 from taldau.games.backgammon.kind import BackgammonKind
@@ -142,7 +142,7 @@ def test_a_togyz_task_is_one_game_written_back_as_playok(togyz_examples: Path) -
 
 
 def test_plan_yields_a_task_per_togyz_game_and_skips_backgammon(togyz_examples: Path) -> None:
-    settings = BatchSettings(depth=1)
+    settings = BatchSettings(limit=Limit(depth=1))
     items = list(plan([togyz_examples / "compact.txt", BACKGAMMON_EXAMPLES / "galaxy-6800849.txt"], settings))
     tasks = [item for item in items if isinstance(item, GameTask)]
     assert tasks and all(len(task.games) == 1 and task.id == task.games[0].game_id for task in tasks)
@@ -158,18 +158,21 @@ def test_the_celery_time_budget_is_the_analyser_s() -> None:
     five times two searches of the node limit at 3 million nodes/s; the batch settings pass it on for a
     task's plies."""
     togyz = TogyzKind().analyser
-    assert togyz.time_budget(AnalysisOptions(), 100) == pytest.approx(100.0)  # the default depth
-    assert togyz.time_budget(AnalysisOptions(depth=13), 100) == pytest.approx(250.0)
-    assert togyz.time_budget(AnalysisOptions(nodes=300_000), 100) == pytest.approx(100.0)
-    assert BatchSettings(depth=14).time_budget(371) == pytest.approx(5 * 0.2 * 2.5**2 * 371)
+    assert togyz.time_budget(Limit(), 100) == pytest.approx(100.0)  # the default depth
+    assert togyz.time_budget(Limit(depth=13), 100) == pytest.approx(250.0)
+    assert togyz.time_budget(Limit(nodes=300_000), 100) == pytest.approx(100.0)
+    assert BatchSettings(limit=Limit(depth=14)).time_budget(371) == pytest.approx(5 * 0.2 * 2.5**2 * 371)
 
 
 def test_settings_key_and_thresholds_come_from_the_analyser() -> None:
-    settings = BatchSettings(depth=3)
+    settings = BatchSettings(limit=Limit(depth=3))
     described = settings.describe()
     assert described["thresholds"] == [0.1, 0.2, 0.3] and described["limit"] == "depth 3"
     assert BatchSettings.from_json(settings.to_json()) == settings and len(settings.key) == 12
-    assert BatchSettings(depth=3, thresholds=(0.05, 0.1, 0.2)).key != settings.key
+    assert BatchSettings(limit=Limit(depth=4)).key != settings.key
+    # the flat depth, nodes, level and thresholds of settings written before the one Limit read the same
+    older = {"game": "togyz", "depth": 3, "nodes": None, "thresholds": None, "engine": None, "level": None}
+    assert BatchSettings.from_json(older) == settings and BatchSettings.from_json(older).key == settings.key
 
 
 def test_rows_keep_the_tables_columns_and_status_strings() -> None:
@@ -190,10 +193,11 @@ def test_rows_keep_the_tables_columns_and_status_strings() -> None:
     assert games_table([row]).schema.equals(GAMES_SCHEMA, check_metadata=True)
 
 
-def test_analysis_options_are_one_limit_within_its_range() -> None:
-    assert AnalysisOptions(depth=0).depth == 0 and AnalysisOptions() == AnalysisOptions(None, None, None)
-    with pytest.raises(ValueError, match="not depth and nodes"):
-        AnalysisOptions(depth=2, nodes=1_000)
+def test_a_limit_is_in_range_and_stops_at_the_first_of_its_stops() -> None:
+    assert Limit(depth=0).depth == 0 and Limit() == Limit(None, None, None, None) and not Limit().stops
+    both = Limit(depth=2, nodes=1_000)  # several stops: the first reached ends the search
+    assert both.stops and str(both) == "depth 2, nodes 1000" and str(Limit(movetime=0.5)) == "time 0.5"
+    assert str(Limit(depth=2, level="deep")) == "depth 2, level deep"
     for wrong in ({"depth": -1}, {"nodes": 0}, {"movetime": 0.0}):
         with pytest.raises(ValueError, match="out of range"):
-            AnalysisOptions(**wrong)
+            Limit(**wrong)

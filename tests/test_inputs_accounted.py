@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings
 from taldau.analysis.folder import Manifest
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 from taldau.workers.run import Progress, local_executor, run_analysis
@@ -122,7 +123,7 @@ def analyse(paths: list[Path], out: Path, resume: bool = True) -> tuple[Manifest
     manifest = run_analysis(
         paths,
         out,
-        BatchSettings(depth=1),
+        BatchSettings(limit=Limit(depth=1)),
         local_executor(1),
         resume=resume,
         progress=lambda state: seen.append(Progress(**{**state.__dict__})) if not seen else None,
@@ -173,7 +174,7 @@ def test_a_part_written_after_compaction_is_merged_the_next_time(
     from taldau.analysis.batch import GameTask, analyse_task, plan
     from taldau.workers.store import ResultStore, RunRecord
 
-    settings = BatchSettings(depth=1)
+    settings = BatchSettings(limit=Limit(depth=1))
     archive = tmp_path / "games.pgn"
     archive.write_text("\n".join(sample_games(togyz_examples)[5:7]))
     one, two = (item for item in plan([archive], settings) if isinstance(item, GameTask))
@@ -209,7 +210,7 @@ def test_a_round_s_tasks_are_stored_together_and_the_newer_part_of_a_game_counts
     from taldau.workers.run import failed_rows
     from taldau.workers.store import STALE_TEMPORARY, ResultStore, RunRecord
 
-    settings = BatchSettings(depth=1)
+    settings = BatchSettings(limit=Limit(depth=1))
     archive = tmp_path / "games.pgn"
     archive.write_text("\n".join(sample_games(togyz_examples)[:4]))
     one, two, three, four = (item for item in plan([archive], settings) if isinstance(item, GameTask))

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from taldau.base.agreement import spread_sample
-from taldau.base.kind import AnalysisOptions, GameAnalysis
+from taldau.base.kind import GameAnalysis, Limit
 from taldau.cli.main import main
 from taldau.games.registry import game_kind
 from taldau.games.togyz import read_games
 from taldau.games.togyz.chances import load_win_curve
-from taldau.games.togyz.engine import Engine, Limit, named_settings
+from taldau.games.togyz.engine import Engine, named_settings
 from taldau.games.togyz.kind import SCALE
 from taldau.games.togyz.review import review_game
 from taldau.measure.marks import ReviewCache, blunder_disagreements, compare_marks, review_sample
@@ -46,7 +46,7 @@ def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
     comparison = compare_marks(
         [_with_drops(analysis, tested, [drop * 10 for drop in tested])],
         [_with_drops(analysis, reference, [drop * 10 for drop in reference])],
-        SCALE.thresholds,
+        SCALE,
     )
     assert comparison.decisions == plies and comparison.same == plies - 4  # plies 1, 2, 3, 4 differ
     exact = {agreement.mark: agreement for agreement in comparison.exact}
@@ -65,7 +65,7 @@ def test_precision_and_recall_of_each_mark(togyz_examples: Path) -> None:
     disagreements = blunder_disagreements(
         [_with_drops(analysis, tested, tested)],
         [_with_drops(analysis, reference, reference)],
-        SCALE.thresholds,
+        SCALE,
     )
     assert [(row["game"], row["ply"], row["drop"], row["reference_drop"]) for row in disagreements] == [
         (0, 2, 0.25, 0.4),  # decision 1 (from 0) is ply 2: plies count from 1, as in the moves table
@@ -87,7 +87,7 @@ def test_bench_marks_json(togyz_examples: Path, private_cache: Path) -> None:
     result = CliRunner().invoke(main, [*arguments, archive, "--one-search", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["games"] == 2 and report["reference"]["options"] == {"depth": 3}
+    assert report["games"] == 2 and report["reference"]["limit"] == {"depth": 3}
     default = report["default"]["against_reference"]
     assert default["decisions"] <= report["decisions"] and 0 <= default["same_mark"] <= default["decisions"]
     assert [agreement["mark"] for agreement in default["marks"]] == ["?!", "?", "??"]
@@ -122,7 +122,7 @@ def test_bench_marks_of_backgammon_reviews_whole_matches(private_cache: Path) ->
     against = report["default"]["against_reference"]
     assert report["games"] == 2 and against["same_mark"] == against["decisions"] > 100
     assert against["loss_correlation"] == 1.0 and report["default"]["blunder_disagreements"] == []
-    assert report["reference"]["version"].startswith("own") and report["reference"]["options"] == {"depth": 1}
+    assert report["reference"]["version"].startswith("own") and report["reference"]["limit"] == {"depth": 1}
     assert len(list(private_cache.glob("*.pickle"))) == 2  # one file per match
     refused = CliRunner().invoke(main, [*arguments, "--one-search"])
     assert refused.exit_code == 2 and "--one-search: for Togyz only" in refused.output
@@ -136,20 +136,20 @@ def test_the_reference_is_kept_and_read_back(togyz_examples: Path, tmp_path: Pat
     kind = game_kind("togyz")
     games = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[:3]
     cache = ReviewCache(tmp_path)
-    options = AnalysisOptions(depth=2)
-    first = review_sample(kind, kind.analyser, games, options, jobs=2, cache=cache)
+    limit = Limit(depth=2)
+    first = review_sample(kind, kind.analyser, games, limit, jobs=2, cache=cache)
     assert first.cached == 0 and len(list(tmp_path.glob("*.pickle"))) == 3
-    again = review_sample(kind, kind.analyser, games, options, cache=cache)
+    again = review_sample(kind, kind.analyser, games, limit, cache=cache)
     assert again.cached == 3 and again.seconds == 0.0
     assert again.analyses == first.analyses
     # Two processes give what one gives, game by game in the sample's order (all but the time taken).
-    alone = review_sample(kind, kind.analyser, games, options).analyses
+    alone = review_sample(kind, kind.analyser, games, limit).analyses
     assert _timeless(alone) == _timeless(first.analyses)
-    # Other options, or other search settings, are other reviews: nothing is read back for them.
-    assert review_sample(kind, kind.analyser, games[:1], AnalysisOptions(depth=3), cache=cache).cached == 0
+    # Another limit, or other search settings, are other reviews: nothing is read back for them.
+    assert review_sample(kind, kind.analyser, games[:1], Limit(depth=3), cache=cache).cached == 0
     full = replace(kind.analyser, settings=named_settings("full"))
     assert full.version() != kind.analyser.version()
-    assert review_sample(kind, full, games[:1], options, cache=cache).cached == 0
+    assert review_sample(kind, full, games[:1], limit, cache=cache).cached == 0
 
 
 def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_cache: Path) -> None:
@@ -158,7 +158,7 @@ def test_bench_marks_also_reviews_other_settings(togyz_examples: Path, private_c
     result = CliRunner().invoke(main, [*arguments, archive, "--also", "full:3", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["full:3"]["options"] == {"depth": 3}
+    assert report["full:3"]["limit"] == {"depth": 3}
     assert (
         report["full:3"]["against_reference"]["decisions"]
         == report["default"]["against_reference"]["decisions"]

@@ -10,12 +10,13 @@ import pickle
 from taldau.analysis.accounting import Inputs, NotUsed, Unused
 from taldau.analysis.batch import BatchSettings
 from taldau.analysis.folder import Counts, Failure, Manifest, Skipped
+from taldau.base.kind import Limit
 from taldau.workers.messages import RunSpec, TaskReport
 from taldau.workers.status import QueueStatus, RunningGame, RunStatus, Withdrawal
 
 
 def test_a_run_spec_goes_over_the_wire_as_before_and_never_carries_a_loaded_engine() -> None:
-    settings = BatchSettings(game="togyz", depth=3, thresholds=(0.1, 0.2, 0.3))
+    settings = BatchSettings(game="togyz", limit=Limit(depth=3))
     wire = {"id": "run", "out": "/out", "settings": settings.to_json(), "key": "k", "redo": False}
     spec = RunSpec("run", "/out", settings, "k")
     assert json.dumps(spec.to_json()) == json.dumps(wire)
@@ -24,6 +25,10 @@ def test_a_run_spec_goes_over_the_wire_as_before_and_never_carries_a_loaded_engi
         == spec
         == RunSpec("run", "/out", wire["settings"], "k")
     )
+    older = wire | {
+        "settings": {"game": "togyz", "depth": 3, "nodes": None, "thresholds": None, "engine": None}
+    }
+    assert RunSpec.from_json(older) == spec  # a message of a client from before the one Limit
     _ = settings.analyser  # loaded here: a pool process is handed the settings, not the engine
     data = pickle.dumps(spec)
     assert b"analyser" not in data and pickle.loads(data) == spec

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from taldau.base.files import unwritable, unwritable_file
+from taldau.base.kind import Limit
 from taldau.workers.store import ResultStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,7 +205,7 @@ def test_compaction_leaves_a_part_folder_another_writer_is_writing_in(tmp_path: 
     from taldau.base.files import temporary_name
     from taldau.workers.store import RunRecord
 
-    settings = BatchSettings(depth=1)
+    settings = BatchSettings(limit=Limit(depth=1))
     store = ResultStore(tmp_path, settings.key)
     store.prepare()
     writing = temporary_name(store.part("games", "0123"))  # another client's part on its way, alive

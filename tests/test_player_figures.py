@@ -120,7 +120,7 @@ def kinds(review: GameReview, side: int) -> tuple[int, int, int]:
 
 
 def test_a_backgammon_like_game_gives_the_figures_computed_by_hand() -> None:
-    review = judge(GAME, EMG_SCALE.thresholds, EMG_SCALE)
+    review = judge(GAME, EMG_SCALE)
     assert [row.mark for row in review.decisions] == [
         "?!",
         None,
@@ -155,7 +155,7 @@ def test_a_backgammon_like_game_gives_the_figures_computed_by_hand() -> None:
 
 
 def test_the_rows_of_a_backgammon_like_game() -> None:
-    review = judge(GAME, EMG_SCALE.thresholds, EMG_SCALE)
+    review = judge(GAME, EMG_SCALE)
     moves = moves_table(move_rows("g", review))
     assert moves.schema.equals(MOVES_SCHEMA, check_metadata=True)
     rows = moves.to_pylist()
@@ -242,7 +242,7 @@ def test_rating_bands_and_pr_come_from_the_scale() -> None:
     assert EMG_SCALE.performance(0.01) == pytest.approx(5.0)
     assert TOGYZ_SCALE.rating(0.0) is None and TOGYZ_SCALE.performance(0.01) is None
     plain = MarkScale("plain", (0.1, 0.2, 0.3))
-    (first, _) = player_stats(judge(GAME, plain.thresholds, plain).decisions, plain)
+    (first, _) = player_stats(judge(GAME, plain).decisions, plain)
     assert first.pr is None and first.rating is None and first.mean_loss == pytest.approx(0.38 / 3)
 
 
@@ -339,7 +339,7 @@ def test_gnubg_s_decisions_give_gnubg_s_statistics(path: Path) -> None:
     match = json.loads(path.read_text(encoding="utf-8"))
     every: list = []
     for game in match["games"]:
-        review = judge(GameAnalysis(tuple(gnubg_decisions(game))), EMG_SCALE.thresholds, EMG_SCALE)
+        review = judge(GameAnalysis(tuple(gnubg_decisions(game))), EMG_SCALE)
         kept = [item for item in game["decisions"] if item["action"] != "beaver"]
         assert [row.mark for row in review.decisions] == [GNUBG_MARKS[item["mark"]] for item in kept]
         check_against_gnubg(review, game["statistics"], match["length"] > 0)

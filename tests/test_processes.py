@@ -105,6 +105,7 @@ def test_every_pool_refuses_a_count_above_the_ceiling(
 
 POOL_RUN = """
 import json, multiprocessing, sys
+from taldau.base.kind import Limit
 from taldau.analysis.batch import BatchSettings
 from taldau.games.togyz import search
 from taldau.workers.run import local_executor, run_analysis
@@ -114,8 +115,8 @@ children = set()
 def progress(state):
     children.update(child.pid for child in multiprocessing.active_children())
 said = []
-run_analysis([sys.argv[1]], sys.argv[2], BatchSettings(game="togyz", depth=1), local_executor(8, said.append),
-             progress=progress)
+settings = BatchSettings(game="togyz", limit=Limit(depth=1))
+run_analysis([sys.argv[1]], sys.argv[2], settings, local_executor(8, said.append), progress=progress)
 print(json.dumps({"before": before, "after": bool(search.search_root.signatures), "children": len(children)}))
 """
 

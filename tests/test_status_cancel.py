@@ -16,6 +16,7 @@ import pytest
 import redis
 from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.measure.local_service import PrivateRedis
 from taldau.workers.celery_app import FINISHED_KEY, QUEUED_KEY, ServiceSettings, task_id
@@ -37,7 +38,7 @@ def broker(tmp_path: Path) -> Iterator[PrivateRedis]:
 def queue_run(broker: str, sample: Path, out: Path) -> RunSpec:
     """Queue the sample's games as `analyze --broker` does (markers claimed, one message per game), with
     no worker to take them; returns the run."""
-    settings = BatchSettings(game="togyz", depth=1)
+    settings = BatchSettings(game="togyz", limit=Limit(depth=1))
     spec = RunSpec(uuid.uuid4().hex, str(out.absolute()), settings.to_json(), settings.key)
     tasks = [item.to_json() for item in plan([sample], settings) if isinstance(item, GameTask)]
     _Client(broker, ServiceSettings(), spec).submit(tasks)
@@ -206,7 +207,7 @@ def test_status_counts_the_games_of_a_killed_worker_at_once(
 
     def follow() -> None:
         try:
-            outcome["manifest"] = run_analysis([archive], out, BatchSettings(depth=1), executor)
+            outcome["manifest"] = run_analysis([archive], out, BatchSettings(limit=Limit(depth=1)), executor)
         except Cancelled as stopped:
             outcome["cancelled"] = stopped.left
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
 from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
+from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA
@@ -90,7 +91,7 @@ def test_a_title_line_above_compact_strings_is_one_warning(tmp_path: Path) -> No
     assert games[-1]["warnings"] == [
         {"line": last, "column": 1, "message": "text outside any game, skipped: 'the end'"}
     ]
-    settings = BatchSettings(game="togyz", depth=1)
+    settings = BatchSettings(game="togyz", limit=Limit(depth=1))
     tasks = [item for item in plan([path], settings, ReadLimits()) if isinstance(item, GameTask)]
     assert [task.index for task in tasks] == [1, 2, 3]
 
@@ -152,7 +153,7 @@ def test_an_invalid_game_in_a_match_leaves_the_others_analysed(tmp_path: Path) -
     move = next(number for number in range(second, len(lines)) if lines[number].lstrip().startswith("1)"))
     bad = lines[move].split(":")[0] + ": 24/1 24/1"  # no play of any roll
     path = write(tmp_path / "match.txt", [*lines[:move], bad, *lines[move + 1 :]])
-    settings = BatchSettings(game="backgammon", depth=0)
+    settings = BatchSettings(game="backgammon", limit=Limit(depth=0))
     items = list(plan([path], settings, ReadLimits()))
     [task] = [item for item in items if isinstance(item, GameTask)]
     assert [game.index for game in task.games] == [1, 3, 4]

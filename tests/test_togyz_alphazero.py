@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.games.togyz import Position, Side
 from taldau.games.togyz.alphazero import AlphaZeroNet, AlphaZeroSpec, Mcts, canonical_board
-from taldau.games.togyz.engine import EngineSettings, Limit
+from taldau.games.togyz.engine import EngineSettings
 from taldau.measure.togyz.match import EngineSpec, openings, run_players
 
 THEIRS = Path(__file__).resolve().parent / "data" / "togyz" / "alphazero" / "theirs.json"

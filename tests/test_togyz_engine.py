@@ -9,8 +9,9 @@ from functools import cache
 
 import pytest
 from helpers import make_position
+from taldau.base.kind import Limit
 from taldau.games.togyz import Position, Side
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit, Score, engine_version, named_settings
+from taldau.games.togyz.engine import Engine, EngineSettings, Score, engine_version, named_settings
 from taldau.games.togyz.search import WIN
 
 
@@ -137,10 +138,10 @@ def test_scores_and_limits() -> None:
     assert Score(250).before_the_move() == Score(-250)
     assert str(Score(WIN - 3).before_the_move()) == "loss in 4"  # the side to move wins in 3
     assert str(Score(-(WIN - 2)).before_the_move()) == "win in 3"
-    with pytest.raises(ValueError):
-        Limit()
-    with pytest.raises(ValueError):
-        Limit(depth=0)
+    # a search must stop, searches one ply at least, and has no levels (backgammon's)
+    for endless in (Limit(), Limit(depth=0), Limit(depth=2, level="deep")):
+        with pytest.raises(ValueError, match="needs a depth of 1 or more"):
+            Engine().analyse(Position.start(), endless)
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import RolledPlay, analyse, engine_limit
+from .engine import RolledPlay, analyse, engine_search
 from .eval import Evaluator
 from .position import parse_dice
 from .position_text import read_position
@@ -34,10 +34,10 @@ def ranked_plays_json(evaluator: Evaluator, position: str, dice: str, plies: int
 
 def analyse_roll(evaluator: Evaluator, position: str, dice: str, plies: int) -> Any:
     """``engine.analyse`` of ``dice`` in the backgammon ``position`` (a Position ID, GNUbgID or XGID) at
-    ``plies`` with the engine's move filter (``engine.engine_limit``); raises ValueError for a bad
+    ``plies`` with the engine's move filter (``engine.engine_search``); raises ValueError for a bad
     position or dice."""
     setup = read_position(position)
-    return analyse(evaluator, setup.position, parse_dice(dice), engine_limit(evaluator.name, plies))
+    return analyse(evaluator, setup.position, parse_dice(dice), engine_search(evaluator.name, plies))
 
 
 def rolled_plays_json(

@@ -1,9 +1,9 @@
 """The backgammon engine's one entry point, in the shape of python-chess's ``engine.analyse(board, limit)``:
-``analyse(evaluator, position, dice, Limit(plies=2))`` ranks every legal play of a roll, best first, with
+``analyse(evaluator, position, dice, Search(plies=2))`` ranks every legal play of a roll, best first, with
 its five cubeless probabilities, its cubeless equity, the plies it was evaluated at and its difference to
 the best play.
 
-Search is gnubg's: every play is evaluated at 0-ply in one batched call (the boards straight from the rules
+gnubg's search: every play is evaluated at 0-ply in one batched call (the boards straight from the rules
 core's buffers, no Python object per play); with ``plies`` > 0 the candidates that survive gnubg's move
 filter (up to ``candidates`` plays within ``threshold`` equity of the best at 0-ply) are evaluated again at
 ``plies`` in a second batched call. The evaluator (``own``, ``gnubg``, ``sage``) does the look-ahead inside
@@ -33,12 +33,13 @@ from .eval.probabilities import PROBABILITIES, equities, final_probabilities, fl
 from .position import Dice, Play, PlayBuffers, Position, check_dice
 
 ENGINES = ("own", "gnubg", "sage")
-DEFAULT_ENGINE = "sage"  # chosen by measurement: see engine_limit and BENCHMARKS.md (issue 35)
+DEFAULT_ENGINE = "sage"  # chosen by measurement: see engine_search and BENCHMARKS.md (issue 35)
 
 
 @dataclass(frozen=True)
-class Limit:
-    """How deep to look: ``plies`` (gnubg's: 0 the raw evaluation, 2 its default analysis) and the move
+class Search:
+    """How deep the backgammon engine looks (what its analyser makes of the user's ``base.kind.Limit``):
+    ``plies`` (gnubg's: 0 the raw evaluation, 2 its default analysis) and the move
     filter before the deeper plies: keep up to ``candidates`` plays within ``threshold`` (cubeless equity)
     of the best play at 0-ply."""
 
@@ -58,7 +59,7 @@ class Limit:
         return f"{self.plies}-ply"
 
 
-def engine_limit(engine: str, plies: int) -> Limit:
+def engine_search(engine: str, plies: int) -> Search:
     """The search an engine's analyses use at ``plies`` (gnubg's numbering): gnubg's default move filter,
     up to 16 plays within 0.32 at 0-ply, for ``own`` and ``gnubg``; up to 5 within 0.08 for ``sage``,
     whose 0-ply ranks the candidates well enough that the narrower filter agrees with a deeper reference
@@ -66,8 +67,8 @@ def engine_limit(engine: str, plies: int) -> Limit:
     reference"). ``engine`` is the name of the evaluator that runs (``Evaluator.name``), so a stand-in
     for ``sage`` searches as its own engine does."""
     if engine == "sage":
-        return Limit(plies, candidates=5, threshold=0.08)
-    return Limit(plies)
+        return Search(plies, candidates=5, threshold=0.08)
+    return Search(plies)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ class Analysis:
 
     position: Position
     dice: Dice
-    limit: Limit
+    limit: Search
     engine: str
     indices: np.ndarray
     probabilities: np.ndarray
@@ -280,7 +281,7 @@ def _index_of(boards: np.ndarray, play: Play, position: Position) -> int:
     return int(matches[0])
 
 
-def candidates(equity: np.ndarray, limit: Limit) -> np.ndarray:
+def candidates(equity: np.ndarray, limit: Search) -> np.ndarray:
     """gnubg's move filter: the indices of up to ``limit.candidates`` plays within ``limit.threshold`` of
     the best 0-ply ``equity``, best first (ties in the given order)."""
     order = np.argsort(-equity, kind="stable")
@@ -292,7 +293,7 @@ def analyse(
     evaluator: Evaluator,
     position: Position,
     dice: Sequence[int],
-    limit: Limit | None = None,
+    limit: Search | None = None,
     include: Sequence[Play] = (),
 ) -> Analysis:
     """Every legal play of ``dice`` in ``position``, ranked best first (see the module's docstring).
@@ -300,7 +301,7 @@ def analyse(
     ``include``: plays (of this roll) evaluated at ``limit.plies`` even when the move filter drops them;
     ValueError if one is not a play of this roll. A roll that cannot be played has the one empty play.
     """
-    limit = limit or Limit()
+    limit = limit or Search()
     started = time.perf_counter()
     dice = check_dice(dice)
     buffers, count = position._generate(dice)
@@ -341,7 +342,7 @@ def analyse(
 
 
 def evaluate_play(
-    evaluator: Evaluator, position: Position, dice: Sequence[int], play: Play, limit: Limit | None = None
+    evaluator: Evaluator, position: Position, dice: Sequence[int], play: Play, limit: Search | None = None
 ) -> RankedPlay:
     """``play`` judged at ``limit`` like the best play of its roll, even if the move filter would drop it:
     its rank, probabilities, equity and difference to the best."""

@@ -19,12 +19,12 @@ import numpy as np
 from taldau.base.identity import game_id
 from taldau.base.kind import (
     EMG_SCALE,
-    AnalysisOptions,
     Annotation,
     CubeEquities,
     Decision,
     GameAnalysis,
     GameFacts,
+    Limit,
     MarkScale,
     MatchFacts,
     Opening,
@@ -85,7 +85,7 @@ WARM_UP_MATCH = """ 3 point match
 class BackgammonAnalyser:
     """An evaluator (``engine``: ``sage``, bgsage's nets, by default; ``own``, taldau's; ``gnubg`` with the
     optional gnubg-nn) reviewing whole matches (see ``taldau.base.kind.Analyser``). ``depth`` in the
-    user's options is the plies, gnubg's numbering for every engine (sage's own "3ply" is depth 2).
+    user's limit's depth is the plies, gnubg's numbering for every engine (sage's own "3ply" is depth 2).
 
     Where ``sage`` cannot run here, ``own`` stands in (``fallback`` says so): ``version``, and with it the
     settings key, is the loaded evaluator's, so a worker whose sage fell back computes another key than a
@@ -106,18 +106,18 @@ class BackgammonAnalyser:
     def scale(self) -> MarkScale:
         return EMG_SCALE
 
-    def limit(self, options: AnalysisOptions) -> ReviewSettings:
+    def search(self, limit: Limit) -> ReviewSettings:
         """The review's settings: the named ``level`` (``review.LEVELS``; standard by default), its plies
         (gnubg's 2, quick's 0) or ``depth`` for plays and cube, with the move filter of the engine that runs
-        (``engine.engine_limit``)."""
-        if options.nodes is not None or options.movetime is not None:
+        (``engine.engine_search``)."""
+        if limit.nodes is not None or limit.movetime is not None:
             raise ValueError("backgammon analysis is limited by plies (--depth), not nodes or time")
-        if options.depth is not None and not 0 <= options.depth < len(SECONDS_PER_DECISION):
+        if limit.depth is not None and not 0 <= limit.depth < len(SECONDS_PER_DECISION):
             raise ValueError(
-                f"backgammon analysis goes 0 to {len(SECONDS_PER_DECISION) - 1} plies, not {options.depth}"
+                f"backgammon analysis goes 0 to {len(SECONDS_PER_DECISION) - 1} plies, not {limit.depth}"
             )
-        level = options.level or DEFAULT_LEVEL
-        return ReviewSettings.of_level(level, self.engine_name(), options.depth)
+        level = limit.level or DEFAULT_LEVEL
+        return ReviewSettings.of_level(level, self.engine_name(), limit.depth)
 
     def version(self) -> str:
         return self.evaluator.version
@@ -128,10 +128,10 @@ class BackgammonAnalyser:
     def fallback(self) -> str | None:
         return self.choice.fallback
 
-    def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
+    def time_budget(self, limit: Limit, decisions: int) -> float:
         """MARGIN times the measured cost of a decision at the review's plies, and of settling the ones in
         doubt where the level does (``settle_seconds``)."""
-        settings = self.limit(options)
+        settings = self.search(limit)
         return MARGIN * (SECONDS_PER_DECISION[settings.plies] + settle_seconds(settings)) * decisions
 
     def warm(self) -> None:
@@ -146,13 +146,13 @@ class BackgammonAnalyser:
         self,
         text: str,
         source: str,
-        options: AnalysisOptions,
+        limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
         """Every valid game of the match in ``text``, reviewed in order with the match state carried
         (``progress`` hears each game's decisions once it is reviewed)."""
         games = [game for game in read_games(text.encode(), source) if not game.errors]
-        return game_analyses(games, review_match(games, self.evaluator, self.limit(options), progress))
+        return game_analyses(games, review_match(games, self.evaluator, self.search(limit), progress))
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
         """The match's valid games as an analysis text in the manner of gnubg's text export

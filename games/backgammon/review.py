@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
-from taldau.base.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, mark_for
+from taldau.base.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, MarkScale
 from taldau.base.records import RecordError
 
 from . import luck
@@ -79,7 +79,7 @@ from .cubeful import (
     emg_to_mwc,
     response_error,
 )
-from .engine import Limit, after_plays, analyse, engine_limit, evaluate_position
+from .engine import Search, after_plays, analyse, engine_search, evaluate_position
 from .eval import Evaluator
 from .eval.model import CONTACT, position_class
 from .eval.probabilities import equities, flipped
@@ -188,9 +188,9 @@ class ReviewSettings:
     """How a match is reviewed: ``plies`` for checker plays (gnubg's default analysis is 2-ply, with its
     move filter: up to ``candidates`` plays within ``threshold`` cubeless equity of the best at 0-ply go
     deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``; see ``cube_doubt``),
-    ``luck_plies`` for the luck
-    of the rolls (0, as gnubg; ``luck`` False skips luck), the marks' thresholds (equity lost, EMG; by
-    default gnubg's, ``base.kind.EMG_SCALE``), the luck marks' thresholds, and the match equity table.
+    ``luck_plies`` for the luck of the rolls (0, as gnubg; ``luck`` False skips luck), the marks'
+    ``scale`` (equity lost, EMG, with gnubg's thresholds: ``base.kind.EMG_SCALE``), the luck marks'
+    thresholds, and the match equity table.
 
     Cube decisions are judged as gnubg judges them at ``cube_plies``: by a cubeful look-ahead
     (``cube_plies.plied_cube_decision``) wherever the player doubled, answered a double, or the 0-ply cube
@@ -205,9 +205,7 @@ class ReviewSettings:
     luck_plies: int = 0
     candidates: int = 16
     threshold: float = 0.32
-    doubtful: float = EMG_SCALE.thresholds[0]
-    bad: float = EMG_SCALE.thresholds[1]
-    very_bad: float = EMG_SCALE.thresholds[2]
+    scale: MarkScale = EMG_SCALE
     lucky: float = 0.3
     very_lucky: float = 0.6
     luck: bool = True
@@ -227,8 +225,6 @@ class ReviewSettings:
             raise ValueError("plies must be 0 or more")
         if not self.cube_doubt >= 0:
             raise ValueError(f"cube_doubt must be 0 or more, not {self.cube_doubt}")
-        if not 0 <= self.doubtful <= self.bad <= self.very_bad:
-            raise ValueError("the marks' thresholds must grow: doubtful <= bad <= very bad")
         if not 0 <= self.lucky <= self.very_lucky:
             raise ValueError("the luck thresholds must grow: lucky <= very lucky")
 
@@ -243,13 +239,13 @@ class ReviewSettings:
         settle = "" if self.settle is None else f", in doubt ({self.doubt}) {self.settle}"
         return (
             f"{self.level}: {self.plies}-ply {self.candidates}/{self.threshold}, {cube}{settle}, {luck}, "
-            f"marks {self.doubtful}/{self.bad}/{self.very_bad}, {self.table.name}"
+            f"marks {'/'.join(str(threshold) for threshold in self.scale.thresholds)}, {self.table.name}"
         )
 
     @property
-    def limit(self) -> Limit:
+    def search(self) -> Search:
         """The search of checker plays."""
-        return Limit(self.plies, candidates=self.candidates, threshold=self.threshold)
+        return Search(self.plies, candidates=self.candidates, threshold=self.threshold)
 
     @property
     def cube_depth(self) -> int:
@@ -257,8 +253,8 @@ class ReviewSettings:
         return self.plies if self.cube_plies is None else self.cube_plies
 
     def mark(self, loss: float) -> Mark | None:
-        """gnubg's mark of an error of ``loss`` (EMG) at these thresholds (the one rule, ``mark_for``)."""
-        return mark_for(loss, (self.doubtful, self.bad, self.very_bad))
+        """gnubg's mark of an error of ``loss`` (EMG) on the review's scale (the one rule, ``mark_for``)."""
+        return self.scale.mark(loss)
 
     def luck_mark(self, luck: float) -> LuckMark | None:
         """gnubg's mark of a roll's luck (EMG)."""
@@ -285,19 +281,19 @@ class ReviewSettings:
     @classmethod
     def of_engine(cls, engine: str, plies: int) -> ReviewSettings:
         """The standard review by the evaluator named ``engine`` (``Evaluator.name``) at ``plies``: its move
-        filter (``engine.engine_limit``), gnubg's conventions for the rest."""
+        filter (``engine.engine_search``), gnubg's conventions for the rest."""
         return cls.of_level(DEFAULT_LEVEL, engine, plies)
 
     @classmethod
     def of_level(cls, level: str, engine: str, plies: int | None = None) -> ReviewSettings:
         """The review of the named ``level`` (``LEVELS``) by the evaluator named ``engine``, with its move
-        filter (``engine.engine_limit``); ``plies`` in place of the level's own (0 for quick, 2 for the
+        filter (``engine.engine_search``); ``plies`` in place of the level's own (0 for quick, 2 for the
         others) where given."""
         if level not in LEVELS:
             raise ValueError(f"unknown level of review {level!r}: choose one of {', '.join(LEVELS)}")
         plies = LEVEL_PLIES[level] if plies is None else plies
         settle = {"deep": Settle(plies=DEEP_PLIES), "world": Settle(rollout=WORLD_ROLLOUT)}.get(level)
-        search = engine_limit(engine, plies)
+        search = engine_search(engine, plies)
         return cls(
             plies=plies,
             candidates=search.candidates,
@@ -612,8 +608,7 @@ def play_in_doubt(values: np.ndarray, played: int, contact: bool, settings: Revi
     doubt = settings.doubt
     best = float(values.max())
     loss = best - float(values[played])
-    thresholds = (settings.doubtful, settings.bad, settings.very_bad)
-    if any(abs(loss - threshold) <= doubt.band for threshold in thresholds):
+    if any(abs(loss - threshold) <= doubt.band for threshold in settings.scale.thresholds):
         return True
     return contact and loss <= doubt.close and int(np.count_nonzero(values >= best - doubt.close)) >= 2
 
@@ -722,7 +717,7 @@ def _move(judge: _Judge, step: Step, game: int, number: int, opening: bool) -> M
     state = _without_beavers(step.state)
     assert play is not None and dice is not None
     player = position.turn
-    analysis = analyse(evaluator, position, dice, settings.limit, include=(play,))
+    analysis = analyse(evaluator, position, dice, settings.search, include=(play,))
     # judged cubeful among the plays evaluated at the analysis plies (in rank order, deepest first)
     deep = np.flatnonzero(analysis.plies == analysis.plies[0])
     ranked = [analysis.play(int(rank)) for rank in deep]

@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
+from taldau.base.kind import Limit
 
 from . import board
 from .evaluate import FEATURES, N_FEATURES, capture_of, kazan_only_weights, load_weights
@@ -83,29 +84,6 @@ def load_search_kernels(weights: np.ndarray) -> None:
         weights,
         board.KEY_WORDS,
     )
-
-
-@dataclass(frozen=True)
-class Limit:
-    """When to stop searching: after ``depth`` plies, ``nodes`` nodes or ``time`` seconds (first reached)."""
-
-    depth: int | None = None
-    nodes: int | None = None
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.depth is None and self.nodes is None and self.time is None:
-            raise ValueError("a Limit needs a depth, a node count or a time")
-        for name in ("depth", "nodes", "time"):
-            value = getattr(self, name)
-            if value is not None and value <= 0:
-                raise ValueError(f"Limit {name} must be positive, not {value}")
-
-    def __str__(self) -> str:
-        parts = [
-            f"{name} {getattr(self, name)}" for name in ("depth", "nodes", "time") if getattr(self, name)
-        ]
-        return ", ".join(parts)
 
 
 def engine_version(settings: EngineSettings | None = None) -> str:
@@ -437,7 +415,13 @@ class Engine:
     def analyse(
         self, position: Position, limit: Limit, multipv: int = 1, moves: list[int] | None = None
     ) -> AnalysisInfo:
-        """Search ``position`` within ``limit``; ``moves`` restricts the root moves (pits 1..9)."""
+        """Search ``position`` within ``limit`` (its depth of 1 or more, nodes or movetime: the first
+        reached stops; ValueError for none, depth 0 or a level); ``moves`` restricts the root moves (pits
+        1..9)."""
+        if not limit.stops or limit.depth == 0 or limit.level is not None:
+            raise ValueError(
+                f"a Togyz search needs a depth of 1 or more, nodes or a movetime, not {limit!r}"
+            )
         legal = position.legal_moves()
         if not legal:
             raise ValueError(f"no legal moves: the game is over ({position.fen()})")
@@ -459,7 +443,7 @@ class Engine:
 
     def _iterate(self, position: Position, order: np.ndarray, limit: Limit, multipv: int) -> AnalysisInfo:
         """Iterative deepening over ``order`` until the limit, a proven result or a solved tree."""
-        if limit.time is not None:
+        if limit.movetime is not None:
             load_search_kernels(self._weights)
         tables = self._tables
         stats = tables.stats
@@ -476,7 +460,7 @@ class Engine:
         max_depth = MAX_PLY - 1 if limit.depth is None or solving else min(limit.depth, MAX_PLY - 1)
         node_cap = limit.nodes or np.iinfo(np.int64).max
         started = time.perf_counter()
-        deadline = None if limit.time is None else started + limit.time
+        deadline = None if limit.movetime is None else started + limit.movetime
 
         result: AnalysisInfo | None = None
         solve_end = 0
@@ -529,7 +513,7 @@ class Engine:
                 break
             if limit.depth is not None and depth >= limit.depth and not solving:
                 break
-            if deadline is not None and time.perf_counter() - started > 0.5 * limit.time:  # type: ignore[operator]
+            if deadline is not None and time.perf_counter() - started > 0.5 * limit.movetime:  # type: ignore[operator]
                 break
         assert result is not None
         return AnalysisInfo(

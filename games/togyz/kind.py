@@ -15,10 +15,10 @@ from typing import ClassVar
 import numpy as np
 from taldau.base.identity import game_id
 from taldau.base.kind import (
-    AnalysisOptions,
     Annotation,
     GameAnalysis,
     GameFacts,
+    Limit,
     MarkScale,
     Opening,
     OpeningPly,
@@ -29,7 +29,7 @@ from taldau.base.records import RecordFile
 from taldau.base.winchance import WinCurve
 
 from .chances import load_win_curve
-from .engine import Engine, EngineSettings, Limit, engine_version
+from .engine import Engine, EngineSettings, engine_version
 from .position import Position
 from .records import ENCODINGS
 from .replay import Game, read_games, replay_file
@@ -68,12 +68,13 @@ class TogyzAnalyser:
     def scale(self) -> MarkScale:
         return SCALE
 
-    def limit(self, options: AnalysisOptions) -> Limit:
-        if options.level is not None:
+    def search(self, limit: Limit) -> Limit:
+        """The limit itself, or the review's (``review.review_limit``) where it gives no stop."""
+        if limit.level is not None:
             raise ValueError("levels of review are backgammon's: Togyz takes a depth, nodes or a movetime")
-        if options.depth is None and options.nodes is None and options.movetime is None:
-            return review_limit()
-        return Limit(depth=options.depth, nodes=options.nodes, time=options.movetime)
+        if limit.depth == 0:
+            raise ValueError("a Togyz review searches 1 ply or more, not depth 0")
+        return limit if limit.stops else review_limit()
 
     def version(self) -> str:
         """The engine's version with its settings; a review that values played moves by the next
@@ -88,15 +89,15 @@ class TogyzAnalyser:
     def fallback(self) -> str | None:
         return None
 
-    def time_budget(self, options: AnalysisOptions, decisions: int) -> float:
+    def time_budget(self, limit: Limit, decisions: int) -> float:
         """Five times the measured cost: 0.2 s per ply at the default depth, about 2.5 times more per extra
         ply of depth; a node or time limit costs two searches of that many nodes (at 3 million nodes/s) or
         seconds per ply."""
-        limit = self.limit(options)
+        limit = self.search(limit)
         if limit.nodes is not None:
             per_ply = 2 * limit.nodes / NODES_PER_SECOND
-        elif limit.time is not None:
-            per_ply = 2 * limit.time
+        elif limit.movetime is not None:
+            per_ply = 2 * limit.movetime
         else:
             per_ply = SECONDS_PER_PLY * DEPTH_FACTOR ** ((limit.depth or REVIEW_DEPTH) - REVIEW_DEPTH)
         return MARGIN * per_ply * decisions
@@ -109,10 +110,10 @@ class TogyzAnalyser:
         self,
         text: str,
         source: str,
-        options: AnalysisOptions,
+        limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
-        engine, limit = Engine(self.settings), self.limit(options)
+        engine, limit = Engine(self.settings), self.search(limit)
         games = [game for game in read_games(text.encode(), source) if game.valid]
         return [
             review_game(game, engine, self.curve, limit, self.one_search, self.verification, progress)

@@ -41,10 +41,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from taldau.base.kind import Decision, DecisionKind, GameAnalysis, OpeningBook, pov
+from taldau.base.kind import Decision, DecisionKind, GameAnalysis, Limit, OpeningBook, pov
 from taldau.base.winchance import WinCurve
 
-from .engine import AnalysisInfo, Engine, Limit, Score
+from .engine import AnalysisInfo, Engine, Score
 from .position import Position
 from .replay import Game
 

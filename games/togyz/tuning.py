@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from taldau.base.jit import njit
+from taldau.base.kind import Limit
 
-from .engine import Engine, EngineSettings, Limit
+from .engine import Engine, EngineSettings
 from .evaluate import FEATURES, KAZAN_WEIGHT, N_FEATURES, features, kazan_only_weights
 from .position import Position, Side
 from .replay import Game

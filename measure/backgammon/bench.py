@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from taldau.games.backgammon import board as core
-from taldau.games.backgammon.engine import Limit, analyse
+from taldau.games.backgammon.engine import Search, analyse
 from taldau.games.backgammon.eval import Evaluator
 from taldau.games.backgammon.eval.probabilities import equities, flipped
 from taldau.games.backgammon.position import Position
@@ -203,12 +203,12 @@ def real_decisions(folder: Path, count: int = 200) -> list[tuple[Position, tuple
     return [found[int(index)] for index in np.linspace(0, len(found) - 1, count)]
 
 
-def bench_limits() -> dict[str, Limit]:
+def bench_limits() -> dict[str, Search]:
     """The limits ``run_engine_bench`` times ``engine.analyse`` at, by label."""
     return {
-        "0-ply": Limit(plies=0),
-        "2-ply": Limit(plies=2),
-        "2-ply 8/0.16": Limit(plies=2, candidates=8, threshold=0.16),
+        "0-ply": Search(plies=0),
+        "2-ply": Search(plies=2),
+        "2-ply 8/0.16": Search(plies=2, candidates=8, threshold=0.16),
     }
 
 
@@ -282,7 +282,7 @@ def run_engine_bench(
 def _time_against_gnubg(
     evaluator: Evaluator,
     decisions: list[tuple[Position, tuple[int, int]]],
-    limit: Limit,
+    limit: Search,
     decided: Callable[[], None] = lambda: None,
 ) -> float | None:
     """The time ``engine.analyse`` at ``limit`` takes over the time gnubg's ``best_move`` takes at the
@@ -307,7 +307,7 @@ def _gnubg_best_moves(
     decisions: list[tuple[Position, tuple[int, int]]],
     plies: tuple[int, ...],
     chosen: dict[str, list[tuple]],
-    limits: dict[str, Limit],
+    limits: dict[str, Search],
     decided: Callable[[], None] = lambda: None,
 ) -> tuple[dict[int, float] | None, dict[str, float] | None, dict[str, float] | None]:
     """gnubg's ``best_move`` decisions per second at each of ``plies``; for each limit of ``chosen``, how

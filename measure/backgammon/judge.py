@@ -45,7 +45,7 @@ import numpy as np
 from taldau.base.files import append_json_line, json_lines
 from taldau.games.backgammon.cube import MatchState
 from taldau.games.backgammon.cube_plies import after_play_equity
-from taldau.games.backgammon.engine import Limit, analyse
+from taldau.games.backgammon.engine import Search, analyse
 from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout
 from taldau.games.backgammon.met import kazaross_xg2
 from taldau.games.backgammon.position import Play
@@ -60,7 +60,6 @@ DEFAULT_DRAW = 300
 DEFAULT_SEED = 44
 NEAR = 0.02  # a rollout-settled loss this close to a mark threshold (EMG) is "near a threshold"
 MARKING = ReviewSettings()  # the marks' thresholds, the same at every level
-THRESHOLDS = (MARKING.doubtful, MARKING.bad, MARKING.very_bad)
 CACHE_FOLDER = Path(__file__).resolve().parents[2] / "tests" / "data" / "backgammon" / "judge"
 
 
@@ -182,7 +181,7 @@ def wants_rollout(reviews: Sequence[MoveDecision], results: Sequence[str], playe
 
 def near_threshold(loss: float) -> bool:
     """Whether ``loss`` (EMG) lies within NEAR of one of the review's mark thresholds."""
-    return any(abs(loss - threshold) <= NEAR for threshold in THRESHOLDS)
+    return any(abs(loss - threshold) <= NEAR for threshold in MARKING.scale.thresholds)
 
 
 def _mean_and_error(values: Sequence[float]) -> tuple[float, float]:
@@ -329,7 +328,7 @@ def judge_levels(
         assert dice is not None
         plays = {
             ranked.play.text: ranked.play
-            for ranked in analyse(evaluators[chosen[0].engine], item.step.position, dice, Limit(0)).plays
+            for ranked in analyse(evaluators[chosen[0].engine], item.step.position, dice, Search(0)).plays
         }
         results = tuple(plays[review.best].result.position_id() for review in reviews)
         played = plays[reviews[0].played].result.position_id()

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from taldau.base.kind import OpeningBook
 from taldau.base.processes import worker_pool
-from taldau.games.backgammon.engine import Limit, analyse, engine_limit, load_evaluator
+from taldau.games.backgammon.engine import Search, analyse, engine_search, load_evaluator
 from taldau.games.backgammon.eval import Evaluator
 from taldau.games.backgammon.luck import RollValues, cubeless_roll_values, roll_luck
 from taldau.games.backgammon.position import Dice, Play, Position
@@ -55,7 +55,7 @@ def book_play(
     evaluator: Evaluator,
     position: Position,
     dice: Dice,
-    limit: Limit,
+    limit: Search,
     refuted: float = REFUTED,
 ) -> Play | None:
     """A play of ``book`` for ``dice`` in ``position`` that the engine does not refute: one that loses less
@@ -80,7 +80,7 @@ class Player:
     """A side of a match: an evaluator and the limit it plays at; ``label`` names it in reports."""
 
     evaluator: Evaluator
-    limit: Limit
+    limit: Search
     label: str
     book: OpeningBook | None = None
 
@@ -107,7 +107,7 @@ def parse_player(spec: str, evaluators: dict[str, Evaluator] | None = None) -> P
     evaluators = {} if evaluators is None else evaluators
     if name not in evaluators:
         evaluators[name] = load_evaluator(name)
-    return Player(evaluators[name], engine_limit(evaluators[name].name, plies), f"{name}:{plies}")
+    return Player(evaluators[name], engine_search(evaluators[name].name, plies), f"{name}:{plies}")
 
 
 def dice_sequence(seed: int, pair: int) -> Iterator[Dice]:

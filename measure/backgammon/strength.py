@@ -37,7 +37,7 @@ import numpy as np
 from taldau.base.files import append_json_line, json_lines
 from taldau.base.jit import is_writable, user_cache_root
 from taldau.games.backgammon.cube import MatchState
-from taldau.games.backgammon.engine import Limit, analyse, choose_evaluator, engine_limit
+from taldau.games.backgammon.engine import Search, analyse, choose_evaluator, engine_search
 from taldau.games.backgammon.eval import Evaluator
 from taldau.games.backgammon.position import Position
 from taldau.games.backgammon.record import ActionKind
@@ -57,10 +57,10 @@ BGLAB = Path("../shared/data/backgammon/bglab")  # the real matches beside the c
 @dataclass(frozen=True)
 class Level:
     """An engine and the limit it analyses at, written ``engine:plies`` (the engine's own move filter,
-    its reviews', ``engine_limit``) or ``engine:plies:candidates/threshold``."""
+    its reviews', ``engine_search``) or ``engine:plies:candidates/threshold``."""
 
     engine: str
-    limit: Limit
+    limit: Search
 
     @classmethod
     def parse(cls, text: str) -> Level:
@@ -69,17 +69,19 @@ class Level:
         if len(parts) not in (2, 3) or not parts[0] or not parts[1].isdigit():
             raise ValueError(f"a level is engine:plies or engine:plies:candidates/threshold, not {text!r}")
         if len(parts) == 2:
-            return cls(parts[0], engine_limit(parts[0], int(parts[1])))
+            return cls(parts[0], engine_search(parts[0], int(parts[1])))
         candidates, _, threshold = parts[2].partition("/")
         try:
-            return cls(parts[0], Limit(int(parts[1]), candidates=int(candidates), threshold=float(threshold)))
+            return cls(
+                parts[0], Search(int(parts[1]), candidates=int(candidates), threshold=float(threshold))
+            )
         except ValueError:
             raise ValueError(
                 f"a level is engine:plies or engine:plies:candidates/threshold, not {text!r}"
             ) from None
 
     def __str__(self) -> str:
-        if self.limit == engine_limit(self.engine, self.limit.plies):
+        if self.limit == engine_search(self.engine, self.limit.plies):
             return f"{self.engine}:{self.limit.plies}"
         return f"{self.engine}:{self.limit.plies}:{self.limit.candidates}/{self.limit.threshold:g}"
 

@@ -6,8 +6,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from taldau.base.kind import Limit
 from taldau.games.togyz.chances import load_win_curve
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit, named_settings
+from taldau.games.togyz.engine import Engine, EngineSettings, named_settings
 from taldau.games.togyz.perft import perft
 from taldau.games.togyz.position import Position
 from taldau.games.togyz.replay import Game, read_games

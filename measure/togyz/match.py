@@ -18,9 +18,9 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Protocol
 
-from taldau.base.kind import OpeningBook
+from taldau.base.kind import Limit, OpeningBook
 from taldau.base.processes import worker_pool
-from taldau.games.togyz.engine import Engine, EngineSettings, Limit
+from taldau.games.togyz.engine import Engine, EngineSettings
 from taldau.games.togyz.position import Position, Side, Termination
 from taldau.games.togyz.review import book_move
 
