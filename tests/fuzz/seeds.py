@@ -16,7 +16,7 @@ import re
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,16 @@ TOGYZ_FENS = (
 )
 
 
+Seeds = Callable[[], Iterator[tuple[str, bytes]]]  # one target's (name, data) seeds
+SEEDS: dict[str, Seeds] = {}  # target -> its seeds, in the order written
+
+
+def seed_source(function: Seeds) -> Seeds:
+    """Declare ``function`` the seeds of the fuzz target of the same name."""
+    SEEDS[function.__name__] = function
+    return function
+
+
 def _pieces(text: str, starts: re.Pattern[str]) -> Iterator[str]:
     """``text`` cut before each match of ``starts`` into pieces of at most MAX_SEED bytes."""
     cuts = [match.start() for match in starts.finditer(text)] or [0]
@@ -49,6 +59,7 @@ def _pieces(text: str, starts: re.Pattern[str]) -> Iterator[str]:
         yield piece[: MAX_SEED // 2] if len(piece.encode()) > MAX_SEED else piece
 
 
+@seed_source
 def togyz_records() -> Iterator[tuple[str, bytes]]:
     for path in sorted((EXAMPLES / "togyz").iterdir()):
         text = path.read_text(encoding="utf-8-sig")
@@ -56,6 +67,7 @@ def togyz_records() -> Iterator[tuple[str, bytes]]:
             yield f"{path.stem}-{number}", piece.encode()
 
 
+@seed_source
 def togyz_fen() -> Iterator[tuple[str, bytes]]:
     for number, fen in enumerate(TOGYZ_FENS):
         yield f"fen-{number}", fen.encode()
@@ -66,6 +78,7 @@ def _backgammon_files(suffixes: tuple[str, ...]) -> Iterator[Path]:
         yield from sorted(path for path in folder.iterdir() if path.suffix in suffixes)
 
 
+@seed_source
 def backgammon_jellyfish() -> Iterator[tuple[str, bytes]]:
     for path in _backgammon_files((".mat", ".txt")):
         text = path.read_text(encoding="utf-8")
@@ -76,6 +89,7 @@ def backgammon_jellyfish() -> Iterator[tuple[str, bytes]]:
             yield f"{path.stem}-{number}", (piece if piece.startswith(head) else head + piece).encode()
 
 
+@seed_source
 def backgammon_sgf() -> Iterator[tuple[str, bytes]]:
     for path in _backgammon_files((".sgf",)):
         text = path.read_text(encoding="utf-8")
@@ -85,6 +99,7 @@ def backgammon_sgf() -> Iterator[tuple[str, bytes]]:
             yield f"{path.stem}-{number}", piece.encode()
 
 
+@seed_source
 def backgammon_ids() -> Iterator[tuple[str, bytes]]:
     records = json.loads((GNUBG / "ids.json").read_text())["records"]
     for number, record in enumerate(records[::12]):
@@ -95,6 +110,7 @@ def backgammon_ids() -> Iterator[tuple[str, bytes]]:
             yield f"xgid-{number}", record["xgid"].encode()
 
 
+@seed_source
 def detect() -> Iterator[tuple[str, bytes]]:
     yield from togyz_records()
     yield from backgammon_jellyfish()
@@ -109,6 +125,7 @@ def _small_files() -> list[tuple[str, bytes]]:
     ]
 
 
+@seed_source
 def archive() -> Iterator[tuple[str, bytes]]:
     from fuzz.targets import ARCHIVE_SUFFIXES
 
@@ -129,17 +146,6 @@ def archive() -> Iterator[tuple[str, bytes]]:
         yield f"tar-{mode[2:] or 'plain'}", bytes([ARCHIVE_SUFFIXES.index(suffix)]) + buffer.getvalue()
     directory = b"\x00".join(part for name, data in files for part in (name.encode(), data))
     yield "directory", bytes([ARCHIVE_SUFFIXES.index("/")]) + directory
-
-
-SEEDS = {
-    "togyz_records": togyz_records,
-    "togyz_fen": togyz_fen,
-    "backgammon_jellyfish": backgammon_jellyfish,
-    "backgammon_sgf": backgammon_sgf,
-    "backgammon_ids": backgammon_ids,
-    "detect": detect,
-    "archive": archive,
-}
 
 
 def main() -> None:
