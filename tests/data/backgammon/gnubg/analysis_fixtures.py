@@ -81,16 +81,6 @@ ANALYSIS = [
     "set analysis luck on",
     "set output mwc off",  # the text export prints normalised equities (EMG), as the JSON's "equity"
 ]
-SETUP = [
-    "set display off",
-    "set confirm new off",
-    "set confirm save off",
-    "set automatic game off",
-    "set automatic roll off",
-    "set automatic move off",
-    "set rng mersenne",
-    "set seed 11",
-]
 SKILL_LEVELS = ((0.12, "very bad"), (0.06, "bad"), (0.03, "doubtful"))  # equity lost, gnubg's mark
 LUCK_MARKS = {"verygood": "very lucky", "good": "lucky", "bad": "unlucky", "verybad": "very unlucky"}
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
@@ -531,7 +521,10 @@ def inside_gnubg() -> None:
     """Analyses every match and writes the JSON files (and the kept text export) into analysis/."""
     import gnubg  # type: ignore[import-not-found]
 
-    for command in SETUP + ANALYSIS:
+    sys.path.insert(0, str(HERE))
+    from make_fixtures import SETTINGS  # display, confirmations, automatic play and dice: as for the others
+
+    for command in SETTINGS + ANALYSIS:
         gnubg.command(command)
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
