@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.base.kind import Limit
 from taldau.cli.main import main
-from taldau.measure.local_service import PrivateRedis
+from taldau.measure.local_service import PrivateRedis, WorkerProcess, wait_for
 from taldau.workers.celery_app import FINISHED_KEY, QUEUED_KEY, ServiceSettings, task_id
 from taldau.workers.client import _Client
 from taldau.workers.messages import RunSpec
@@ -33,6 +33,12 @@ def broker(tmp_path: Path) -> Iterator[PrivateRedis]:
     server = PrivateRedis(tmp_path / "redis")
     yield server
     server.stop()
+
+
+@pytest.fixture()
+def sample(togyz_examples: Path) -> Path:
+    """The bundled PlayOK sample (SAMPLE_GAMES games)."""
+    return togyz_examples / "playok-2024-2025-sample.pgn"
 
 
 def queue_run(broker: str, sample: Path, out: Path) -> RunSpec:
@@ -50,6 +56,18 @@ def taldau(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def holding_worker(tmp_path: Path, broker: str, sample: Path) -> tuple[Path, WorkerProcess]:
+    """The sample and a game that holds its worker (the first one sent, see ``test_celery.add_hold_game``)
+    copied into ``tmp_path / "archive"``, and one worker process for them; returns both."""
+    from test_celery import add_hold_game, hold_env
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copy(sample, archive)
+    add_hold_game(archive)
+    return archive, WorkerProcess(broker, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
+
+
 def status(broker: str) -> dict:
     code, stdout, _ = taldau("status", "--broker", broker, "--json")
     assert code == 0
@@ -58,9 +76,8 @@ def status(broker: str) -> dict:
 
 @pytest.mark.slow
 def test_status_lists_a_run_with_its_queued_games_and_cancel_withdraws_them(
-    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+    tmp_path: Path, broker: PrivateRedis, sample: Path
 ) -> None:
-    sample = togyz_examples / "playok-2024-2025-sample.pgn"
     spec = queue_run(broker.url, sample, tmp_path / "out")
     report = status(broker.url)
     assert report["queued"] == SAMPLE_GAMES and report["workers"] == [] and report["running"] == []
@@ -82,9 +99,8 @@ def test_status_lists_a_run_with_its_queued_games_and_cancel_withdraws_them(
 
 @pytest.mark.slow
 def test_cancel_by_output_folder_leaves_other_runs_queued(
-    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+    tmp_path: Path, broker: PrivateRedis, sample: Path
 ) -> None:
-    sample = togyz_examples / "playok-2024-2025-sample.pgn"
     kept = queue_run(broker.url, sample, tmp_path / "kept")
     gone = queue_run(broker.url, sample, tmp_path / "gone")
     assert [run["out"] for run in status(broker.url)["runs"]] == [gone.out, kept.out]
@@ -123,21 +139,16 @@ def test_cancel_needs_a_run_or_a_folder(broker: PrivateRedis) -> None:
 
 @pytest.mark.slow
 def test_cancel_stops_the_client_following_the_run(
-    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+    tmp_path: Path, broker: PrivateRedis, sample: Path
 ) -> None:
     """A run followed by its client, its one worker process held in the middle of the first game:
     `cancel --out` withdraws the games still queued and the client stops (exit 130, saying why). The game
     running finishes and its rows wait on the broker; the same command run again stores it without
     analysing it twice, and analyses the games withdrawn."""
-    from taldau.measure.local_service import WorkerProcess, wait_for
-    from test_celery import add_hold_game, hold_env, succeeded
+    from test_celery import succeeded
 
-    archive = tmp_path / "archive"
-    archive.mkdir()
-    shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
-    add_hold_game(archive)  # the first game sent: the worker holds it until released
+    archive, worker = holding_worker(tmp_path, broker.url, sample)  # it holds the game until released
     games = SAMPLE_GAMES + 1
-    worker = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     out = tmp_path / "out"
     command = ("analyze", str(archive), "--out", str(out), "--depth", "2", "--broker", broker.url, "--json")
     outcome: dict[str, tuple[int, str, str]] = {}
@@ -179,25 +190,19 @@ def games_on_broker(report: dict, run: str) -> int:
 
 @pytest.mark.slow
 def test_status_counts_the_games_of_a_killed_worker_at_once(
-    tmp_path: Path, broker: PrivateRedis, togyz_examples: Path
+    tmp_path: Path, broker: PrivateRedis, sample: Path
 ) -> None:
     """Issue 42: a worker killed with SIGKILL in the middle of a game leaves it unacknowledged on the broker,
     where the queue does not show it until the visibility timeout (4 h, the default, here) hands it out
     again. `status`, asked right after the kill, counts it as held by a worker that is gone, and its count
     of the run's games is the client's; a copy of the game sent again (as the client does when it sees the
     game lost) counts once; `cancel` withdraws it with the queued ones, and the run is gone from `status`."""
-    from taldau.measure.local_service import WorkerProcess, wait_for
     from taldau.workers.client import Cancelled, celery_executor
     from taldau.workers.run import run_analysis
     from taldau.workers.watch import ServiceState
-    from test_celery import add_hold_game, hold_env
 
-    archive = tmp_path / "archive"
-    archive.mkdir()
-    shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
-    add_hold_game(archive)  # the first game sent: the worker holds it until killed
+    archive, worker = holding_worker(tmp_path, broker.url, sample)  # it holds the game until killed
     games = SAMPLE_GAMES + 1
-    worker = WorkerProcess(broker.url, tmp_path / "worker.log", concurrency=1, env=hold_env(tmp_path))
     service = ServiceSettings(look_every=0.2)  # the client says what it counts five times a second
     assert service.visibility_timeout >= 3_600  # nothing is handed out again while this test runs
     seen: list[ServiceState] = []
