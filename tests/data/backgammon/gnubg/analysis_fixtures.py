@@ -30,7 +30,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -633,20 +632,11 @@ def compare_with_gnubg_nn() -> str:
 def main() -> None:
     if not BGLAB.is_dir():
         sys.exit(f"bglab matches not found at {BGLAB}")
+    from make_fixtures import script_in_gnubg  # beside this file, on the path of a script run outside gnubg
+
     copy_matches()
-    gnubg = shutil.which("gnubg") or "/usr/games/gnubg"
     environment = dict(os.environ, TALDAU_GNUBG_ANALYSIS=str(HERE), TALDAU_GNUBG_BGLAB=str(BGLAB))
-    done = subprocess.run(
-        [gnubg, "-t", "-q", "-p", str(Path(__file__).resolve())],
-        cwd=HERE,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        check=False,
-    )
+    done = script_in_gnubg(Path(__file__).resolve(), environment, cwd=HERE)
     if done.returncode or "Traceback" in done.stderr:
         sys.exit(f"gnubg failed ({done.returncode}): {done.stderr[-3000:]}")
     count = sum(len(g["decisions"]) for p in OUT.glob("*.json") for g in json.loads(p.read_text())["games"])

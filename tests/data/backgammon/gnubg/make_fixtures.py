@@ -418,21 +418,29 @@ def run_job() -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 
-def run_gnubg(job: str, work: Path) -> subprocess.CompletedProcess:
-    """Runs this file inside a headless gnubg for one job."""
+def script_in_gnubg(
+    script: Path, env: dict[str, str], cwd: Path | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess:
+    """Runs the Python ``script`` inside a headless gnubg; what it prints is dropped, its errors kept."""
     gnubg = shutil.which("gnubg") or "/usr/games/gnubg"
-    env = dict(os.environ, TALDAU_GNUBG_JOB=job, TALDAU_GNUBG_WORK=str(work), TALDAU_GNUBG_BGLAB=str(BGLAB))
     return subprocess.run(
-        [gnubg, "-t", "-q", "-p", str(HERE / "make_fixtures.py")],
+        [gnubg, "-t", "-q", "-p", str(script)],
+        cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         errors="replace",
-        timeout=1800,
+        timeout=timeout,
         check=False,
     )
+
+
+def run_gnubg(job: str, work: Path) -> subprocess.CompletedProcess:
+    """Runs this file inside a headless gnubg for one job."""
+    env = dict(os.environ, TALDAU_GNUBG_JOB=job, TALDAU_GNUBG_WORK=str(work), TALDAU_GNUBG_BGLAB=str(BGLAB))
+    return script_in_gnubg(HERE / "make_fixtures.py", env, timeout=1800)
 
 
 def tags(record: dict) -> list[str]:
