@@ -304,15 +304,24 @@ def generate_plays(
 
 
 @njit(cache=True)
+def play_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What ``generate_plays`` fills for one roll at a time: ``boards``, ``moves``, ``lengths``, ``keys``,
+    ``slots`` and ``table`` (all -1), for up to MAX_PLAYS plays."""
+    return (
+        np.empty((MAX_PLAYS, 2, ROW), dtype=np.int8),
+        np.empty((MAX_PLAYS, 4, 2), dtype=np.int8),
+        np.empty(MAX_PLAYS, dtype=np.int8),
+        np.empty(MAX_PLAYS, dtype=np.uint64),
+        np.empty(MAX_PLAYS, dtype=np.int64),
+        np.full(TABLE_SIZE, -1, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
 def count_plays(positions: np.ndarray, rolls: np.ndarray, words: np.ndarray, repeat: int) -> int:
     """Generate the full play set of every (position, roll) pair ``repeat`` times; returns the plays
     counted, for benchmarks and checks."""
-    boards = np.empty((MAX_PLAYS, 2, ROW), dtype=np.int8)
-    moves = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
-    lengths = np.empty(MAX_PLAYS, dtype=np.int8)
-    keys = np.empty(MAX_PLAYS, dtype=np.uint64)
-    slots = np.empty(MAX_PLAYS, dtype=np.int64)
-    table = np.full(TABLE_SIZE, -1, dtype=np.int64)
+    boards, moves, lengths, keys, slots, table = play_buffers()
     total = 0
     for _ in range(repeat):
         for i in range(positions.shape[0]):

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from taldau.base.jit import njit
 
-from ..board import KEY_WORDS, MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
+from ..board import KEY_WORDS, generate_plays, play_buffers, swap_into
 from .inputs import POINT_INPUTS
 from .model import NetPair
 from .net import Net
@@ -44,12 +44,7 @@ def _results_of_rolls(boards: np.ndarray, seed: int, words: np.ndarray, out: np.
     """Every play of one random roll (seeded) of each of ``boards``, its result seen from the side then
     on roll, into ``out`` while there is room; returns how many were written."""
     np.random.seed(seed)
-    results = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    moves = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
-    lengths = np.empty(MAX_PLAYS, dtype=np.int8)
-    keys = np.empty(MAX_PLAYS, dtype=np.uint64)
-    slots = np.empty(MAX_PLAYS, dtype=np.int64)
-    table = np.full(TABLE_SIZE, -1, dtype=np.int64)
+    results, moves, lengths, keys, slots, table = play_buffers()
     written = 0
     for index in range(boards.shape[0]):
         die1 = np.random.randint(1, 7)

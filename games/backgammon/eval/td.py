@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from taldau.base.jit import njit
 
-from ..board import MAX_PLAYS, TABLE_SIZE, generate_plays, swap_into
+from ..board import generate_plays, play_buffers, swap_into
 from .model import evaluate_nets, net_scratch, train_nets
 from .probabilities import WIN_BACKGAMMON, WIN_GAMMON, equity, final_probabilities, flip_into
 
@@ -40,12 +40,7 @@ def self_play(
     np.random.seed(seed)
     indices, values, features, hidden, delta, out = net_scratch(nets)
     flipped = np.empty(5, dtype=np.float64)
-    boards = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    moves = np.empty((MAX_PLAYS, 4, 2), dtype=np.int8)
-    lengths = np.empty(MAX_PLAYS, dtype=np.int8)
-    keys = np.empty(MAX_PLAYS, dtype=np.uint64)
-    slots = np.empty(MAX_PLAYS, dtype=np.int64)
-    table = np.full(TABLE_SIZE, -1, dtype=np.int64)
+    boards, moves, lengths, keys, slots, table = play_buffers()
     history = np.empty((MAX_GAME_PLIES, 2, 25), dtype=np.int8)
     estimates = np.empty((MAX_GAME_PLIES, 5), dtype=np.float64)
     target = np.empty(5, dtype=np.float64)
