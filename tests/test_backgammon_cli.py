@@ -57,6 +57,15 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def train(stage: str, out: Path, **options: object) -> tuple[int, str]:
+    """Exit code and output of ``taldau train --stage STAGE --out OUT`` with each of ``options`` as
+    ``--name value`` (underscores written as dashes; a tuple gives several words)."""
+    words = ["train", "--stage", stage, "--out", str(out)]
+    for name, value in options.items():
+        words += [f"--{name.replace('_', '-')}", *map(str, value if isinstance(value, tuple) else (value,))]
+    return run(*words)
+
+
 def run_json(*args: str) -> Any:
     """The one JSON document ``taldau ARGS`` prints on stdout (progress goes to stderr); the command must
     succeed."""
@@ -84,6 +93,13 @@ GALAXY_RESULTS = [
 ]
 
 
+def all_valid(games: int, plies: int, files: int) -> dict[str, int]:
+    """The summary of ``taldau validate --json`` over ``files`` files of ``games`` games, all valid, and
+    nothing else."""
+    nothing = ("invalid", "not_records", "not_read", "duplicates", "other_game")
+    return {"games": games, "valid": games, "plies": plies, "files": files} | dict.fromkeys(nothing, 0)
+
+
 def listed_plays(output: str) -> dict[str, str]:
     """The plays ``taldau plays`` lists, one a line (the move padded to a column, then the result): move ->
     resulting Position ID."""
@@ -102,17 +118,7 @@ def drawing(*args: str) -> list[str]:
 
 def test_validate_json_of_a_match_file() -> None:
     report = run_json("validate", "--json", str(MATCH))
-    assert report["summary"] == {
-        "games": 4,
-        "valid": 4,
-        "invalid": 0,
-        "plies": 179,
-        "files": 1,
-        "not_records": 0,
-        "not_read": 0,
-        "duplicates": 0,
-        "other_game": 0,
-    }
+    assert report["summary"] == all_valid(games=4, plies=179, files=1)
     assert game_results(report) == GALAXY_RESULTS
     first = report["games"][0]
     assert {key: first[key] for key in ("source", "index", "game", "format", "players", "match_length")} == {
@@ -167,17 +173,7 @@ def test_validate_a_directory_of_togyz_and_backgammon(tmp_path: Path) -> None:
     shutil.copy(EXAMPLES / "togyz" / "compact.txt", tmp_path / "togyz.txt")
     shutil.copy(MATCH, tmp_path / "backgammon.mat")
     report = run_json("validate", "--json", str(tmp_path))
-    assert report["summary"] == {
-        "games": 7,
-        "valid": 7,
-        "invalid": 0,
-        "plies": 402,
-        "files": 2,
-        "not_records": 0,
-        "not_read": 0,
-        "duplicates": 0,
-        "other_game": 0,
-    }
+    assert report["summary"] == all_valid(games=7, plies=402, files=2)
     kinds = {(Path(g["source"]).name, g["game"], g["format"]) for g in report["games"]}
     assert kinds == {("togyz.txt", "togyz", "compact"), ("backgammon.mat", "backgammon", "jellyfish")}
     assert game_results(report) == GALAXY_RESULTS
@@ -501,34 +497,19 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     from taldau.games.backgammon.eval.weights import load_nets, load_pruning, weights_digest
 
     checkpoint = tmp_path / "td.npz"
-    code, output = run("train", "--stage", "td", "--games", "20", "--seed", "4", "--out", str(checkpoint))
+    code, output = train("td", checkpoint, games=20, seed=4)
     assert code == 0, output
     assert f"wrote {checkpoint} after 20 games of self-play" in output
     nets, meta = load_nets(checkpoint)
     assert meta["stage"] == "td" and meta["games_done"] == 20 and meta["settings"]["seed"] == 4
-    code, output = run("train", "--stage", "td", "--games", "20", "--seed", "4", "--out", str(checkpoint))
+    code, output = train("td", checkpoint, games=20, seed=4)
     assert code == 0 and weights_digest(load_nets(checkpoint)[0]) == weights_digest(nets)
-    code, output = run("train", "--stage", "td", "--games", "20", "--seed", "5", "--out", str(checkpoint))
+    code, output = train("td", checkpoint, games=20, seed=5)
     assert code == 1 and "other settings" in output
     improved = tmp_path / "supervised.npz"
-    code, output = run(
-        "train",
-        "--stage",
-        "supervised",
-        "--start",
-        str(checkpoint),
-        "--games",
-        "2",
-        "--matches",
-        str(EXAMPLES / "backgammon" / "galaxy-6800849.txt"),
-        "--positions",
-        "80",
-        "--plies",
-        "0",
-        "--epochs",
-        "2",
-        "--out",
-        str(improved),
+    match = EXAMPLES / "backgammon" / "galaxy-6800849.txt"
+    code, output = train(
+        "supervised", improved, start=checkpoint, games=2, matches=match, positions=80, plies=0, epochs=2
     )
     assert code == 0, output
     assert f"wrote {improved}: held-out error" in output
@@ -538,19 +519,7 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     assert weights_digest(fitted) != weights_digest(nets)
     assert (tmp_path / "supervised.npz.work").is_dir()
     pruned = tmp_path / "pruned.npz"
-    code, output = run(
-        "train",
-        "--stage",
-        "prune",
-        "--start",
-        str(improved),
-        "--games",
-        "4",
-        "--positions",
-        "60",
-        "--out",
-        str(pruned),
-    )
+    code, output = train("prune", pruned, start=improved, games=4, positions=60)
     assert code == 0, output
     assert f"wrote {pruned}: pruning nets' held-out error" in output
     kept, meta = load_nets(pruned)
@@ -568,25 +537,8 @@ def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> 
     them by variance-reduced rollouts, ``--rate`` sets the fit's first learning rate; all are kept in the
     weights file's settings."""
     out = tmp_path / "rolled.npz"
-    code, output = run(
-        "train",
-        "--stage",
-        "supervised",
-        "--games",
-        "2",
-        "--positions",
-        "30",
-        "--candidates",
-        "2",
-        "--rollout",
-        "2",
-        "3",
-        "--epochs",
-        "1",
-        "--rate",
-        "0.04",
-        "--out",
-        str(out),
+    code, output = train(
+        "supervised", out, games=2, positions=30, candidates=2, rollout=(2, 3), epochs=1, rate=0.04
     )
     assert code == 0, output
     from taldau.games.backgammon.eval.weights import load_nets
@@ -598,5 +550,5 @@ def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> 
     assert [folder.name.split("-")[1] for folder in (tmp_path / "rolled.npz.work").iterdir()] == [
         "rollout2x3"
     ]
-    code, output = run("train", "--stage", "supervised", "--rollout", "0", "3", "--out", str(out))
+    code, output = train("supervised", out, rollout=(0, 3))
     assert code == 2 and "--rollout" in output
