@@ -189,71 +189,53 @@ def best_reply(
 
 
 @njit(cache=True)
-def _ply1(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
-    """1-ply: the average over the rolls of the 0-ply value after the side on roll's best play."""
-    chosen = np.empty((2, 25), dtype=np.int8)
-    reply = np.empty(5, dtype=np.float64)
+def _plied(board: np.ndarray, plies: int, model: tuple, work: tuple, out: np.ndarray) -> None:
+    """``plies``-ply (1 <= plies <= MAX_PLIES) probabilities of ``board`` into ``out``: the average over the
+    rolls of the value after the side on roll's best play at 0-ply, that value the chosen result's 0-ply one
+    at 1-ply, else its (plies - 1)-ply one (exact where the play ends the game). Depth first over a stack
+    of one position per ply rather than a recursion: numba cannot load recursive functions from its cache."""
+    boards = np.empty((plies + 1, 2, 25), dtype=np.int8)  # boards[d]: the position being valued at d-ply
+    rolls = np.zeros(plies + 1, dtype=np.int64)  # the roll of boards[d] being played
+    totals = np.zeros((plies + 1, 5), dtype=np.float64)  # boards[d]'s rolls so far, weighted
+    values = np.empty((plies + 1, 5), dtype=np.float64)  # the value of the roll of boards[d], seen after it
     mine = np.empty(5, dtype=np.float64)
-    total = np.zeros(5, dtype=np.float64)
-    for roll in range(21):
-        best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 0, model, work, chosen, reply)
-        flip_into(reply, mine)
+    boards[plies] = board
+    depth = plies
+    while True:
+        roll = rolls[depth]
+        if roll < 21:
+            chosen = boards[depth - 1]
+            dice = ROLL_DICE[roll]
+            best_reply(boards[depth], dice[0], dice[1], depth - 1, model, work, chosen, values[depth])
+            if depth > 1 and not final_probabilities(chosen, values[depth]):
+                depth -= 1  # the chosen result valued one ply less deep first
+                rolls[depth] = 0
+                for k in range(5):
+                    totals[depth, k] = 0.0
+                continue
+        elif depth == plies:
+            for k in range(5):
+                out[k] = totals[depth, k] / 36.0
+            return
+        else:  # every roll of boards[depth] played: its value is that of the roll above
+            depth += 1
+            for k in range(5):
+                values[depth, k] = totals[depth - 1, k] / 36.0
+        flip_into(values[depth], mine)
         for k in range(5):
-            total[k] += ROLL_COUNTS[roll] * mine[k]
-    for k in range(5):
-        out[k] = total[k] / 36.0
-
-
-@njit(cache=True)
-def _ply2(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
-    """2-ply: the average over the rolls of the 1-ply value after the best play chosen at 0-ply."""
-    chosen = np.empty((2, 25), dtype=np.int8)
-    reply = np.empty(5, dtype=np.float64)
-    mine = np.empty(5, dtype=np.float64)
-    total = np.zeros(5, dtype=np.float64)
-    for roll in range(21):
-        best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 1, model, work, chosen, reply)
-        if not final_probabilities(chosen, reply):
-            _ply1(chosen, model, work, reply)
-        flip_into(reply, mine)
-        for k in range(5):
-            total[k] += ROLL_COUNTS[roll] * mine[k]
-    for k in range(5):
-        out[k] = total[k] / 36.0
-
-
-@njit(cache=True)
-def _ply3(board: np.ndarray, model: tuple, work: tuple, out: np.ndarray) -> None:
-    """3-ply: the average over the rolls of the 2-ply value after the best play chosen at 0-ply."""
-    chosen = np.empty((2, 25), dtype=np.int8)
-    reply = np.empty(5, dtype=np.float64)
-    mine = np.empty(5, dtype=np.float64)
-    total = np.zeros(5, dtype=np.float64)
-    for roll in range(21):
-        best_reply(board, ROLL_DICE[roll, 0], ROLL_DICE[roll, 1], 2, model, work, chosen, reply)
-        if not final_probabilities(chosen, reply):
-            _ply2(chosen, model, work, reply)
-        flip_into(reply, mine)
-        for k in range(5):
-            total[k] += ROLL_COUNTS[roll] * mine[k]
-    for k in range(5):
-        out[k] = total[k] / 36.0
+            totals[depth, k] += ROLL_COUNTS[rolls[depth]] * mine[k]
+        rolls[depth] += 1
 
 
 @njit(cache=True)
 def evaluate_plied(board: np.ndarray, plies: int, model: tuple, work: tuple, out: np.ndarray) -> None:
-    """The ``plies``-ply probabilities of ``board`` into ``out`` (0 <= plies <= MAX_PLIES). Written as one
-    function per ply rather than a recursion: numba cannot load recursive functions from its cache."""
+    """The ``plies``-ply probabilities of ``board`` into ``out`` (0 <= plies <= MAX_PLIES)."""
     if final_probabilities(board, out):
         return
     if plies == 0:
         evaluate0(board, model, work, out)
-    elif plies == 1:
-        _ply1(board, model, work, out)
-    elif plies == 2:
-        _ply2(board, model, work, out)
     else:
-        _ply3(board, model, work, out)
+        _plied(board, min(plies, MAX_PLIES), model, work, out)
 
 
 @njit(cache=True)
