@@ -12,7 +12,8 @@ Layout::
 
 A folder holds the results of one settings key (a run of other settings is refused), so its tables are the
 files of the manifest's key. Files written by an earlier taldau read as today's schema: a column their
-version lacks reads as null, and ``ply`` counts from 1 whatever the version (``plies_from_one``).
+version lacks reads as null, and ``moves`` read as version 7 names and counts them whatever the version
+(``schemas.moves.as_current``: ``ply`` from 1, the renamed columns, ``drop``).
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from taldau.schemas import (
     GAMES_SCHEMA_VERSION,
     MOVES_SCHEMA,
     MOVES_SCHEMA_VERSION,
+    RENAMED_IN_7,
     Status,
-    plies_from_one,
+    as_current,
 )
 
 from .accounting import Inputs
@@ -255,9 +257,10 @@ class AnalysisFolder:
         schema = SCHEMAS[name] if columns is None else pa.schema([SCHEMAS[name].field(c) for c in columns])
         tables = []
         for path in self.files(name):  # only the columns asked that the file has, read column by column
-            found = set(pq.read_schema(path).names)
-            table = pq.read_table(path, columns=[c for c in schema.names if c in found])
-            tables.append(_conform(table, schema))
+            found = pq.read_schema(path).names
+            wanted = set(schema.names) if name == "games" else _moves_columns(schema.names, found)
+            table = pq.read_table(path, columns=[column for column in found if column in wanted])
+            tables.append(_conform(table if name == "games" else as_current(table), schema))
         return pa.concat_tables(tables) if tables else schema.empty_table()
 
     def rows(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -265,10 +268,23 @@ class AnalysisFolder:
         return self.table(name, columns).to_pylist()
 
 
+_NAMED_BEFORE_7 = {today: before for before, today in RENAMED_IN_7.items()}
+# What a file before version 7 computes ``drop`` of (``as_current``), by its names then.
+_DROP_OF = ("side", "win_chance_before", "win_chance_after", "match_id", "loss")
+
+
+def _moves_columns(names: list[str], found: list[str]) -> set[str]:
+    """The columns to read of a ``moves`` file that has the columns ``found`` for today's ``names``: those
+    names, or their names before version 7, and what an older file computes ``drop`` of."""
+    wanted = set(names) | {_NAMED_BEFORE_7[name] for name in names if name in _NAMED_BEFORE_7}
+    if "drop" in names and "drop" not in found:
+        wanted |= set(_DROP_OF)
+    return wanted
+
+
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """A table read from one file (its schema's metadata kept) as ``schema`` has it: its plies counted from
-    1, each column cast to the schema's type, a column it lacks as nulls."""
-    table = plies_from_one(table)
+    """A table read from one file, as today's version names its columns, as ``schema`` has it: each
+    column cast to the schema's type, a column it lacks as nulls."""
     columns = [
         table.column(item.name).cast(item.type)
         if item.name in table.column_names

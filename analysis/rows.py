@@ -1,8 +1,8 @@
 """The decision record (``taldau.base.kind.Decision``) as a ``moves`` row and back: one mapping, used by
 the batch to write what it judged and by ``annotate`` to rebuild the decisions an analysis stored.
 
-Every column is the decision's field of the same name except those of ``_COLUMN_OF_FIELD`` (the table keeps
-the names its readers know) and those converted: the kind and the luck mark as their strings, the dice as
+Every column is the decision's field of the same name (version 7 of the table named them so) except those
+converted: the kind and the luck mark as their strings, the dice as
 two digits, the cube's equities in columns of their own, the mark beside the decision, and the ply: the
 decision's index from 0 in the game's review, its number from 1 in the table (as players count moves: see
 ``taldau.schemas.moves``)."""
@@ -18,18 +18,9 @@ from taldau.schemas.columns import column_names
 
 from .review import GameReview, MarkedDecision
 
-_COLUMN_OF_FIELD = {
-    "position": "fen",
-    "played": "move",
-    "best": "best_move",
-    "chance_before": "win_chance_before",
-    "chance_after": "win_chance_after",
-}
 _CUBE_COLUMNS = tuple(item.name for item in fields(CubeEquities))
 _CONVERTED = {"game_id", "ply", "kind", "dice", "mark", "luck_mark", *_CUBE_COLUMNS}
-_SAME_NAME = tuple(
-    name for name in column_names(MoveRow) if name not in _CONVERTED and name not in _COLUMN_OF_FIELD.values()
-)
+_SAME_NAME = tuple(name for name in column_names(MoveRow) if name not in _CONVERTED)
 
 
 def move_row(game_id: str, row: MarkedDecision) -> MoveRow:
@@ -39,7 +30,6 @@ def move_row(game_id: str, row: MarkedDecision) -> MoveRow:
         game_id=game_id,
         ply=decision.ply + 1,
         **{name: getattr(decision, name) for name in _SAME_NAME},
-        **{column: getattr(decision, name) for name, column in _COLUMN_OF_FIELD.items()},
         **{name: None if cube is None else getattr(cube, name) for name in _CUBE_COLUMNS},
         kind=str(decision.kind),
         dice=None if decision.dice is None else "".join(str(die) for die in decision.dice),
@@ -54,11 +44,9 @@ def move_rows(game_id: str, review: GameReview) -> list[MoveRow]:
 
 
 def marked_decision(row: dict[str, Any]) -> MarkedDecision:
-    """A ``moves`` row (as a dict of its columns, ``ply`` from 1 as version 4 counts it: see
-    ``schemas.moves.plies_from_one``; a backgammon column missing reads as null) as the decision it
-    stores, with its stored mark. The rows keep no ``drop`` (the mark stands stored): it is the winning
-    chances the decision gave away, from its maker's side."""
-    sign = 1 if row["side"] == 0 else -1
+    """A ``moves`` row (as a dict of its columns, as version 7 names and counts them: see
+    ``schemas.moves.as_current``; a backgammon column missing reads as null) as the decision it stores,
+    with its stored mark."""
     dice, luck_mark = row.get("dice"), row.get("luck_mark")
     cube = None
     if row.get("verdict") is not None:
@@ -66,10 +54,8 @@ def marked_decision(row: dict[str, Any]) -> MarkedDecision:
     decision = Decision(
         ply=row["ply"] - 1,
         **{name: row.get(name) for name in _SAME_NAME},
-        **{name: row[column] for name, column in _COLUMN_OF_FIELD.items()},
         kind=DecisionKind(row["kind"]),
         dice=None if dice is None else (int(dice[0]), int(dice[1])),
-        drop=sign * (row["win_chance_before"] - row["win_chance_after"]),
         cube=cube,
         luck_mark=None if luck_mark is None else LuckMark(luck_mark),
     )

@@ -9,7 +9,15 @@ from .games import (
     Status,
     games_table,
 )
-from .moves import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table, plies_from_one
+from .moves import (
+    MOVES_SCHEMA,
+    MOVES_SCHEMA_VERSION,
+    RENAMED_IN_7,
+    MoveRow,
+    as_current,
+    move_rows_of,
+    moves_table,
+)
 
 __all__ = [
     "GAMES_SCHEMA",
@@ -17,11 +25,13 @@ __all__ = [
     "HEADER_COLUMNS",
     "MOVES_SCHEMA",
     "MOVES_SCHEMA_VERSION",
+    "RENAMED_IN_7",
     "GameRow",
     "MoveRow",
     "SideFigures",
     "Status",
+    "as_current",
     "games_table",
+    "move_rows_of",
     "moves_table",
-    "plies_from_one",
 ]

@@ -26,7 +26,13 @@ from taldau.analysis.folder import (
     read_manifest,
 )
 from taldau.analysis.report import read_archive
-from taldau.schemas import GAMES_SCHEMA, GAMES_SCHEMA_VERSION, MOVES_SCHEMA, MOVES_SCHEMA_VERSION
+from taldau.schemas import (
+    GAMES_SCHEMA,
+    GAMES_SCHEMA_VERSION,
+    MOVES_SCHEMA,
+    MOVES_SCHEMA_VERSION,
+    RENAMED_IN_7,
+)
 
 
 def test_a_folder_analyze_wrote_opens_typed_with_every_row(analysed_examples: dict[str, Path]) -> None:
@@ -47,41 +53,59 @@ def test_a_folder_analyze_wrote_opens_typed_with_every_row(analysed_examples: di
 
 def _rewrite_as(path: Path, schema: pa.Schema, version: str, dropped: list[str], shift: int = 0) -> None:
     """Rewrite a compacted file as an earlier version wrote it: without the ``dropped`` columns, its
-    version in the metadata, and (``shift`` -1) plies counted from 0."""
+    version in the metadata, (``shift`` -1) plies counted from 0, and, before version 7, the moves' columns
+    under their names then (``RENAMED_IN_7``)."""
     table = pq.read_table(path).drop_columns(dropped)
     if shift:
         index = table.column_names.index("ply")
         table = table.set_column(index, "ply", pa.compute.add(table.column("ply"), shift))
-    fields = [field for field in schema if field.name not in dropped]
+    before = {today: then for then, today in RENAMED_IN_7.items()} if int(version) < 7 else {}
+    table = table.rename_columns([before.get(name, name) for name in table.column_names])
+    fields = [
+        field.with_name(before.get(field.name, field.name)) for field in schema if field.name not in dropped
+    ]
     old = pa.schema(fields, metadata={b"taldau.schema_version": version.encode()})
     pq.write_table(table.cast(old), path)
 
 
+@pytest.mark.parametrize("game", ["backgammon", "togyz"])
 def test_files_of_earlier_schema_versions_read_as_today_s(
-    analysed_examples: dict[str, Path], tmp_path: Path
+    analysed_examples: dict[str, Path], tmp_path: Path, game: str
 ) -> None:
-    """A folder whose moves are version 3 (plies from 0, no ``judged``, ``loss_se`` or ``luck_mwc``) and
-    games version 3 (no ``luck_mwc``): the same rows as today's files, those columns null."""
-    today = open_folder(analysed_examples["backgammon"])
+    """A folder whose moves are version 3 (plies from 0, the columns named as before version 7, no
+    ``drop``, ``judged``, ``loss_se`` or ``luck_mwc``) and games version 3 (no ``luck_mwc``): the same rows
+    as today's files, ``drop`` computed as version 6 computed it (backgammon: the loss in EMG; Togyz: the
+    winning chances given away), the other missing columns null."""
+    today = open_folder(analysed_examples[game])
     shutil.copytree(today.path, tmp_path / "old")
     old = open_folder(tmp_path / "old")
     (moves,) = old.files("moves")
     (games,) = old.files("games")
-    _rewrite_as(moves, MOVES_SCHEMA, "3", ["judged", "loss_se", "luck_mwc"], shift=-1)
+    _rewrite_as(moves, MOVES_SCHEMA, "3", ["drop", "judged", "loss_se", "luck_mwc"], shift=-1)
     _rewrite_as(games, GAMES_SCHEMA, "3", ["white_luck_mwc", "black_luck_mwc"])
-    assert pq.read_table(moves).column("ply").to_pylist()[0] == 0 and MOVES_SCHEMA_VERSION != "3"
+    written = pq.read_table(moves)
+    assert written.column("ply").to_pylist()[0] == 0 and MOVES_SCHEMA_VERSION != "3"
+    assert {"fen", "move", "best_move", "win_chance_before"} <= set(written.column_names)
     assert GAMES_SCHEMA_VERSION != "3"
     then, now = old.table("moves"), today.table("moves")
     assert then.schema == now.schema and then.num_rows == now.num_rows
     for name in now.column_names:
         if name in ("judged", "loss_se", "luck_mwc"):
             assert then.column(name).null_count == then.num_rows
+        elif name == "drop":
+            assert then.column(name).to_pylist() == pytest.approx(now.column(name).to_pylist(), abs=1e-12)
         else:
             assert then.column(name).to_pylist() == now.column(name).to_pylist(), name
+    assert old.table("moves", ["game_id", "played", "drop"]).column("played") == now.column("played")
     assert old.rows("games", ["white_luck_mwc", "white_luck"])[0]["white_luck_mwc"] is None
     assert old.rows("games", ["white_luck"]) == today.rows("games", ["white_luck"])
-    assert len(StoredAnalysis.open(old.path).decisions[today.rows("games")[0]["game_id"]]) == 118
-    assert len(read_archive(old.path).games[0].moves) == 118
+    first = today.rows("games")[0]["game_id"]
+    assert len(StoredAnalysis.open(old.path).decisions[first]) == len(
+        StoredAnalysis.open(today.path).decisions[first]
+    )
+    assert [move.drop for move in read_archive(old.path).games[0].moves] == pytest.approx(
+        [move.drop for move in read_archive(today.path).games[0].moves], abs=1e-12
+    )
 
 
 def test_an_old_manifest_reads_with_what_it_did_not_store_empty(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from taldau.games.togyz.engine import Engine, EngineSettings
 from taldau.games.togyz.kind import SCALE, TogyzKind
 from taldau.games.togyz.review import LOSS_CAP, VERIFICATION, Verification, review_game
 from taldau.games.togyz.writers import write_playok
-from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, MoveRow, moves_table
+from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, RENAMED_IN_7, MoveRow, as_current, moves_table
 
 LIMIT = Limit(depth=6)
 VERSION_3_COLUMNS = {
@@ -81,12 +81,12 @@ def test_a_planted_blunder_is_marked(engine: Engine) -> None:
     start = make_position([0, 0, 0, 0, 0, 0, 0, 1, 2], [1, 3, 3, 3, 3, 3, 3, 3, 3], white_kazan=80)
     game = record(start, [8, 1])
     (blunder, reply), review = reviewed(game, engine)
-    assert (blunder.move, blunder.best_move, blunder.mark) == ("89", "91(82)", "??")
+    assert (blunder.played, blunder.best, blunder.mark) == ("89", "91(82)", "??")
     assert blunder.score_best == 999.0 and blunder.score_played < 0  # win in 1 -> a lost position
-    assert blunder.win_chance_before == 1.0 and blunder.win_chance_after == -1.0
+    assert blunder.chance_before == 1.0 and blunder.chance_after == -1.0
     assert blunder.loss == LOSS_CAP  # kumalak, never the 1993 between "win in 1" and "loss in 6"
     assert (blunder.plies_to_result_best, blunder.plies_to_result_played) == (1, -6)
-    assert reply.move == reply.best_move and reply.mark is None and reply.loss == 0
+    assert reply.played == reply.best and reply.mark is None and reply.loss == 0
     assert reply.score_played == reply.score_best  # the played move is the best: the same evaluation
     white, black = review.players
     assert (white.blunders, white.mistakes, white.inaccuracies) == (1, 0, 0)
@@ -108,7 +108,7 @@ def test_a_thrown_away_forced_win_loses_the_cap_and_keeps_its_plies(engine: Engi
     # White wins at once with 91(82) and in 3 with 12; 69 leaves about +34 kumalak and no forced result.
     start = make_position([2, 0, 4, 0, 0, 4, 5, 0, 2], [3, 6, 4, 6, 2, 4, 2, 5, 3], white_kazan=78)
     rows = {pit: reviewed(record(start, [pit]), engine)[0][0] for pit in (9, 1, 6)}
-    assert {pit: (row.best_move, row.move) for pit, row in rows.items()} == {
+    assert {pit: (row.best, row.played) for pit, row in rows.items()} == {
         9: ("91(82)", "91(82)"),
         1: ("91(82)", "12"),
         6: ("91(82)", "69"),
@@ -154,11 +154,11 @@ def test_real_games_end_to_end(togyz_examples: Path, engine: Engine) -> None:
         review = judge(review_game(game, engine, curve, Limit(depth=4)), SCALE)
         rows = move_rows("g", review)
         assert [row.ply for row in rows] == list(range(1, game.plies + 1))  # White's first move is ply 1
-        assert [row.move for row in rows] == [s.notation for s in game.sowings]
+        assert [row.played for row in rows] == [s.notation for s in game.sowings]
         for row in rows:  # ply N is played from the position after N - 1 plies, White on odd plies
-            assert row.fen == game.positions[row.ply - 1].fen() and row.side == (row.ply - 1) % 2
-            assert -1 <= row.win_chance_after <= 1 and row.loss >= 0 and row.depth >= 4
-            assert row.pv.split()[0] == row.best_move
+            assert row.position == game.positions[row.ply - 1].fen() and row.side == (row.ply - 1) % 2
+            assert -1 <= row.chance_after <= 1 and row.loss >= 0 and row.depth >= 4
+            assert row.pv.split()[0] == row.best
             assert row.mark in (None, "?!", "?", "??")
         players = review.players
         assert sum(p.decisions for p in players) == game.plies
@@ -316,30 +316,40 @@ def test_rows_as_arrow_and_parquet(tmp_path: Path, togyz_examples: Path, engine:
     assert back.column("key").to_pylist()[0] == game.positions[0].key
 
 
-def test_a_version_1_moves_file_reads_with_the_plies_columns_null(tmp_path: Path) -> None:
-    # Version 1 had no plies columns (nor version 3's); the schema grows by columns, so old files still read.
+def test_a_version_1_moves_file_reads_as_today_s(tmp_path: Path) -> None:
+    # Version 1 had no plies columns (nor version 3's, 5's or 7's ``drop``), counted plies from 0 and named
+    # its columns as before version 7; the schema grows by columns, so old files still read.
+    before = {today: then for then, today in RENAMED_IN_7.items()}
     version_1 = pa.schema(
         [
-            field
+            field.with_name(before.get(field.name, field.name))
             for field in MOVES_SCHEMA
             if not field.name.startswith("plies_to_result")
-            and field.name not in VERSION_3_COLUMNS | VERSION_5_COLUMNS
-        ]
+            and field.name not in VERSION_3_COLUMNS | VERSION_5_COLUMNS | {"luck_mwc", "drop"}
+        ],
+        metadata={b"taldau.schema_version": b"1"},
     )
     strings = {
         "game_id": "g",
-        "fen": "",
-        "move": "",
-        "best_move": "",
+        "fen": "f",
+        "move": "12",
+        "best_move": "91",
         "pv": "",
         "mark": None,
         "forced": False,
     }
-    row = dict.fromkeys(version_1.names, 0) | strings
+    chances = {
+        "side": 1,
+        "win_chance_before": -0.25,
+        "win_chance_after": 0.5,
+    }  # White's side: Black lost 0.75
+    row = dict.fromkeys(version_1.names, 0) | strings | chances
     pq.write_table(pa.Table.from_pylist([row], version_1), tmp_path / "v1.parquet")
-    (back,) = pq.read_table(tmp_path / "v1.parquet", schema=MOVES_SCHEMA).to_pylist()
-    assert back["plies_to_result_best"] is None and back["plies_to_result_played"] is None
-    assert MOVES_SCHEMA_VERSION == "6"
+    (back,) = as_current(pq.read_table(tmp_path / "v1.parquet")).to_pylist()
+    assert (back["ply"], back["position"], back["played"], back["best"]) == (1, "f", "12", "91")
+    assert (back["chance_before"], back["chance_after"], back["drop"]) == (-0.25, 0.5, 0.75)
+    assert not {"plies_to_result_best", "fen", "move", "win_chance_after"} & set(back)
+    assert MOVES_SCHEMA_VERSION == "7"
 
 
 def test_game_id_depends_on_content_only() -> None:

@@ -232,9 +232,11 @@ def test_analysis_joins_by_position_and_move(tmp_path: Path, analysis: Path) -> 
         if row["ply"] > 30:  # the moves table counts plies from 1
             continue
         sign = 1 if row["side"] == 0 else -1
-        expected.setdefault((row["key"], row["move"]), []).append(sign * row["score_played"])
-        marks[(row["key"], row["move"])] = marks.get((row["key"], row["move"]), 0) + (row["mark"] is not None)
-        best.setdefault(row["key"], []).append(row["best_move"])
+        expected.setdefault((row["key"], row["played"]), []).append(sign * row["score_played"])
+        marks[(row["key"], row["played"])] = marks.get((row["key"], row["played"]), 0) + (
+            row["mark"] is not None
+        )
+        best.setdefault(row["key"], []).append(row["best"])
     for row in book.moves().to_pylist():
         values = expected[(row["key"], row["move"])]
         assert row["analysed"] == len(values)

@@ -19,6 +19,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "games": {"taldau.analysis", "taldau.schemas", "taldau.workers", "taldau.measure", "taldau.cli"}
     | {"pyarrow", "celery", "redis", "kombu", "click"},
     "schemas": {
+        "taldau.games",
         "taldau.analysis",
         "taldau.workers",
         "taldau.measure",

@@ -176,7 +176,7 @@ def test_the_rows_of_a_backgammon_like_game() -> None:
     ]
     double = rows[6]
     assert (double["no_double"], double["double_take"], double["double_pass"]) == (0.41, 0.13, 1.0)
-    assert (double["verdict"], double["move"], double["mark"], double["luck"]) == (
+    assert (double["verdict"], double["played"], double["mark"], double["luck"]) == (
         "No redouble, take",
         "double",
         "??",
@@ -184,7 +184,7 @@ def test_the_rows_of_a_backgammon_like_game() -> None:
     )
     assert rows[7]["double_pass"] == -1.0 and rows[0]["no_double"] is None
     assert [row["luck_mark"] for row in rows[:4]] == [None, None, "--", "++"]
-    assert (rows[0]["match_id"], rows[0]["fen"], rows[0]["loss_mwc"]) == (
+    assert (rows[0]["match_id"], rows[0]["position"], rows[0]["loss_mwc"]) == (
         "cAlgAAAAAAAE",
         "4HPwATDgc/ABMA",
         0.01,
@@ -353,10 +353,10 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schemas"] == {"moves": "6", "games": "4"}
+    assert manifest["schemas"] == {"moves": "7", "games": "4"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
-        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"6" if table == "moves" else b"4")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"7" if table == "moves" else b"4")
     moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
     assert len(games) == 15 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
     assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()

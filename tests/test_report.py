@@ -115,7 +115,7 @@ def test_book_column_shows_each_opening_moves_games_in_the_book(
     book = Book(tmp_path / "book")
     index = report(folder, tmp_path / "out", "--book", str(tmp_path / "book"))
     assert f"<dt>Opening book</dt><dd>{tmp_path / 'book'} (togyz, first 30 plies, 7 games)" in index
-    moves = pq.read_table(folder / "moves", columns=["game_id", "ply", "fen", "move"]).to_pylist()
+    moves = pq.read_table(folder / "moves", columns=["game_id", "ply", "position", "played"]).to_pylist()
     by_game = {
         m["game_id"]: sorted((n for n in moves if n["game_id"] == m["game_id"]), key=lambda n: n["ply"])
         for m in moves
@@ -126,13 +126,15 @@ def test_book_column_shows_each_opening_moves_games_in_the_book(
         assert rows[0][-1] == "Book"
         for move, row in zip(played[:4], rows[1:5], strict=True):
             # counted by hand from the moves table: the games that made this move in this position
-            same = [p for p in by_game.values() if p[move["ply"] - 1]["fen"] == move["fen"]]  # ply from 1
-            games = sum(p[move["ply"] - 1]["move"] == move["move"] for p in same)
-            [entry] = entries(book, position_key(book, move["fen"]))
-            [known] = [m for m in entry.moves if m.move == move["move"]]
+            same = [
+                p for p in by_game.values() if p[move["ply"] - 1]["position"] == move["position"]
+            ]  # ply from 1
+            games = sum(p[move["ply"] - 1]["played"] == move["played"] for p in same)
+            [entry] = entries(book, position_key(book, move["position"]))
+            [known] = [m for m in entry.moves if m.move == move["played"]]
             assert (known.games, entry.games) == (games, len(same))
             assert row[-1].startswith(f"{games} of {len(same)}, {100 * known.score:.0f}%")
-            most = max(sum(p[move["ply"] - 1]["move"] == m.move for p in same) for m in entry.moves)
+            most = max(sum(p[move["ply"] - 1]["played"] == m.move for p in same) for m in entry.moves)
             assert row[-1].endswith("★") == (games == most)
         assert rows[1][-1].startswith(tuple(f"{n} of 7, " for n in range(1, 8)))  # every game starts there
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
-from taldau.analysis.report.data import Move
 from taldau.analysis.report.graph import evaluation_graph
 from taldau.cli.main import main
 from taldau.games.backgammon.ids import MatchId, position_id
 from taldau.games.registry import game_kind
 from taldau.games.togyz import START_FEN, Position
+from taldau.schemas import MoveRow
 
 SVG = "{http://www.w3.org/2000/svg}"
 # White's pit 3 holds 12 stones and pit 4 holds 6; White's tuzdyk is Black's pit 3; kazans 13 and 4.
@@ -130,31 +130,32 @@ def test_each_checker_move_of_a_play_is_an_arrow() -> None:
     assert any("cube 2, centred; player 2 doubles to 4" in line for line in texts(answer))
 
 
-def move(ply: int, chance: float, mark: str | None) -> Move:
-    return Move(
-        "g",
-        ply,
-        (ply - 1) % 2,
-        "move",
-        None,
-        START_FEN,
-        None,
-        "76",
-        "76",
-        0.0,
-        0.0,
-        0.0,
-        chance,
-        chance,
-        None,
-        None,
-        mark,
-        False,
-        None,
-        None,
-        None,
-        None,
-        None,
+def move(ply: int, chance: float, mark: str | None) -> MoveRow:
+    return MoveRow(
+        game_id="g",
+        ply=ply,
+        side=(ply - 1) % 2,
+        kind="move",
+        position=START_FEN,
+        key=0,
+        played="76",
+        best="76",
+        pv="76",
+        score_best=0.0,
+        score_played=0.0,
+        loss=0.0,
+        drop=0.0,
+        plies_to_result_best=None,
+        plies_to_result_played=None,
+        chance_before=chance,
+        chance_after=chance,
+        mark=mark,
+        forced=False,
+        counted=True,
+        depth=1,
+        seldepth=1,
+        nodes=1,
+        seconds=0.0,
     )
 
 

@@ -223,7 +223,7 @@ def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputR
     game's book keys."""
     assert item.folder is not None
     report = InputReport(item.name, item.digest, "analysis", engine=item.engine)
-    columns = ["game_id", "ply", "side", "kind", "dice", "key", "move", "best_move"]
+    columns = ["game_id", "ply", "side", "kind", "dice", "key", "played", "best"]
     columns += ["score_best", "score_played", "mark"]
     moves = open_folder(item.folder).table("moves", columns)
     if not moves.num_rows:
@@ -245,8 +245,8 @@ def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputR
             "ply": pc.add(moves["rank"], pa.scalar(1, pa.int16())),  # from 1, as the plies rows count
             "key": pa.array(keys, pa.uint64()),
             "dice": _rolls(moves["dice"]),
-            "move": moves["move"],
-            "best_move": moves["best_move"],
+            "move": moves["played"],  # the book's own names
+            "best_move": moves["best"],
             "eval_move": pc.multiply(moves["score_played"], sign),
             "eval_position": pc.multiply(moves["score_best"], sign),
             "marked": pc.is_valid(moves["mark"]),

@@ -3,7 +3,7 @@ book's first plies whose position the book holds, the games in which the played 
 score from the mover's side, and whether it is the book's most played move there.
 
 Positions are found through the book's own queries (``taldau.analysis.book.query``): the ``moves`` row's
-``fen`` (a Togyz FEN, or a backgammon Position ID as the player on roll sees it) gives the book key, and
+``position`` (a Togyz FEN, or a backgammon Position ID as the player on roll sees it) gives the book key, and
 for backgammon the roll picks the entry (the book keys a roll high die first: ``31``, not ``13``). Cube
 decisions are no book moves, and only the book's first ``max_ply`` moves (backgammon: checker plays) are
 looked up. Openings repeat, so each position (and roll) is looked up once per report.
@@ -17,8 +17,7 @@ from pathlib import Path
 from taldau.analysis.accounting import count
 from taldau.analysis.book import Book
 from taldau.analysis.book.query import Entry, entries, position_key
-
-from .data import Move
+from taldau.schemas import MoveRow
 
 
 @dataclass(frozen=True)
@@ -80,17 +79,17 @@ class BookView:
             self.found[key, dice] = found[0] if found else None
         return self.found[key, dice]
 
-    def moves(self, moves: list[Move]) -> dict[int, BookMove]:
+    def moves(self, moves: list[MoveRow]) -> dict[int, BookMove]:
         """The book's word on each of a game's ``moves`` (in order) whose position it holds, by ply."""
         known: dict[int, BookMove] = {}
         plays = [move for move in moves if move.kind == "move"][: self.plies]
         for move in plays:
             dice = "".join(sorted(move.dice, reverse=True)) if move.dice else None
-            entry = self.entry(move.fen, dice)
+            entry = self.entry(move.position, dice)
             if entry is None or not entry.moves:
                 continue
             top = entry.moves[0]
-            same = next((found for found in entry.moves if found.move == move.move), None)
+            same = next((found for found in entry.moves if found.move == move.played), None)
             known[move.ply] = BookMove(
                 reached=entry.games,
                 games=same.games if same else 0,

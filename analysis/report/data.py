@@ -2,9 +2,9 @@
 ``games`` and ``moves`` tables, through ``taldau.analysis.folder``) into typed rows, and the figures derived
 from them (each player's figures over the archive, the count of each mark, the worst blunders).
 
-Only the columns a report shows are read, column by column, so that a whole archive (the 2,398 real Togyz
-games: about 260,000 moves) loads in a second or two. Nothing here knows the game: the values are the
-tables' own (see ``taldau.schemas``).
+The decisions are the table's own rows (``taldau.schemas.MoveRow``), made straight from its columns
+(``move_rows_of``), so that a whole archive (the 2,398 real Togyz games: about 260,000 moves) loads in a
+few seconds. Nothing here knows the game: the values are the tables' own (see ``taldau.schemas``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers, settled_label
+import pyarrow.compute as pc
+from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers
 from taldau.games.registry import analyser
+from taldau.schemas import MoveRow, move_rows_of
 
 from ..accounting import count
 from ..folder import FolderError, FolderSettings, open_folder
@@ -36,58 +38,6 @@ EVENT_HEADERS = ("Event", "Site")
 class ReportError(ValueError):
     """The folder is not a ``taldau analyze`` output folder (no manifest, no tables): the message says
     which folder and what is missing."""
-
-
-@dataclass(frozen=True)
-class Move:
-    """One decision of a game as a report shows it (a ``moves`` row: see ``taldau.schemas.moves``)."""
-
-    game_id: str
-    ply: int
-    side: int
-    kind: str
-    dice: str | None
-    fen: str
-    match_id: str | None
-    move: str
-    best_move: str
-    score_best: float
-    score_played: float
-    loss: float
-    win_chance_before: float
-    win_chance_after: float
-    plies_to_result_best: int | None
-    plies_to_result_played: int | None
-    mark: Mark | None
-    forced: bool
-    no_double: float | None
-    double_take: float | None
-    double_pass: float | None
-    verdict: str | None
-    luck_mark: str | None
-    depth: int | None = None
-    judged: str | None = None
-    loss_se: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.mark is not None and not isinstance(self.mark, Mark):  # the glyph a table stores
-            object.__setattr__(self, "mark", Mark(self.mark))
-
-    @property
-    def settled(self) -> str | None:
-        """How the decision was settled again where it was in doubt (``rollout, 648 trials, ±0.031``), or
-        None (``base.kind.settled_label``)."""
-        return settled_label(self.judged, self.depth, self.loss_se)
-
-    @property
-    def sign(self) -> int:
-        """+1 when the first player decides, -1 for the second: turns first-player values to the mover's."""
-        return 1 if self.side == 0 else -1
-
-    @property
-    def drop(self) -> float:
-        """The winning chances the decision gave away, from its maker's side (0 to 2)."""
-        return self.sign * (self.win_chance_before - self.win_chance_after)
 
 
 @dataclass(frozen=True)
@@ -126,7 +76,7 @@ class Game:
     match_score: tuple[int, int] | None
     cube: int | None
     names: tuple[str | None, str | None] = (None, None)
-    moves: list[Move] = field(default_factory=list)
+    moves: list[MoveRow] = field(default_factory=list)
     task: str | None = None
     winner: int | None = None
     points: int | None = None
@@ -176,7 +126,7 @@ class Game:
         """What a decision's number counts: ``Move`` (a match's move number) or ``Ply``."""
         return "Move" if self.in_match else "Ply"
 
-    def move_label(self, move: Move) -> str:
+    def move_label(self, move: MoveRow) -> str:
         """``Move 7`` (a match's move number) or ``Ply 8``: the same words in the graph, the move list and
         the captions."""
         return f"{self.numbered} {self.numbers[move.ply]}"
@@ -386,11 +336,11 @@ class Archive:
                     players.setdefault(side.name, Player(side.name, scale=scales[game.game])).add(side)
         return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
 
-    def worst(self, count: int) -> list[tuple[Game, Move]]:
+    def worst(self, count: int) -> list[tuple[Game, MoveRow]]:
         """The ``count`` worst blunders: the decisions marked ``??``, by loss then by winning chances
         given away."""
         blunders = [
-            (game, move) for game in self.analysed for move in game.moves if move.mark is Mark.VERY_BAD
+            (game, move) for game in self.analysed for move in game.moves if move.mark == Mark.VERY_BAD
         ]
         blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
         return blunders[:count]
@@ -402,11 +352,6 @@ def _scale(game: str) -> MarkScale | None:
         return analyser(game).scale
     except (ValueError, KeyError):
         return None
-
-
-def _rows(table: pa.Table, names: list[str]) -> list[tuple[Any, ...]]:
-    """The table's rows as tuples of ``names``' values."""
-    return list(zip(*(table.column(name).to_pylist() for name in names), strict=True))
 
 
 def _side(row: dict[str, Any], prefix: str, name: str | None) -> Side:
@@ -457,9 +402,6 @@ def _game(row: dict[str, Any]) -> Game:
     return Game(**{**{f.name: getattr(game, f.name) for f in fields(Game)}, "sides": sides})
 
 
-MOVE_COLUMNS = [f.name for f in fields(Move)]
-
-
 def read_archive(folder: str | Path, query: str | None = None) -> Archive:
     """The analysed archive in ``folder``: its manifest's settings and its games (only those whose
     players, event, site, date, round, file or id contain ``query``, any case, when given) with their
@@ -472,10 +414,12 @@ def read_archive(folder: str | Path, query: str | None = None) -> Archive:
     if query:
         games = [game for game in games if game.matches(query)]
     wanted = {game.game_id: game for game in games if game.status == "ok"}
-    by_game: dict[str, list[Move]] = defaultdict(list)
-    for values in _rows(stored.table("moves", MOVE_COLUMNS), MOVE_COLUMNS):
-        if values[0] in wanted:
-            by_game[values[0]].append(Move(*values))
+    by_game: dict[str, list[MoveRow]] = defaultdict(list)
+    moves = stored.table("moves")
+    if query:
+        moves = moves.filter(pc.is_in(moves["game_id"], pa.array(list(wanted), pa.string())))
+    for move in move_rows_of(moves):
+        by_game[move.game_id].append(move)
     for game_id, game in wanted.items():
         game.moves.extend(sorted(by_game.get(game_id, ()), key=lambda move: move.ply))
     return Archive(stored.path, stored.settings, games)

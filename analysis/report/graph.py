@@ -10,27 +10,28 @@ from collections.abc import Callable, Sequence
 from html import escape
 
 from taldau.base.kind import Mark
+from taldau.schemas import MoveRow
 
-from .data import MARK_NAMES, Move
+from .data import MARK_NAMES
 
 WIDTH, HEIGHT = 720, 240
 LEFT, RIGHT, TOP, BOTTOM = 44, 10, 12, 28
 DOT_COLOURS = {Mark.DOUBTFUL: "#f9a825", Mark.BAD: "#ef6c00", Mark.VERY_BAD: "#c62828"}
 
 
-def chance(move: Move) -> float:
+def chance(move: MoveRow) -> float:
     """The first player's winning chances after ``move``, 0 to 1."""
-    return min(1.0, max(0.0, (move.win_chance_after + 1) / 2))
+    return min(1.0, max(0.0, (move.chance_after + 1) / 2))
 
 
-def _ply(move: Move) -> str:
+def _ply(move: MoveRow) -> str:
     return f"Ply {move.ply}"
 
 
 def evaluation_graph(
-    moves: Sequence[Move],
+    moves: Sequence[MoveRow],
     names: tuple[str, str],
-    named: Callable[[Move], str] = _ply,
+    named: Callable[[MoveRow], str] = _ply,
     axis: str | None = None,
 ) -> str:
     """The graph of a game's ``moves`` (in order) with the players' ``names`` (first, second) at the side
@@ -68,7 +69,7 @@ def evaluation_graph(
     )
     for (px, py), move in zip(points, moves, strict=True):
         if move.mark in DOT_COLOURS:
-            title = f"{named(move)}: {move.move}{move.mark} ({MARK_NAMES[move.mark]})"
+            title = f"{named(move)}: {move.played}{move.mark} ({MARK_NAMES[move.mark]})"
             parts.append(
                 f'<a href="#ply-{move.ply}"><circle class="mark" data-mark="{escape(move.mark)}" '
                 f'cx="{px:.1f}" cy="{py:.1f}" r="5" fill="{DOT_COLOURS[move.mark]}" stroke="#212121">'

@@ -20,10 +20,11 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from taldau.base.kind import GameKind
 from taldau.games.registry import game_kind
+from taldau.schemas import MoveRow
 
 from ..accounting import count
 from .book import BookView
-from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Move, ReportError, read_archive
+from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, ReportError, read_archive
 from .graph import evaluation_graph
 
 STATIC = Path(__file__).with_name("static")
@@ -35,7 +36,7 @@ class Diagram:
     """A mistake or blunder drawn: the position before the move (``svg``) and what both moves are worth
     to the player who made it."""
 
-    move: Move
+    move: MoveRow
     svg: str
     played: str
     best: str
@@ -59,11 +60,11 @@ def number(value: float | None) -> str:
     return f"{value:.1f}" if size >= 10 else f"{value:.2f}" if size >= 1 else f"{value:.3f}"
 
 
-def _worth(move: Move, best: bool) -> str:
+def _worth(move: MoveRow, best: bool) -> str:
     """A move's score and winning chances from its maker's side (with the plies to a forced result)."""
     score = move.sign * (move.score_best if best else move.score_played)
     plies = move.plies_to_result_best if best else move.plies_to_result_played
-    chances = move.win_chance_before if best else move.win_chance_after
+    chances = move.chance_before if best else move.chance_after
     percent = (move.sign * chances + 1) * 50
     forced = ""
     if plies is not None:
@@ -71,10 +72,10 @@ def _worth(move: Move, best: bool) -> str:
     return f"score {score:+.3g}{forced}, winning chances {percent:.0f}%"
 
 
-def diagram(kind: GameKind[Any], move: Move) -> Diagram:
+def diagram(kind: GameKind[Any], move: MoveRow) -> Diagram:
     """The position before ``move`` with the move played and the best one drawn by its game's ``kind``."""
     try:
-        svg = kind.svg(move.fen, move.move, move.best_move, move.match_id)
+        svg = kind.svg(move.position, move.played, move.best, move.match_id)
     except ValueError as error:  # a position the kind cannot read: said on the page, the rest is drawn
         svg = f'<p class="error">position not drawn: {error}</p>'
     return Diagram(move, svg, _worth(move, best=False), _worth(move, best=True))

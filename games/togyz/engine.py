@@ -419,9 +419,7 @@ class Engine:
         reached stops; ValueError for none, depth 0 or a level); ``moves`` restricts the root moves (pits
         1..9)."""
         if not limit.stops or limit.depth == 0 or limit.level is not None:
-            raise ValueError(
-                f"a Togyz search needs a depth of 1 or more, nodes or a movetime, not {limit!r}"
-            )
+            raise ValueError(f"a Togyz search needs a depth of 1 or more, nodes or a movetime, not {limit!r}")
         legal = position.legal_moves()
         if not legal:
             raise ValueError(f"no legal moves: the game is over ({position.fen()})")
