@@ -373,11 +373,9 @@ def cancel(run: str | None, out: str | None, broker: str, as_json: bool) -> None
     except ValueError as error:  # TALDAU_VISIBILITY_TIMEOUT
         raise click.UsageError(str(error)) from None
     for withdrawal in withdrawals:
-        if as_json:
-            click.echo(json.dumps(withdrawal.to_json()))
-            continue
         dropped = f", {withdrawal.reserved} reserved dropped" if withdrawal.reserved else ""
-        click.echo(
+        line = (
             f"run {withdrawal.run} -> {withdrawal.out}: {count(withdrawal.withdrawn, 'game')} withdrawn"
             f"{dropped}, {withdrawal.running} running finish"
         )
+        click.echo(json.dumps(withdrawal.to_json()) if as_json else line)
