@@ -60,24 +60,21 @@ def _rollout(engine: str, trials: int, seed: int, threads: int) -> Any:
 
 def rollout_options(function):
     """--rollout, --trials, --seed, --threads: for plays and eval."""
+
+    def with_rollout(name: str, kind: click.ParamType, default: int, help: str) -> Any:
+        return click.option(
+            name, type=kind, default=default, show_default=True, help=f"With --rollout: {help}"
+        )
+
     for option in (
-        click.option(
+        with_rollout(
             "--threads",
-            type=click.IntRange(min=1),
-            default=1,
-            show_default=True,
-            help="With --rollout: C++ threads of the rollout (the numbers do not depend on them).",
+            click.IntRange(min=1),
+            1,
+            "C++ threads of the rollout (the numbers do not depend on them).",
         ),
-        click.option(
-            "--seed", type=int, default=42, show_default=True, help="With --rollout: the seed of the dice."
-        ),
-        click.option(
-            "--trials",
-            type=click.IntRange(min=1),
-            default=1296,
-            show_default=True,
-            help="With --rollout: games played out per position.",
-        ),
+        with_rollout("--seed", click.INT, 42, "the seed of the dice."),
+        with_rollout("--trials", click.IntRange(min=1), 1296, "games played out per position."),
         click.option(
             "--rollout",
             is_flag=True,
