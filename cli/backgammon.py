@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 import click
-from taldau.cli.options import EX_USAGE, JSON, engine_option, say
+from taldau.cli.options import EX_USAGE, JSON, engine_option, say, whole_option
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.answers import (
     analyse_roll,
@@ -208,13 +208,13 @@ def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: 
 
 @click.command("eval")
 @click.argument("position")
-@click.option(
+@whole_option(
     "--depth",
     "--plies",
     "depth",
-    type=click.IntRange(0, 4),
+    least=0,
+    most=4,
     default=0,
-    show_default=True,
     help="Plies to look ahead (gnubg's numbering; --plies: the same).",
 )
 @ENGINE

@@ -16,6 +16,7 @@ from taldau.cli.options import (
     REVIEW_DEFAULT,
     engine_option,
     game_option,
+    whole_option,
     within_ceiling,
 )
 from taldau.cli.progress import progress_line
@@ -35,9 +36,7 @@ REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: 
 @click.command()
 @game_option("The game measured.")
 @BOTH_GAMES_LIMIT.showing(depth=f"{REVIEW_DEFAULT}")
-@click.option(
-    "--games", type=click.IntRange(min=1), default=SAMPLE, show_default=True, help="Games of the sample."
-)
+@whole_option("--games", default=SAMPLE, help="Games of the sample.")
 @click.option(
     "--archive",
     type=click.Path(exists=True, path_type=Path),
@@ -78,12 +77,8 @@ REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: 
     "PLIES deeper (for example 0.2+4), in stages; repeatable.",
 )
 @engine_option("The engine whose review is measured.", both_games=True)
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Processes reviewing games side by side (each game's time is summed).",
+@whole_option(
+    "--jobs", default=1, help="Processes reviewing games side by side (each game's time is summed)."
 )
 @JSON
 def marks(

@@ -13,7 +13,14 @@ import click
 from taldau.base.kind import Limit
 from taldau.cli.backgammon import evaluator
 from taldau.cli.book import book_player
-from taldau.cli.options import BOTH_GAMES_LIMIT, JSON, game_option, processes_option, within_ceiling
+from taldau.cli.options import (
+    BOTH_GAMES_LIMIT,
+    JSON,
+    game_option,
+    processes_option,
+    whole_option,
+    within_ceiling,
+)
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.engine import load_evaluator
 from taldau.games.backgammon.eval import Evaluator
@@ -57,20 +64,15 @@ def _engine_settings(spec: str) -> EngineSettings:
     f"Backgammon: ENGINE:PLIES as for --a [default: {DEFAULT_B}: the same nets without lookahead].",
 )
 @BOTH_GAMES_LIMIT.showing(nodes=f"Togyz {MATCH_NODES:,}")
-@click.option(
+@whole_option(
     "--openings",
     "count",
-    type=click.IntRange(1, 613),
+    most=613,
     default=100,
-    show_default=True,
     help="Togyz: openings (three-ply lines); each is played with both colours.",
 )
-@click.option(
-    "--games",
-    type=click.IntRange(min=2),
-    default=100,
-    show_default=True,
-    help="Backgammon: games, an even number (pairs of duplicate games).",
+@whole_option(
+    "--games", least=2, default=100, help="Backgammon: games, an even number (pairs of duplicate games)."
 )
 @click.option(
     "--seed",
@@ -102,11 +104,10 @@ def _engine_settings(spec: str) -> EngineSettings:
     "its MCTS (an independent program, on NumPy); the report then adds each side's time a move and how "
     "each of A's losses ended.",
 )
-@click.option(
+@whole_option(
     "--simulations",
-    type=click.IntRange(min=2),
+    least=2,
     default=400,
-    show_default=True,
     help="Togyz, with --opponent alphazero: the net's MCTS simulations a move.",
 )
 @JSON

@@ -168,6 +168,16 @@ def chosen_engine(engine: str | None, game: str) -> str | None:
     return BACKGAMMON_ENGINE
 
 
+def whole_option(
+    *names: str, default: int, help: str, least: int = 1, most: int | None = None
+) -> Callable[[Command], Command]:
+    """A whole number option (``names``: its flags and parameter name) from ``least`` to ``most`` (None: no
+    bound), ``default`` unless given, its help showing that default."""
+    return click.option(
+        *names, type=click.IntRange(least, most), default=default, show_default=True, help=help
+    )
+
+
 def processes_option(name: str, help: str) -> Callable[[Command], Command]:
     """A process count option (``--jobs``, ``--concurrency``): 1 or more, by default the machine's cores
     (shown as such), which ``within_ceiling`` then holds to what memory allows."""

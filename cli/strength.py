@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import click
-from taldau.cli.options import JSON, within_ceiling
+from taldau.cli.options import JSON, whole_option, within_ceiling
 from taldau.cli.progress import progress_line
 from taldau.measure.backgammon import judge as judging
 from taldau.measure.backgammon.judge import JudgeReport
@@ -31,13 +31,7 @@ ARCHIVE = click.option(
 
 
 @click.command()
-@click.option(
-    "--decisions",
-    type=click.IntRange(min=1),
-    default=DEFAULT_DECISIONS,
-    show_default=True,
-    help="Decisions drawn.",
-)
+@whole_option("--decisions", default=DEFAULT_DECISIONS, help="Decisions drawn.")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="The draw of decisions.")
 @click.option(
     "--reference",
@@ -75,12 +69,8 @@ def engines(
 
 
 @click.command()
-@click.option(
-    "--decisions",
-    type=click.IntRange(min=1),
-    default=judging.DEFAULT_DRAW,
-    show_default=True,
-    help="Checker plays drawn (two or more legal plays).",
+@whole_option(
+    "--decisions", default=judging.DEFAULT_DRAW, help="Checker plays drawn (two or more legal plays)."
 )
 @click.option(
     "--seed", type=int, default=judging.DEFAULT_SEED, show_default=True, help="The draw of decisions."
@@ -90,9 +80,7 @@ def engines(
     help="ENGINE:LEVEL, comma-separated (quick, standard, deep) [sage:quick,sage:standard,sage:deep,"
     "own:standard; gnubg:standard when installed].",
 )
-@click.option(
-    "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Processes rolling out."
-)
+@whole_option("--jobs", default=1, help="Processes rolling out.")
 @ARCHIVE
 @JSON
 def judge(

@@ -11,13 +11,28 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
-from taldau.cli.options import game_option, within_ceiling
+from taldau.cli.options import game_option, whole_option, within_ceiling
 from taldau.cli.outputs import writable_file
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.eval.pruning import PruningSettings
 from taldau.games.backgammon.eval.supervised import SupervisedSettings
 
 PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positions and fit
+
+
+def _nets_option(*names: str, help: str) -> Callable[[Any], Any]:
+    """An option naming a weights file of the nets, one that exists."""
+    return click.option(*names, type=click.Path(exists=True, dir_okay=False), help=help)
+
+
+def _fit_option(
+    name: str, kind: click.ParamType, help: str, supervised: object, prune: object
+) -> Callable[[Any], Any]:
+    """An option of the supervised and prune stages, not given by default: its help ends with each stage's
+    own default (``supervised``, ``prune``)."""
+    return click.option(
+        name, type=kind, help=f"supervised, prune: {help} [default: {supervised}; prune: {prune}]"
+    )
 
 
 @click.command()
@@ -40,67 +55,59 @@ PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positio
     default=1,
     help="Seed of the random draws (self-play dice, the order of the positions, rollouts).",
 )
-@click.option(
-    "--start",
-    "start_from",
-    type=click.Path(exists=True, dir_okay=False),
-    help="supervised, prune: nets to improve (default the shipped ones).",
-)
+@_nets_option("--start", "start_from", help="supervised, prune: nets to improve (default the shipped ones).")
 @click.option(
     "--matches",
     multiple=True,
     type=click.Path(exists=True),
     help="supervised, prune: real match records to take positions from.",
 )
-@click.option(
+@_fit_option(
     "--positions",
-    type=click.IntRange(min=1),
-    help="supervised, prune: at most this many positions (prune: before a roll, each giving its plays) "
-    f"[default: {SupervisedSettings.max_positions:,}; prune: {PRUNE_POSITIONS.max_positions:,}]",
+    click.IntRange(min=1),
+    "at most this many positions (prune: before a roll, each giving its plays)",
+    f"{SupervisedSettings.max_positions:,}",
+    f"{PRUNE_POSITIONS.max_positions:,}",
 )
-@click.option(
+@whole_option(
     "--depth",
     "--plies",
     "depth",
-    type=click.IntRange(0, 3),
+    least=0,
+    most=3,
     default=SupervisedSettings.label_plies,
-    show_default=True,
     help="supervised: the labels' search depth in plies (--plies: the same).",
 )
-@click.option(
+@_fit_option(
     "--epochs",
-    type=click.IntRange(min=1),
-    help="supervised, prune: passes over the positions "
-    f"[default: {SupervisedSettings.epochs}; prune: {PRUNE_POSITIONS.epochs}]",
+    click.IntRange(min=1),
+    "passes over the positions",
+    SupervisedSettings.epochs,
+    PRUNE_POSITIONS.epochs,
 )
-@click.option(
+@_fit_option(
     "--rate",
-    type=click.FloatRange(min=0.0, min_open=True),
-    help="supervised, prune: learning rate of the first epoch, falling linearly to a tenth by the last "
-    f"[default: {SupervisedSettings.rate}; prune: {PRUNE_POSITIONS.rate}]",
+    click.FloatRange(min=0.0, min_open=True),
+    "learning rate of the first epoch, falling linearly to a tenth by the last",
+    SupervisedSettings.rate,
+    PRUNE_POSITIONS.rate,
 )
 @click.option(
     "--stop-at",
     type=click.IntRange(min=1),
     help="td: stop after this many games of the run (its checkpoint then, resumable to --games).",
 )
-@click.option(
+@_nets_option(
     "--teacher",
-    type=click.Path(exists=True, dir_okay=False),
     help="supervised: nets that play the self-play games and label the positions (default: --start).",
 )
-@click.option(
-    "--threads",
-    type=click.IntRange(min=1),
-    default=SupervisedSettings.threads,
-    show_default=True,
-    help="supervised: threads that compute the labels.",
+@whole_option(
+    "--threads", default=SupervisedSettings.threads, help="supervised: threads that compute the labels."
 )
-@click.option(
+@whole_option(
     "--candidates",
-    type=click.IntRange(min=0),
+    least=0,
     default=SupervisedSettings.candidates,
-    show_default=True,
     help="supervised: also label the results of this many best plays of one random roll of each position.",
 )
 @click.option(
