@@ -1,11 +1,42 @@
 """Building positions for tests: Togyz from pit lists (through the FEN parser), backgammon boards from
-checker counts per point, and the match state of a case of gnubg's cube fixtures."""
+checker counts per point, and the match state of a case of gnubg's cube fixtures; and a game's decisions and
+rows of the moves table made by hand, filler but for what a test names."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from taldau.base.kind import Decision, DecisionKind
 from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.togyz import Position
+from taldau.games.togyz import START_FEN, Position
+from taldau.schemas import MoveRow
+
+# What a decision's search records, alike in a game's Decision and in a row of the moves table: the start
+# position searched to nothing, every number 0, every text empty, counted.
+SEARCHED: dict[str, Any] = {
+    "position": START_FEN,
+    **dict.fromkeys(("played", "best", "pv"), ""),
+    **dict.fromkeys(("key", "depth", "seldepth", "nodes"), 0),
+    **dict.fromkeys(("score_best", "score_played", "loss", "drop", "chance_before", "chance_after"), 0.0),
+    **dict.fromkeys(("plies_to_result_best", "plies_to_result_played"), None),
+    "seconds": 0.0,
+    "forced": False,
+    "counted": True,
+}
+
+
+def make_decision(**fields: Any) -> Decision:
+    """A game's first decision, a move of the first player, with ``SEARCHED``; ``fields`` in place of any of
+    these."""
+    return Decision(**(SEARCHED | {"ply": 0, "side": 0, "kind": DecisionKind.MOVE, "dice": None} | fields))
+
+
+def make_move_row(**fields: Any) -> MoveRow:
+    """A row of the moves table: the first move of game ``g``, with ``SEARCHED`` and no mark; ``fields`` in
+    place of any of these."""
+    first = {"game_id": "g", "ply": 1, "side": 0, "kind": "move", "mark": None}
+    return MoveRow(**(SEARCHED | first | fields))
 
 
 def _row(pits: list[int | str]) -> str:

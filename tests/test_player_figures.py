@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas
@@ -13,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, GNUBG_FIXTURES
+from helpers import make_decision
 from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
 from taldau.analysis.rows import move_rows
@@ -41,54 +43,12 @@ from taldau.schemas.games import SIDE_STATS
 MOVE, CUBE, TAKE = DecisionKind.MOVE, DecisionKind.CUBE, DecisionKind.TAKE
 
 
-def decision(
-    ply: int,
-    side: int,
-    kind: DecisionKind,
-    loss: float,
-    *,
-    counted: bool = True,
-    forced: bool = False,
-    luck: float | None = None,
-    luck_mark: LuckMark | None = None,
-    loss_mwc: float | None = None,
-    cube: CubeEquities | None = None,
-    dice: tuple[int, int] | None = None,
-    played: str = "",
-    match_id: str = "cAlgAAAAAAAE",
-    luck_mwc: float | None = None,
-) -> Decision:
-    """A decision with what the figures read; the rest is filler."""
-    return Decision(
-        ply=ply,
-        side=side,
-        kind=kind,
-        dice=dice,
-        position="4HPwATDgc/ABMA",
-        key=ply,
-        played=played,
-        best="",
-        pv="",
-        score_best=0.0,
-        score_played=-loss,
-        loss=loss,
-        drop=loss,
-        chance_before=0.0,
-        chance_after=0.0,
-        plies_to_result_best=None,
-        plies_to_result_played=None,
-        forced=forced,
-        counted=counted,
-        depth=0,
-        seldepth=0,
-        nodes=0,
-        seconds=0.0,
-        match_id=match_id,
-        luck=luck,
-        luck_mark=luck_mark,
-        loss_mwc=loss_mwc,
-        luck_mwc=luck_mwc,
-        cube=cube,
+def decision(ply: int, side: int, kind: DecisionKind, loss: float, **fields: Any) -> Decision:
+    """A backgammon decision losing ``loss`` with what the figures read (``fields``: counted, forced, luck,
+    luck_mark, loss_mwc, luck_mwc, cube, dice, played, match_id); the rest is filler."""
+    backgammon = {"position": "4HPwATDgc/ABMA", "key": ply, "match_id": "cAlgAAAAAAAE"} | fields
+    return make_decision(
+        ply=ply, side=side, kind=kind, score_played=-loss, loss=loss, drop=loss, **backgammon
     )
 
 

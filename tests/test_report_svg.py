@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
+from helpers import make_move_row
 from taldau.analysis.report.graph import evaluation_graph
 from taldau.cli.main import main
 from taldau.games.backgammon.ids import MatchId, position_id
@@ -131,32 +132,11 @@ def test_each_checker_move_of_a_play_is_an_arrow() -> None:
 
 
 def move(ply: int, chance: float, mark: str | None) -> MoveRow:
-    return MoveRow(
-        game_id="g",
-        ply=ply,
-        side=(ply - 1) % 2,
-        kind="move",
-        position=START_FEN,
-        key=0,
-        played="76",
-        best="76",
-        pv="76",
-        score_best=0.0,
-        score_played=0.0,
-        loss=0.0,
-        drop=0.0,
-        plies_to_result_best=None,
-        plies_to_result_played=None,
-        chance_before=chance,
-        chance_after=chance,
-        mark=mark,
-        forced=False,
-        counted=True,
-        depth=1,
-        seldepth=1,
-        nodes=1,
-        seconds=0.0,
-    )
+    """Togyz move ``ply`` (from 1), 76 as played and best, the first player's chances ``chance`` before and
+    after it, marked ``mark``."""
+    actions = dict.fromkeys(("played", "best", "pv"), "76")
+    chances = dict.fromkeys(("chance_before", "chance_after"), chance)
+    return make_move_row(ply=ply, side=(ply - 1) % 2, mark=mark, **actions, **chances)
 
 
 def test_the_graph_has_one_point_per_ply_and_one_linked_dot_per_mark() -> None:

@@ -7,37 +7,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import make_move_row
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, MoveRow, Status, games_table, moves_table
 from taldau.workers.messages import TaskReport, TaskResult
 from taldau.workers.results import decode_table, encode_table, fetch_rows, put_rows, rows_key, with_rows
 
 
 def move(ply: int) -> MoveRow:
-    return MoveRow(
-        game_id="g",
-        ply=ply,
-        side=ply % 2,
-        kind="move",
-        position="9S,9S,9S,9S,9S,9S,9S,9S,9S/9S,9S,9S,9S,9S,9S,9S,9S,9S 0 0 S 1",
-        key=ply,
-        played="1",
-        best="2",
-        pv="2 3",
-        score_best=0.5,
-        score_played=0.25,
-        loss=0.25,
-        drop=0.05,
-        plies_to_result_best=None,
-        plies_to_result_played=None,
-        chance_before=0.1,
-        chance_after=0.05,
-        mark=None,
-        forced=False,
-        counted=True,
-        depth=3,
-        seldepth=5,
-        nodes=1000 + ply,
-        seconds=0.01,
+    """A searched Togyz move of game ``g`` at ``ply``: its side, key and nodes follow the ply, the rest is
+    alike in every row."""
+    scores = {"score_best": 0.5, "score_played": 0.25, "loss": 0.25, "drop": 0.05}
+    chances = {"chance_before": 0.1, "chance_after": 0.05}
+    search = {"depth": 3, "seldepth": 5, "nodes": 1000 + ply, "seconds": 0.01}
+    return make_move_row(
+        ply=ply, side=ply % 2, key=ply, played="1", best="2", pv="2 3", **scores, **chances, **search
     )
 
 
