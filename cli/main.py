@@ -12,6 +12,7 @@ from taldau.cli.backgammon import eval_command, plays
 from taldau.cli.bench import bench
 from taldau.cli.book import book
 from taldau.cli.match import match
+from taldau.cli.players import players_command
 from taldau.cli.report import report, show
 from taldau.cli.service import analyze, cancel, status, worker
 from taldau.cli.togyz import fit_curve, perft_command, search, tune
@@ -46,5 +47,6 @@ for command in (
     cancel,
     book,
     report,
+    players_command,
 ):
     main.add_command(command)

@@ -18,21 +18,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers
-from taldau.games.registry import analyser
 from taldau.schemas import MoveRow, move_rows_of
 
 from ..accounting import count
 from ..folder import FolderError, FolderSettings, open_folder
+from ..players import DATE_HEADERS, EVENT_HEADERS, scale_of
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
 DIAGRAM_MARKS = (Mark.BAD, Mark.VERY_BAD)  # the marks whose positions a game page draws
 SIDES = ("white", "black")  # the tables' prefixes of the first and the second player's columns
-# Where records write the date of a game (PGN and Togyz archives ``Date``; Jellyfish files of gnubg,
-# BackgammonGalaxy and Backgammon Studio ``EventDate``, as the SGF reader names ``DT`` too; lichess's PGN
-# ``UTCDate``), and its event (``Event``; BackgammonGalaxy writes none: its ``Site``).
-DATE_HEADERS = ("Date", "EventDate", "UTCDate")
-EVENT_HEADERS = ("Event", "Site")
 
 
 class ReportError(ValueError):
@@ -313,7 +308,7 @@ class Archive:
                 continue
             numbered.sort(key=lambda pair: pair[1].index)
             games = [game for _, game in numbered]
-            sections.append(Section(Match(games, _match_sides(games, _scale(games[0].game))), numbered))
+            sections.append(Section(Match(games, _match_sides(games, scale_of(games[0].game))), numbered))
         return sections
 
     def mark_counts(self) -> dict[Mark, int]:
@@ -330,7 +325,7 @@ class Archive:
         scales: dict[str, MarkScale | None] = {}
         for game in self.analysed:
             if game.game not in scales:
-                scales[game.game] = _scale(game.game)
+                scales[game.game] = scale_of(game.game)
             for side in game.sides or ():
                 if side.name is not None:
                     players.setdefault(side.name, Player(side.name, scale=scales[game.game])).add(side)
@@ -344,14 +339,6 @@ class Archive:
         ]
         blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
         return blunders[:count]
-
-
-def _scale(game: str) -> MarkScale | None:
-    """The mark scale of a game's analyser (None for a game without one)."""
-    try:
-        return analyser(game).scale
-    except (ValueError, KeyError):
-        return None
 
 
 def _side(row: dict[str, Any], prefix: str, name: str | None) -> Side:

@@ -1,0 +1,111 @@
+"""``taldau players``: each player's figures over one or more analysis folders, with 95% intervals
+(``taldau.analysis.players``)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from taldau.analysis.folder import FolderError
+from taldau.analysis.players import PERIODS, AliasError, Aliases, Figures, Player, PlayerSettings, players
+from taldau.cli.options import JSON
+
+# The columns of the table, by game: (heading, figure).
+COLUMNS = {
+    "backgammon": (("PR", "pr"), ("checker PR", "checker_pr"), ("cube PR", "cube_pr"), ("luck/game", "luck")),
+    "togyz": (("accuracy", "accuracy"), ("mean loss", "error_rate"), ("performance", "performance")),
+}
+
+
+@click.command("players")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--player", metavar="NAME", help="Only this player (any spelling or alias of the name).")
+@click.option("--by", type=click.Choice(PERIODS), help="Also the figures of each month, year or event.")
+@click.option(
+    "--min-decisions",
+    type=click.IntRange(min=0),
+    default=1,
+    help="Leave out players with fewer counted decisions.",
+)
+@click.option(
+    "--aliases",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A text file of players known by several names, one a line: 'Shown name = other name, ...'.",
+)
+@JSON
+def players_command(
+    folders: tuple[str, ...],
+    player: str | None,
+    by: str | None,
+    min_decisions: int,
+    aliases: str | None,
+    as_json: bool,
+) -> None:
+    """Each player's figures over the analysed games of FOLDERS (`taldau analyze` output folders of one
+    game, engine and settings: folders judged otherwise are refused), most games first: games, matches
+    and counted decisions; backgammon PR (overall, checker play, cube) with gnubg's rating band and the
+    luck per game; Togyz accuracy, mean loss in kumalak and a performance rating from the results and the
+    opponents' ratings; marks per 100 decisions, the score, and with --player the results head to head.
+    Each figure of a player with 8 games or more comes with its 95% interval, bootstrapped over
+    games. A player is recognised across files
+    by a normalised name (case, spaces, site prefixes, Cyrillic or Latin letters); names that may be one
+    player but are not merged by --aliases are listed at the end."""
+    try:
+        known = Aliases() if aliases is None else Aliases.read(aliases)
+        settings = PlayerSettings(by=by, min_decisions=min_decisions, player=player)
+        report = players(folders, settings, known)
+    except (FolderError, AliasError) as error:
+        raise click.UsageError(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    click.echo(f"judged by {report.judge}; {len(report.folders)} folder(s)")
+    columns = COLUMNS.get(report.game, ())
+    click.echo(
+        _line("player", "games", "matches", "decisions", [heading for heading, _ in columns] + ["score"])
+    )
+    for found in report.players:
+        click.echo(_row(found.name, found.overall, columns))
+        for period, figures in found.periods.items():
+            click.echo(_row(f"  {period}", figures, columns))
+        if player is not None:
+            _details(found)
+    if player is not None and not report.players:
+        click.echo(f"no player {player!r} with {min_decisions} or more counted decisions")
+    if report.fewer_decisions:
+        click.echo(
+            f"{report.fewer_decisions} players with fewer than {min_decisions} counted decisions left out"
+        )
+    if report.look_alike:
+        click.echo(
+            "Names that may be one player (merge them in an --aliases file: 'Shown name = other name'):"
+        )
+        for group in report.look_alike:
+            click.echo(f"  {', '.join(group)}")
+
+
+def _line(name: str, games: object, matches: object, decisions: object, figures: list[str]) -> str:
+    return f"{name:<24}{games:>6}{matches:>8}{decisions:>10}  " + "  ".join(f"{text:<22}" for text in figures)
+
+
+def _row(name: str, figures: Figures, columns: tuple[tuple[str, str], ...]) -> str:
+    values = [str(getattr(figures, attribute)) for _, attribute in columns] + [str(figures.score)]
+    return _line(name[:23], figures.games, figures.matches or "", figures.decisions, values).rstrip()
+
+
+def _details(found: Player) -> None:
+    """A player's spellings, marks, rating band and results head to head."""
+    overall = found.overall
+    click.echo(f"  spellings: {', '.join(found.spellings)}")
+    marks = ", ".join(
+        f"{mark} {value}" for mark, value in zip(("?!", "?", "??"), overall.marks_per_100, strict=True)
+    )
+    click.echo(f"  marks per 100 decisions: {marks}")
+    if overall.rating is not None:
+        click.echo(f"  rating band: {overall.rating}")
+    for row in found.head_to_head:
+        points = f", points {row.points:+d}" if row.points else ""
+        click.echo(
+            f"  against {row.opponent}: {row.games} games, {row.wins} won, {row.draws} drawn, "
+            f"{row.losses} lost{points}"
+        )
