@@ -58,6 +58,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 from taldau.base.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, MarkScale
@@ -620,6 +621,30 @@ def _mwc_difference(emg: float, state: MatchState, player: int, table: MatchEqui
     return emg_to_mwc(emg, state, player, table) - emg_to_mwc(0.0, state, player, table)
 
 
+def _judgement(
+    kind: DecisionKind, cube: _Cube, doubling: Step, loss: float, settings: ReviewSettings
+) -> dict[str, Any]:
+    """The fields that a cube decision (``kind`` cube, the doubler's) and the answer to a double (take, the
+    taker's) state alike: the deciding player, the Position ID and Match ID where ``doubling`` doubles or
+    may, the ``loss`` (EMG) also in MWC, its mark, how ``cube`` judged it and with what error, and the plies
+    of the cube look-ahead."""
+    state = _without_beavers(doubling.state)
+    doubler = doubling.position.turn
+    player = doubler if kind is DecisionKind.CUBE else 1 - doubler
+    return {
+        "kind": kind,
+        "player": player,
+        "position_id": doubling.position.position_id(),
+        "match_id": match_id(state, doubler, answering=kind is DecisionKind.TAKE),
+        "loss": loss,
+        "loss_mwc": _mwc_difference(loss, state, player, settings.table),
+        "mark": settings.mark(loss),
+        "judged": cube.judged,
+        "loss_se": cube.doubling_error if kind is DecisionKind.CUBE else cube.answer_error,
+        "plies": settings.cube_depth,
+    }
+
+
 def _doubling(
     cube: _Cube, step: Step, game: int, number: int, settings: ReviewSettings, doubled: bool
 ) -> CubeReview:
@@ -636,17 +661,9 @@ def _doubling(
         no_double, double_take, double_pass = decision.mwc
         mwc = (no_double, double_take, double_pass, max(no_double, min(double_take, double_pass)))
     return CubeReview(
-        kind=DecisionKind.CUBE,
+        **_judgement(DecisionKind.CUBE, cube, step, loss, settings),
         game=game,
         step=number,
-        player=player,
-        position_id=step.position.position_id(),
-        match_id=match_id(state, player),
-        loss=loss,
-        loss_mwc=_mwc_difference(loss, state, player, settings.table),
-        mark=settings.mark(loss),
-        judged=cube.judged,
-        loss_se=cube.doubling_error,
         probabilities=cube.probabilities,
         cubeless_equity=cubeless_emg(cube.probabilities, state, player, settings.table),
         no_double=decision.no_double,
@@ -659,7 +676,6 @@ def _doubling(
         best=CubeChoice.DOUBLE if decision.action.doubles else CubeChoice.NO_DOUBLE,
         mistake=mistake,
         close=close,
-        plies=settings.cube_depth,
     )
 
 
@@ -669,7 +685,6 @@ def _answer(
     """The review of the answer in ``step`` to the double made in ``doubling``, from the taker's side."""
     decision = cube.decision
     doubler = doubling.position.turn
-    taker = 1 - doubler
     choice = ANSWERS[step.action.kind]
     judged = decision
     if choice is CubeChoice.BEAVER:  # judged with beavers allowed, as the rules of the session say
@@ -682,17 +697,9 @@ def _answer(
         no_double, double_take, double_pass = (1.0 - value for value in decision.mwc)
         mwc = (no_double, double_take, double_pass, max(double_take, double_pass))
     return CubeReview(
-        kind=DecisionKind.TAKE,
+        **_judgement(DecisionKind.TAKE, cube, doubling, loss, settings),
         game=game,
         step=number,
-        player=taker,
-        position_id=doubling.position.position_id(),
-        match_id=match_id(state, doubler, answering=True),
-        loss=loss,
-        loss_mwc=_mwc_difference(loss, state, taker, settings.table),
-        mark=settings.mark(loss),
-        judged=cube.judged,
-        loss_se=cube.answer_error,
         probabilities=tuple(float(p) for p in flipped(np.array([cube.probabilities]))[0]),
         cubeless_equity=-cubeless_emg(cube.probabilities, state, doubler, settings.table),
         no_double=-decision.no_double,
@@ -705,7 +712,6 @@ def _answer(
         best=next(answer for answer, response in RESPONSES.items() if response is judged.response),
         mistake=mistake,
         close=True,
-        plies=settings.cube_depth,
     )
 
 
