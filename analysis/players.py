@@ -192,7 +192,7 @@ class Sitting:
         return digits[0] if by == "year" or len(digits) < 2 else f"{digits[0]}-{int(digits[1]):02d}"
 
 
-def _score(result: str | None, winner: int | None, side: int) -> float | None:
+def side_score(result: str | None, winner: int | None, side: int) -> float | None:
     """A side's score in a game: 1 a win, 0.5 a draw, 0 a loss, from the winner (backgammon) or the
     written result (Togyz ``1-0``, ``0-1``, ``1/2-1/2``); None for an unfinished game."""
     if winner is not None:
@@ -244,7 +244,7 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
                     event=event,
                     opponent=opponent or "",
                     opponent_key=aliases.key(opponent) if opponent else "",
-                    score=_score(row.get("result"), row.get("winner"), side),
+                    score=side_score(row.get("result"), row.get("winner"), side),
                     points=None
                     if row.get("points") is None or row.get("winner") is None
                     else (row["points"] if row["winner"] == side else -row["points"]),

@@ -93,9 +93,12 @@ def test_every_page_loads_without_errors_and_every_link_resolves(
     browser: webdriver.Chrome, reports: dict[str, Path], analysed_examples: dict[str, Path], game: str
 ) -> None:
     out = reports[game]
-    pages = [out / "index.html", *sorted((out / "games").glob("*.html"))]
+    players = sorted((out / "players").glob("*.html"))
+    pages = [out / "index.html", *sorted((out / "games").glob("*.html")), *players]
     games = pq.read_table(analysed_examples[game] / "games")
-    assert len(pages) == 1 + pc.sum(pc.equal(games["status"], "ok")).as_py()
+    named = set(games["white"].to_pylist()) | set(games["black"].to_pylist())
+    assert len(players) == len(named - {None}) > 0  # a page per player, linked from the index
+    assert len(pages) == 1 + pc.sum(pc.equal(games["status"], "ok")).as_py() + len(players)
     seen = {page.resolve(): visit(browser, page) for page in pages}
     for page, found in seen.items():
         assert found["errors"] == [], f"{page}: {found['errors']}"
@@ -109,7 +112,15 @@ def test_every_page_loads_without_errors_and_every_link_resolves(
             if parts.fragment:
                 assert parts.fragment in seen[target]["ids"], f"{page}: {link} has no such anchor"
             internal += 1
-    assert internal > 2 * len(pages)  # every game page links its moves, the index every game
+    assert internal > 2 * len(pages)  # every game page links its moves, the index every game and player
+    for page in players:  # the form graph draws a point for every month
+        browser.get(page.as_uri())
+        drawn = browser.execute_script(
+            "return document.querySelector('svg.form polyline.value').points.numberOfItems"
+        )
+        assert drawn == browser.execute_script(
+            "return Number(document.querySelector('svg.form').dataset.periods)"
+        )
 
 
 @pytest.mark.parametrize("game", ["togyz", "backgammon"])

@@ -12,6 +12,7 @@ from html import escape
 from taldau.base.kind import Mark
 from taldau.schemas import MoveRow
 
+from ..players import Estimate
 from .data import MARK_NAMES
 
 WIDTH, HEIGHT = 720, 240
@@ -81,6 +82,59 @@ def evaluation_graph(
         f'<text x="{LEFT + 6}" y="{TOP + 14}" font-size="12" fill="#eceff1">{second}</text>',
         f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 8}" font-size="11" text-anchor="middle">'
         f"{escape(axis or f'ply (1 to {len(moves)})')}</text>",
+        "</svg>",
+    ]
+    return "".join(parts)
+
+
+def form_graph(periods: Sequence[tuple[str, Estimate]], figure: str) -> str:
+    """A player's form over time: ``figure`` (its name, for the axis) of each period in order as a line,
+    its interval as a band around it (where the period has one), each point titled with its period."""
+    known = [(label, estimate) for label, estimate in periods if estimate.value is not None]
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    values = [v for _, e in known for v in (e.value, e.low, e.high) if v is not None]
+    low, high = (min(values), max(values)) if values else (0.0, 1.0)
+    if high - low < 1e-9:
+        low, high = low - 1.0, high + 1.0
+    count = max(len(known), 1)
+
+    def x(index: int) -> float:
+        return LEFT + (index + 0.5) * plot_w / count
+
+    def y(value: float) -> float:
+        return TOP + (high - value) / (high - low) * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="form" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
+        f'role="img" aria-label="{escape(figure)} by period, {len(known)} periods" '
+        f'data-periods="{len(known)}">',
+        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#cfd8dc"/>',
+    ]
+    for value in (low, (low + high) / 2, high):
+        parts.append(
+            f'<text x="{LEFT - 4}" y="{y(value) + 4:.1f}" font-size="11" text-anchor="end">{value:.2f}</text>'
+        )
+    banded = [(index, e) for index, (_, e) in enumerate(known) if e.low is not None and e.high is not None]
+    if len(banded) > 1:
+        upper = [f"{x(index):.1f},{y(e.high):.1f}" for index, e in banded]  # type: ignore[arg-type]
+        lower = [f"{x(index):.1f},{y(e.low):.1f}" for index, e in reversed(banded)]  # type: ignore[arg-type]
+        parts.append(f'<polygon class="band" points="{" ".join(upper + lower)}" fill="#bbdefb"/>')
+    points = [(x(index), y(e.value)) for index, (_, e) in enumerate(known)]  # type: ignore[arg-type]
+    parts.append(
+        f'<polyline class="value" points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in points)}" '
+        f'fill="none" stroke="#1565c0" stroke-width="2"/>'
+    )
+    for (px, py), (label, estimate) in zip(points, known, strict=True):
+        parts.append(
+            f'<circle cx="{px:.1f}" cy="{py:.1f}" r="4" fill="#1565c0"><title>{escape(label)}: '
+            f"{escape(str(estimate))}</title></circle>"
+        )
+    first, last = (escape(known[0][0]), escape(known[-1][0])) if known else ("", "")
+    parts += [
+        f'<text x="{LEFT}" y="{HEIGHT - 8}" font-size="11">{first}</text>',
+        f'<text x="{LEFT + plot_w}" y="{HEIGHT - 8}" font-size="11" text-anchor="end">{last}</text>',
+        f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 8}" font-size="11" text-anchor="middle">'
+        f"{escape(figure)} by period, the band its 95% interval</text>",
         "</svg>",
     ]
     return "".join(parts)

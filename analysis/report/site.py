@@ -1,15 +1,17 @@
-"""Writing the report: ``index.html``, one page per analysed game under ``games/``, and the project's own
-stylesheet and script beside them. Pages are made from the Jinja2 templates of this package's
-``templates/`` folder; the graphs and board diagrams are SVG written inline, so that the report opens from
-disk with no server, no network and no script (the script only makes the players' table sortable).
+"""Writing the report: ``index.html``, one page per analysed game under ``games/`` and per player under
+``players/``, and the project's own stylesheet and script beside them. Pages are made from the Jinja2
+templates of this package's ``templates/`` folder; the graphs and board diagrams are SVG written inline,
+so that the report opens from disk with no server, no network and no script (the script only makes the
+tables sortable).
 
 Board diagrams come from each game's kind (``GameKind.svg``): the report never looks into a position.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,14 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from taldau.base.kind import GameKind
+from taldau.base.kind import GameKind, Mark
 from taldau.games.registry import game_kind
 from taldau.schemas import MoveRow
 
 from ..accounting import count
+from ..players import MIN_GAMES, Player, PlayerSettings, players, side_score
 from .book import BookView
-from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, ReportError, read_archive
-from .graph import evaluation_graph
+from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Archive, Game, ReportError, read_archive
+from .graph import evaluation_graph, form_graph
 
 STATIC = Path(__file__).with_name("static")
 WORST = 25  # blunders listed on the index
@@ -151,6 +154,7 @@ def write_report(
         (out / game.page).write_text(text, encoding="utf-8")
         if progress is not None:
             progress(index + 1, len(analysed))
+    pages, roster = _player_pages(archive, analysed, kinds, environment, out, common)
     index_text = environment.get_template("index.html").render(
         archive=archive,
         games=archive.games,
@@ -163,9 +167,117 @@ def write_report(
         ),
         marks=archive.mark_counts(),
         players=archive.players(),
+        player_pages=pages,
+        player_figures=roster,
         worst=archive.worst(WORST),
         root="",
         **common,
     )
     (out / "index.html").write_text(index_text, encoding="utf-8")
-    return ReportSummary(out, len(archive.games), len(analysed) + 1, diagrams)
+    return ReportSummary(out, len(archive.games), len(analysed) + 1 + len(set(pages.values())), diagrams)
+
+
+# The figure of a player's form graph and the columns of the player pages' tables, by game: (heading, figure).
+FORM = {"backgammon": "pr", "togyz": "accuracy"}
+PLAYER_COLUMNS = {
+    "backgammon": (("PR", "pr"), ("Checker PR", "checker_pr"), ("Cube PR", "cube_pr"), ("Luck/game", "luck")),
+    "togyz": (("Accuracy", "accuracy"), ("Error rate", "error_rate"), ("Performance", "performance")),
+}
+OPENING_PLIES = 4  # the decisions of a game that name its opening on a player's page
+PLAYER_WORST = 10  # blunders drawn on a player's page
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The first moves of some of a player's games (``moves``: Togyz moves, backgammon checker plays), the
+    colour the player had, how many games and the player's score in them (None when none finished)."""
+
+    moves: str
+    side: str
+    games: int
+    score: float | None
+
+
+@dataclass(frozen=True)
+class Worst:
+    """A blunder of a player's, drawn, with its game."""
+
+    game: Game
+    move: MoveRow
+    diagram: Diagram
+
+
+def _player_pages(
+    archive: Archive,
+    analysed: list[Game],
+    kinds: dict[str, GameKind[Any]],
+    environment: Environment,
+    out: Path,
+    common: dict[str, Any],
+) -> tuple[dict[str, str], dict[str, Player]]:
+    """One page per player of the analysed games under ``players/`` (``taldau.analysis.players``: figures
+    with intervals, form by month, by event, head to head, openings and worst blunders drawn), and by each
+    spelling of each player's name the page and the player's figures, for the index's links and
+    intervals."""
+    if not analysed:
+        return {}, {}
+    game = analysed[0].game
+    roster = players([archive.folder], PlayerSettings(by="month"))
+    events = {found.name: found for found in players([archive.folder], PlayerSettings(by="event")).players}
+    folder = out / "players"
+    folder.mkdir(exist_ok=True)
+    for stale in folder.glob("*.html"):
+        stale.unlink()
+    template = environment.get_template("player.html")
+    pages: dict[str, str] = {}
+    figures: dict[str, Player] = {}
+    for number, found in enumerate(roster.players, start=1):
+        page = f"players/{number}-{re.sub(r'[^A-Za-z0-9_-]+', '_', found.name)[:40]}.html"
+        spellings = set(found.spellings)
+        sides = [(item, side) for item in analysed for side in (0, 1) if item.names[side] in spellings]
+        figure = FORM.get(game, "error_rate")
+        text = template.render(
+            player=found,
+            rated=archive.has_pr,
+            columns=PLAYER_COLUMNS.get(game, ()),
+            min_games=MIN_GAMES,
+            form_figure={name: heading for heading, name in PLAYER_COLUMNS.get(game, ())}.get(figure, figure),
+            form=form_graph(
+                [(period, getattr(part, figure)) for period, part in found.periods.items()], figure
+            ),
+            events=events[found.name].periods if found.name in events else {},
+            openings=_openings(sides),
+            opening_plies=OPENING_PLIES,
+            worst=_worst(sides, kinds),
+            root="../",
+            **common,
+        )
+        (out / page).write_text(text, encoding="utf-8")
+        pages.update(dict.fromkeys(found.spellings, page))
+        figures.update(dict.fromkeys(found.spellings, found))
+    return pages, figures
+
+
+def _openings(sides: list[tuple[Game, int]]) -> list[Opening]:
+    counts: dict[tuple[str, int], list[float | None]] = defaultdict(list)
+    for item, side in sides:
+        plays = [move for move in item.moves if move.kind == "move"]  # not backgammon's cube decisions
+        moves = " ".join(move.played for move in plays[:OPENING_PLIES])
+        counts[moves, side].append(side_score(item.result, item.winner, side))
+    openings = []
+    for (moves, side), scores in counts.items():
+        finished = [score for score in scores if score is not None]
+        score = sum(finished) / len(finished) if finished else None
+        openings.append(Opening(moves, ("first", "second")[side], len(scores), score))
+    return sorted(openings, key=lambda opening: (-opening.games, opening.moves))
+
+
+def _worst(sides: list[tuple[Game, int]], kinds: dict[str, GameKind[Any]]) -> list[Worst]:
+    blunders = [
+        (item, move)
+        for item, side in sides
+        for move in item.moves
+        if move.side == side and move.mark == Mark.VERY_BAD
+    ]
+    blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
+    return [Worst(item, move, diagram(kinds[item.game], move)) for item, move in blunders[:PLAYER_WORST]]
