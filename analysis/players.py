@@ -116,38 +116,32 @@ class Aliases:
 
 
 def look_alike(names: Iterable[str], aliases: Aliases = Aliases()) -> list[tuple[str, ...]]:
-    """Groups of names, seen as different players, that may be one: their letters agree once digits and
-    punctuation are left out, or once one letter is (``toni2012`` and ``toni``; ``aizhan`` and
-    ``aizhanm``); names the aliases already merge are one player and not listed. Each group sorted, the
+    """Names seen as different players that may be one: groups whose letters agree once digits and
+    punctuation are left out (``toni2012`` and ``toni``), and pairs of names of five letters or more one
+    letter apart (``aizhan`` and ``aizhanm``; never chained, so ``madiar`` and ``madina`` stay apart from
+    ``aldiar``); names the aliases already merge are one player and not listed. Each group sorted, the
     groups in order of their first name."""
     spelled: dict[str, str] = {}
     for name in names:
         spelled.setdefault(aliases.key(name), name)
-    by_variant: dict[str, set[str]] = defaultdict(set)
-    for key in spelled:
-        skeleton = _skeleton(key)
-        if len(skeleton) < 3:
-            continue
-        by_variant[skeleton].add(key)
-        if len(skeleton) >= 5:
-            for index in range(len(skeleton)):
-                by_variant[skeleton[:index] + skeleton[index + 1 :]].add(key)
-    parent = {key: key for key in spelled}
-
-    def root(key: str) -> str:
-        while parent[key] != key:
-            key = parent[key]
-        return key
-
-    for keys in by_variant.values():
-        first, *others = sorted(keys)
-        for other in others:
-            parent[root(other)] = root(first)
-    groups: dict[str, list[str]] = defaultdict(list)
+    by_skeleton: dict[str, list[str]] = defaultdict(list)
     for key, name in spelled.items():
-        groups[root(key)].append(name)
-    found = [tuple(sorted(group, key=str.casefold)) for group in groups.values() if len(group) > 1]
-    return sorted(found, key=lambda group: group[0].casefold())
+        if len(_skeleton(key)) >= 3:
+            by_skeleton[_skeleton(key)].append(name)
+    found = {tuple(sorted(group, key=str.casefold)) for group in by_skeleton.values() if len(group) > 1}
+    by_deletion: dict[str, set[str]] = defaultdict(set)
+    for skeleton in by_skeleton:
+        if len(skeleton) >= 5:
+            by_deletion[skeleton].add(skeleton)
+            for index in range(len(skeleton)):
+                by_deletion[skeleton[:index] + skeleton[index + 1 :]].add(skeleton)
+    for skeletons in by_deletion.values():
+        for first in skeletons:
+            for second in skeletons:
+                if first < second and abs(len(first) - len(second)) <= 1:
+                    pair = by_skeleton[first][:1] + by_skeleton[second][:1]
+                    found.add(tuple(sorted(pair, key=str.casefold)))
+    return sorted(found, key=lambda group: tuple(name.casefold() for name in group))
 
 
 @dataclass(frozen=True)
