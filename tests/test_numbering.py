@@ -119,7 +119,16 @@ def test_backgammon_players_are_rated_by_pr_and_togyz_by_accuracy(
 ) -> None:
     folder = analysed_examples["backgammon"]
     players = tables(report(folder, tmp_path / "bg"))["sortable players"]
-    assert players[0] == ["Player", "Games", "Counted", "PR", "95% interval", "Error rate", "Marks /100", "?? /100"]
+    assert players[0] == [
+        "Player",
+        "Games",
+        "Counted",
+        "PR",
+        "95% interval",
+        "Error rate",
+        "Marks /100",
+        "?? /100",
+    ]
     (game,) = pq.read_table(folder / "games").to_pylist()
     for row in players[1:]:
         side = "white" if game["white"] == row[0] else "black"
