@@ -175,6 +175,14 @@ def test_book_column_shows_each_opening_moves_games_in_the_book(
             most = max(sum(p[move["ply"] - 1]["played"] == m.move for p in same) for m in entry.moves)
             assert row[-1].endswith("★") == (games == most)
         assert rows[1][-1].startswith(tuple(f"{n} of 7, " for n in range(1, 8)))  # every game starts there
+    # Each player's openings say how their fourth move stands in the book: every game of the player that
+    # played the opening is one of the book's games that played it there.
+    for page in (tmp_path / "out" / "players").glob("*.html"):
+        openings = tables(page.read_text(encoding="utf-8"))["sortable openings"]
+        assert openings[0][-1] == "Book"
+        for row in openings[1:]:
+            played, reached = (int(n) for n in re.match(r"(\d+) of (\d+)", row[-1]).groups())  # type: ignore[union-attr]
+            assert int(row[2]) <= played <= reached <= 7
 
 
 def test_a_folder_that_is_no_analysis_is_refused_by_name(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from taldau.schemas import MoveRow
 
 from ..accounting import count
 from ..players import MIN_GAMES, Player, PlayerSettings, players, side_score
-from .book import BookView
+from .book import BookMove, BookView
 from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Archive, Game, ReportError, read_archive
 from .graph import evaluation_graph, form_graph
 
@@ -190,12 +190,14 @@ PLAYER_WORST = 10  # blunders drawn on a player's page
 @dataclass(frozen=True)
 class Opening:
     """The first moves of some of a player's games (``moves``: Togyz moves, backgammon checker plays), the
-    colour the player had, how many games and the player's score in them (None when none finished)."""
+    colour the player had, how many games and the player's score in them (None when none finished), and
+    how the opening's last move stands in the report's opening book (None without one, or outside it)."""
 
     moves: str
     side: str
     games: int
     score: float | None
+    book: BookMove | None = None
 
 
 @dataclass(frozen=True)
@@ -246,7 +248,7 @@ def _player_pages(
                 [(period, getattr(part, figure)) for period, part in found.periods.items()], figure
             ),
             events=events[found.name].periods if found.name in events else {},
-            openings=_openings(sides),
+            openings=_openings(sides, common["book"]),
             opening_plies=OPENING_PLIES,
             worst=_worst(sides, kinds),
             root="../",
@@ -258,17 +260,22 @@ def _player_pages(
     return pages, figures
 
 
-def _openings(sides: list[tuple[Game, int]]) -> list[Opening]:
+def _openings(sides: list[tuple[Game, int]], book: BookView | None) -> list[Opening]:
     counts: dict[tuple[str, int], list[float | None]] = defaultdict(list)
+    in_book: dict[tuple[str, int], BookMove | None] = {}
     for item, side in sides:
-        plays = [move for move in item.moves if move.kind == "move"]  # not backgammon's cube decisions
-        moves = " ".join(move.played for move in plays[:OPENING_PLIES])
+        plays = [move for move in item.moves if move.kind == "move"][:OPENING_PLIES]  # not cube decisions
+        moves = " ".join(move.played for move in plays)
         counts[moves, side].append(side_score(item.result, item.winner, side))
+        if (moves, side) not in in_book and book is not None and book.game == item.game and plays:
+            in_book[moves, side] = book.moves(item.moves).get(plays[-1].ply)
     openings = []
     for (moves, side), scores in counts.items():
         finished = [score for score in scores if score is not None]
         score = sum(finished) / len(finished) if finished else None
-        openings.append(Opening(moves, ("first", "second")[side], len(scores), score))
+        openings.append(
+            Opening(moves, ("first", "second")[side], len(scores), score, in_book.get((moves, side)))
+        )
     return sorted(openings, key=lambda opening: (-opening.games, opening.moves))
 
 
