@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from taldau.base.kind import MarkScale
 from taldau.games.registry import analyser
+from taldau.schemas import SideFigures
 
 from .folder import AnalysisFolder, FolderError, open_folder
 
@@ -204,8 +205,6 @@ def _rating(text: str | None) -> float | None:
 
 
 SIDES = ("white", "black")  # the games table's prefixes of the first and the second player's columns
-_SIDE_SUMS = ("counted", "error", "checker_counted", "checker_error", "cube_counted", "cube_error")
-_SIDE_SUMS += ("accuracy", "inaccuracies", "mistakes", "blunders", "luck")
 
 
 def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitting]:
@@ -224,7 +223,7 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
             if not name:
                 continue
 
-            figures = {name: row.get(f"{prefix}_{name}") for name in _SIDE_SUMS}
+            figures = SideFigures.of_row(row, prefix)
 
             found.append(
                 Sitting(
@@ -243,15 +242,15 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
                     if row.get("points") is None or row.get("winner") is None
                     else (row["points"] if row["winner"] == side else -row["points"]),
                     opponent_rating=_rating(row.get(f"{SIDES[1 - side]}_elo")),
-                    counted=figures["counted"] or 0,
-                    error=figures["error"] or 0.0,
-                    checker_counted=figures["checker_counted"] or 0,
-                    checker_error=figures["checker_error"] or 0.0,
-                    cube_counted=figures["cube_counted"] or 0,
-                    cube_error=figures["cube_error"] or 0.0,
-                    accuracy=figures["accuracy"],
-                    marks=tuple(figures[name] or 0 for name in ("inaccuracies", "mistakes", "blunders")),
-                    luck=figures["luck"],
+                    counted=figures.counted or 0,
+                    error=figures.error or 0.0,
+                    checker_counted=figures.checker_counted or 0,
+                    checker_error=figures.checker_error or 0.0,
+                    cube_counted=figures.cube_counted or 0,
+                    cube_error=figures.cube_error or 0.0,
+                    accuracy=figures.accuracy,
+                    marks=figures.marks,
+                    luck=figures.luck,
                 )
             )
     return found

@@ -150,6 +150,18 @@ class SideFigures:
         None,
     )
 
+    @property
+    def marks(self) -> tuple[int, int, int]:
+        """The counts of ``?!``, ``?`` and ``??`` (0 where a file of an early version stored none)."""
+        return (self.inaccuracies or 0, self.mistakes or 0, self.blunders or 0)
+
+    @classmethod
+    def of_row(cls, row: dict[str, object], side: str) -> SideFigures:
+        """One side's figures of a ``games`` row read back (``side``: ``white`` or ``black``, the columns'
+        prefix), the sums a file of an early version lacks as 0 (``counted``, ``error``)."""
+        figures = {name: row.get(f"{side}_{name}") for name in SIDE_STATS}
+        return cls(**{**figures, "counted": figures["counted"] or 0, "error": figures["error"] or 0.0})
+
 
 SIDE_STATS = column_names(SideFigures)
 

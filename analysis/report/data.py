@@ -18,37 +18,20 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers
-from taldau.schemas import MoveRow, move_rows_of
+from taldau.schemas import MoveRow, SideFigures, move_rows_of
 
 from ..accounting import count
 from ..folder import FolderError, FolderSettings, open_folder
-from ..players import DATE_HEADERS, EVENT_HEADERS, scale_of
+from ..players import DATE_HEADERS, EVENT_HEADERS, SIDES, scale_of
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
 DIAGRAM_MARKS = (Mark.BAD, Mark.VERY_BAD)  # the marks whose positions a game page draws
-SIDES = ("white", "black")  # the tables' prefixes of the first and the second player's columns
 
 
 class ReportError(ValueError):
     """The folder is not a ``taldau analyze`` output folder (no manifest, no tables): the message says
     which folder and what is missing."""
-
-
-@dataclass(frozen=True)
-class Side:
-    """One player's figures in one game (the ``games`` row's ``white_*`` or ``black_*`` columns); ``name``
-    None when the record names no one."""
-
-    name: str | None
-    accuracy: float | None
-    mean_loss: float | None
-    counted: int
-    error: float
-    marks: tuple[int, int, int]
-    pr: float | None = None
-    rating: str | None = None
-    luck: float | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +49,7 @@ class Game:
     result: str | None
     termination: str | None
     plies: int
-    sides: tuple[Side, Side] | None
+    sides: tuple[SideFigures, SideFigures] | None
     match_length: int | None
     match_score: tuple[int, int] | None
     cube: int | None
@@ -165,11 +148,11 @@ class Player:
     marks: list[int] = field(default_factory=lambda: [0, 0, 0])
     scale: MarkScale | None = None  # the game's mark scale: its performance rating, where it has one
 
-    def add(self, side: Side) -> None:
+    def add(self, side: SideFigures) -> None:
         self.games += 1
-        self.counted += side.counted
-        self.error += side.error
-        self.accuracy_sum += (side.accuracy or 0.0) * side.counted
+        self.counted += side.counted or 0
+        self.error += side.error or 0.0
+        self.accuracy_sum += (side.accuracy or 0.0) * (side.counted or 0)
         self.marks = [a + b for a, b in zip(self.marks, side.marks, strict=True)]
 
     @property
@@ -326,9 +309,9 @@ class Archive:
         for game in self.analysed:
             if game.game not in scales:
                 scales[game.game] = scale_of(game.game)
-            for side in game.sides or ():
-                if side.name is not None:
-                    players.setdefault(side.name, Player(side.name, scale=scales[game.game])).add(side)
+            for name, side in zip(game.names, game.sides or (), strict=False):
+                if name is not None:
+                    players.setdefault(name, Player(name, scale=scales[game.game])).add(side)
         return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
 
     def worst(self, count: int) -> list[tuple[Game, MoveRow]]:
@@ -339,23 +322,6 @@ class Archive:
         ]
         blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
         return blunders[:count]
-
-
-def _side(row: dict[str, Any], prefix: str, name: str | None) -> Side:
-    def value(column: str) -> Any:
-        return row.get(f"{prefix}_{column}")
-
-    return Side(
-        name=name,
-        accuracy=value("accuracy"),
-        mean_loss=value("mean_loss"),
-        counted=value("counted") or 0,
-        error=value("error") or 0.0,
-        marks=(value("inaccuracies") or 0, value("mistakes") or 0, value("blunders") or 0),
-        pr=value("pr"),
-        rating=value("rating"),
-        luck=value("luck"),
-    )
 
 
 def _game(row: dict[str, Any]) -> Game:
@@ -385,7 +351,7 @@ def _game(row: dict[str, Any]) -> Game:
     )
     if row["status"] != "ok":
         return game
-    sides = (_side(row, SIDES[0], game.names[0]), _side(row, SIDES[1], game.names[1]))
+    sides = (SideFigures.of_row(row, SIDES[0]), SideFigures.of_row(row, SIDES[1]))
     return Game(**{**{f.name: getattr(game, f.name) for f in fields(Game)}, "sides": sides})
 
 
