@@ -150,7 +150,7 @@ class Sitting:
     """One player's side of one analysed game: who (the name as written and the player's key), the game
     (id, record file, match task, date, event), the opponent, the result (``score`` 1, 0.5 or 0; None
     when unfinished; ``points`` won or lost, backgammon), the opponent's rating as the record gives it,
-    and the side's sums from the games table."""
+    and the side's figures in the games table (its sums: counted decisions, error, marks, luck)."""
 
     name: str
     key: str
@@ -165,15 +165,7 @@ class Sitting:
     score: float | None
     points: int | None
     opponent_rating: float | None
-    counted: int
-    error: float
-    checker_counted: int
-    checker_error: float
-    cube_counted: int
-    cube_error: float
-    accuracy: float | None
-    marks: tuple[int, int, int]
-    luck: float | None
+    figures: SideFigures
 
     def period(self, by: str | None) -> str:
         """The period the game falls in: ``2024-12`` (month), ``2024`` (year), its event, or ``all``."""
@@ -222,9 +214,6 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
             name, opponent = names[side], names[1 - side]
             if not name:
                 continue
-
-            figures = SideFigures.of_row(row, prefix)
-
             found.append(
                 Sitting(
                     name=name,
@@ -242,15 +231,7 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
                     if row.get("points") is None or row.get("winner") is None
                     else (row["points"] if row["winner"] == side else -row["points"]),
                     opponent_rating=_rating(row.get(f"{SIDES[1 - side]}_elo")),
-                    counted=figures.counted or 0,
-                    error=figures.error or 0.0,
-                    checker_counted=figures.checker_counted or 0,
-                    checker_error=figures.checker_error or 0.0,
-                    cube_counted=figures.cube_counted or 0,
-                    cube_error=figures.cube_error or 0.0,
-                    accuracy=figures.accuracy,
-                    marks=figures.marks,
-                    luck=figures.luck,
+                    figures=SideFigures.of_row(row, prefix),
                 )
             )
     return found
@@ -396,7 +377,7 @@ def figures(games: Sequence[Sitting], scale: MarkScale | None, bootstrap: Bootst
     has them), with ``bootstrap``'s intervals over those games."""
 
     def column(name: str) -> np.ndarray:
-        return np.array([getattr(game, name) or 0 for game in games], dtype=np.float64)
+        return np.array([getattr(game.figures, name) or 0 for game in games], dtype=np.float64)
 
     counted = column("counted")
     factor = None if scale is None else scale.pr_factor
@@ -411,9 +392,9 @@ def figures(games: Sequence[Sitting], scale: MarkScale | None, bootstrap: Bootst
             else bootstrap.ratio(column(numerator), column(denominator), factor)
         )
 
-    accuracy = np.array([(game.accuracy or 0.0) * game.counted for game in games], dtype=np.float64)
-    marks = np.array([game.marks for game in games], dtype=np.float64).reshape(len(games), 3)
-    luck = np.array([game.luck or 0.0 for game in games], dtype=np.float64)
+    accuracy = column("accuracy") * counted
+    marks = np.array([game.figures.marks for game in games], dtype=np.float64).reshape(len(games), 3)
+    luck = column("luck")
     finished = np.array([game.score is not None for game in games])
     scores = np.array([game.score or 0.0 for game in games], dtype=np.float64)
     rated = np.array([game.score is not None and game.opponent_rating is not None for game in games])
@@ -574,7 +555,7 @@ def players(
         games = by_player[key]
         if wanted is not None and key != wanted:
             continue
-        if sum(game.counted for game in games) < settings.min_decisions:
+        if sum(game.figures.counted or 0 for game in games) < settings.min_decisions:
             fewer += 1
             continue
         periods: dict[str, list[Sitting]] = defaultdict(list)
