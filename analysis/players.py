@@ -46,6 +46,10 @@ from .folder import AnalysisFolder, FolderError, open_folder
 DATE_HEADERS = ("Date", "EventDate", "UTCDate")
 EVENT_HEADERS = ("Event", "Site")
 PERIODS = ("month", "year", "event")
+# The figures a player is shown by, in order, as (heading, ``Figures`` field): where the game's scale rates
+# players (a PR: backgammon), and where it does not (Togyz); the first is the one a form graph follows.
+RATED_FIGURES = (("PR", "pr"), ("Checker PR", "checker_pr"), ("Cube PR", "cube_pr"), ("Luck/game", "luck"))
+PLAIN_FIGURES = (("Accuracy", "accuracy"), ("Error rate", "error_rate"), ("Performance", "performance"))
 MIN_GAMES = 8  # the fewest games an interval is given for: fewer resample too coarsely to mean anything
 # Online sites whose exports write a player as ``site:name`` (or ``site/name``).
 SITE_PREFIX = re.compile(
@@ -465,11 +469,13 @@ class Player:
 @dataclass(frozen=True)
 class PlayersReport:
     """The players of one or more analysis folders of one game, engine and settings (``judge``: the
-    engine and its limit, as the folders' manifests name them), those left out for too few decisions,
-    and the names that may be one player but are not merged."""
+    engine and its limit, as the folders' manifests name them; ``rated``: whether its scale rates players
+    by a PR), those left out for too few decisions, and the names that may be one player but are not
+    merged."""
 
     game: str
     judge: str
+    rated: bool
     folders: tuple[str, ...]
     players: tuple[Player, ...]
     fewer_decisions: int
@@ -480,6 +486,7 @@ class PlayersReport:
         return {
             "game": self.game,
             "judge": self.judge,
+            "rated": self.rated,
             "folders": list(self.folders),
             "by": self.settings.by,
             "confidence": self.settings.confidence,
@@ -579,6 +586,7 @@ def players(
     return PlayersReport(
         game=folders[0].settings.game,
         judge=_judge(folders[0]),
+        rated=scale is not None and scale.pr_factor is not None,
         folders=tuple(str(folder.path) for folder in folders),
         players=tuple(found),
         fewer_decisions=fewer,
@@ -595,3 +603,9 @@ def _shown(key: str, games: Sequence[Sitting], aliases: Aliases) -> str:
     for game in games:
         counts[game.name] += 1
     return min(counts, key=lambda name: (-counts[name], name))
+
+
+def shown_figures(rated: bool) -> tuple[tuple[str, str], ...]:
+    """The figures a player is shown by (``RATED_FIGURES`` where the scale rates players, else
+    ``PLAIN_FIGURES``)."""
+    return RATED_FIGURES if rated else PLAIN_FIGURES

@@ -7,14 +7,17 @@ import json
 
 import click
 from taldau.analysis.folder import FolderError
-from taldau.analysis.players import PERIODS, AliasError, Aliases, Figures, Player, PlayerSettings, players
+from taldau.analysis.players import (
+    PERIODS,
+    AliasError,
+    Aliases,
+    Figures,
+    Player,
+    PlayerSettings,
+    players,
+    shown_figures,
+)
 from taldau.cli.options import JSON
-
-# The columns of the table, by game: (heading, figure).
-COLUMNS = {
-    "backgammon": (("PR", "pr"), ("checker PR", "checker_pr"), ("cube PR", "cube_pr"), ("luck/game", "luck")),
-    "togyz": (("accuracy", "accuracy"), ("mean loss", "error_rate"), ("performance", "performance")),
-}
 
 
 @click.command("players")
@@ -46,10 +49,10 @@ def players_command(
     and counted decisions; backgammon PR (overall, checker play, cube) with gnubg's rating band and the
     luck per game; Togyz accuracy, mean loss in kumalak and a performance rating from the results and the
     opponents' ratings; marks per 100 decisions, the score, and with --player the results head to head.
-    Each figure of a player with 8 games or more comes with its 95% interval, bootstrapped over
-    games. A player is recognised across files
-    by a normalised name (case, spaces, site prefixes, Cyrillic or Latin letters); names that may be one
-    player but are not merged by --aliases are listed at the end."""
+    Each figure of a player with 8 games or more comes with its 95% interval, bootstrapped over games. A
+    player is recognised across files by a normalised name (case, spaces, site prefixes, Cyrillic or Latin
+    letters); names that may be one player but are not merged by --aliases are listed at the end. `taldau
+    report` draws a page per player from the same figures."""
     try:
         known = Aliases() if aliases is None else Aliases.read(aliases)
         settings = PlayerSettings(by=by, min_decisions=min_decisions, player=player)
@@ -60,7 +63,7 @@ def players_command(
         click.echo(json.dumps(report.to_json()))
         return
     click.echo(f"judged by {report.judge}; {len(report.folders)} folder(s)")
-    columns = COLUMNS.get(report.game, ())
+    columns = shown_figures(report.rated)
     click.echo(
         _line("player", "games", "matches", "decisions", [heading for heading, _ in columns] + ["score"])
     )

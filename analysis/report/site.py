@@ -25,7 +25,7 @@ from taldau.games.registry import game_kind
 from taldau.schemas import MoveRow
 
 from ..accounting import count
-from ..players import MIN_GAMES, Player, PlayerSettings, players, side_score
+from ..players import MIN_GAMES, Player, PlayerSettings, players, shown_figures, side_score
 from .book import BookMove, BookView
 from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Archive, Game, ReportError, read_archive
 from .graph import evaluation_graph, form_graph
@@ -177,12 +177,6 @@ def write_report(
     return ReportSummary(out, len(archive.games), len(analysed) + 1 + len(set(pages.values())), diagrams)
 
 
-# The figure of a player's form graph and the columns of the player pages' tables, by game: (heading, figure).
-FORM = {"backgammon": "pr", "togyz": "accuracy"}
-PLAYER_COLUMNS = {
-    "backgammon": (("PR", "pr"), ("Checker PR", "checker_pr"), ("Cube PR", "cube_pr"), ("Luck/game", "luck")),
-    "togyz": (("Accuracy", "accuracy"), ("Error rate", "error_rate"), ("Performance", "performance")),
-}
 OPENING_PLIES = 4  # the decisions of a game that name its opening on a player's page
 PLAYER_WORST = 10  # blunders drawn on a player's page
 
@@ -223,7 +217,6 @@ def _player_pages(
     intervals."""
     if not analysed:
         return {}, {}
-    game = analysed[0].game
     roster = players([archive.folder], PlayerSettings(by="month"))
     events = {found.name: found for found in players([archive.folder], PlayerSettings(by="event")).players}
     folder = out / "players"
@@ -233,19 +226,20 @@ def _player_pages(
     template = environment.get_template("player.html")
     pages: dict[str, str] = {}
     figures: dict[str, Player] = {}
+    columns = shown_figures(roster.rated)
+    heading, figure = columns[0]  # the form graph follows the first
     for number, found in enumerate(roster.players, start=1):
         page = f"players/{number}-{re.sub(r'[^A-Za-z0-9_-]+', '_', found.name)[:40]}.html"
         spellings = set(found.spellings)
         sides = [(item, side) for item in analysed for side in (0, 1) if item.names[side] in spellings]
-        figure = FORM.get(game, "error_rate")
         text = template.render(
             player=found,
-            rated=archive.has_pr,
-            columns=PLAYER_COLUMNS.get(game, ()),
+            rated=roster.rated,
+            columns=columns,
             min_games=MIN_GAMES,
-            form_figure={name: heading for heading, name in PLAYER_COLUMNS.get(game, ())}.get(figure, figure),
+            form_figure=heading,
             form=form_graph(
-                [(period, getattr(part, figure)) for period, part in found.periods.items()], figure
+                [(period, getattr(part, figure)) for period, part in found.periods.items()], heading
             ),
             events=events[found.name].periods if found.name in events else {},
             openings=_openings(sides, common["book"]),
