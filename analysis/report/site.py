@@ -228,10 +228,15 @@ def _player_pages(
     figures: dict[str, Player] = {}
     columns = shown_figures(roster.rated)
     heading, figure = columns[0]  # the form graph follows the first
+    by_name: dict[str, list[tuple[int, int]]] = defaultdict(list)  # a name -> (game's index, side), once
+    for index, item in enumerate(analysed):
+        for side, name in enumerate(item.names):
+            if name is not None:
+                by_name[name].append((index, side))
     for number, found in enumerate(roster.players, start=1):
         page = f"players/{number}-{re.sub(r'[^A-Za-z0-9_-]+', '_', found.name)[:40]}.html"
-        spellings = set(found.spellings)
-        sides = [(item, side) for item in analysed for side in (0, 1) if item.names[side] in spellings]
+        places = sorted(place for spelling in found.spellings for place in by_name.get(spelling, ()))
+        sides = [(analysed[index], side) for index, side in places]  # in the games' order, as they come
         text = template.render(
             player=found,
             rated=roster.rated,
