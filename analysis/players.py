@@ -77,6 +77,12 @@ def name_key(name: str) -> str:
     return " ".join(text.split())
 
 
+def _alphabetical(name: str) -> tuple[str, str]:
+    """The order names are listed in: alphabetical in any case, ``Lasse`` before ``lasse``, the same on
+    every run (a set of names iterates in another order each process)."""
+    return name.casefold(), name
+
+
 def _skeleton(key: str) -> str:
     """A name key's letters alone: what ``look_alike`` compares."""
     return "".join(letter for letter in key if letter.isalpha())
@@ -127,13 +133,13 @@ def look_alike(names: Iterable[str], aliases: Aliases = Aliases()) -> list[tuple
     ``aldiar``); names the aliases already merge are one player and not listed. Each group sorted, the
     groups in order of their first name."""
     spelled: dict[str, str] = {}
-    for name in names:
+    for name in names:  # the first spelling of a player stands for it
         spelled.setdefault(aliases.key(name), name)
     by_skeleton: dict[str, list[str]] = defaultdict(list)
     for key, name in spelled.items():
         if len(_skeleton(key)) >= 3:
             by_skeleton[_skeleton(key)].append(name)
-    found = {tuple(sorted(group, key=str.casefold)) for group in by_skeleton.values() if len(group) > 1}
+    found = {tuple(sorted(group, key=_alphabetical)) for group in by_skeleton.values() if len(group) > 1}
     by_deletion: dict[str, set[str]] = defaultdict(set)
     for skeleton in by_skeleton:
         if len(skeleton) >= 5:
@@ -145,7 +151,7 @@ def look_alike(names: Iterable[str], aliases: Aliases = Aliases()) -> list[tuple
             for second in skeletons:
                 if first < second and abs(len(first) - len(second)) <= 1:
                     pair = by_skeleton[first][:1] + by_skeleton[second][:1]
-                    found.add(tuple(sorted(pair, key=str.casefold)))
+                    found.add(tuple(sorted(pair, key=_alphabetical)))
     return sorted(found, key=lambda group: tuple(name.casefold() for name in group))
 
 
@@ -571,7 +577,7 @@ def players(
         found.append(
             Player(
                 name=shown[key],
-                spellings=tuple(sorted({game.name for game in games}, key=str.casefold)),
+                spellings=tuple(sorted({game.name for game in games}, key=_alphabetical)),
                 overall=figures(games, scale, Bootstrap(len(games), settings, rng)),
                 periods={
                     period: figures(part, scale, Bootstrap(len(part), settings, rng))
@@ -582,7 +588,7 @@ def players(
                 head_to_head=_head_to_head(games, shown),
             )
         )
-    names = {sitting.name for sitting in seen.values()}
+    names = sorted({sitting.name for sitting in seen.values()}, key=_alphabetical)
     return PlayersReport(
         game=folders[0].settings.game,
         judge=_judge(folders[0]),
