@@ -508,19 +508,45 @@ def open_folders(paths: Sequence[str | Path]) -> list[AnalysisFolder]:
     folders = [open_folder(path) for path in paths]
     first = folders[0]
     for other in folders[1:]:
-        mine = (first.settings.game, first.settings.engine, first.settings.limit)
-        theirs = (other.settings.game, other.settings.engine, other.settings.limit)
-        if mine != theirs:
-            raise FolderError(
-                f"{first.path} and {other.path} were judged differently, and their figures do not mix: "
-                f"{_judge(first)} against {_judge(other)}"
-            )
+        judged_alike((str(first.path), Judge.of(first)), (str(other.path), Judge.of(other)))
     return folders
 
 
-def _judge(folder: AnalysisFolder) -> str:
-    settings = folder.settings
-    return f"{settings.game}, {settings.engine_label}, {settings.limit}"
+@dataclass(frozen=True)
+class Judge:
+    """How an analysis judged its decisions: the game, the engine's version and the search limit, which
+    its figures and marks depend on (``label``: the engine as people read it,
+    ``FolderSettings.engine_label``, not compared)."""
+
+    game: str
+    engine: str
+    limit: str
+    label: str = field(default="", compare=False)
+
+    @classmethod
+    def of(cls, folder: AnalysisFolder) -> Judge:
+        settings = folder.settings
+        return cls(settings.game, settings.engine, settings.limit, settings.engine_label)
+
+    def __str__(self) -> str:
+        return f"{self.game}, {self.label or self.engine}, {self.limit}"
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, str]) -> Judge:
+        return cls(**data)
+
+
+def judged_alike(first: tuple[str, Judge], other: tuple[str, Judge]) -> None:
+    """FolderError naming both analyses (each a name and its judge) and how each was judged, unless one
+    judge made them: figures and values judged otherwise do not mix."""
+    if first[1] != other[1]:
+        raise FolderError(
+            f"{first[0]} and {other[0]} were judged differently, and their figures do not mix: "
+            f"{first[1]} against {other[1]}"
+        )
 
 
 def scale_of(game: str) -> MarkScale | None:
@@ -591,7 +617,7 @@ def players(
     names = sorted({sitting.name for sitting in seen.values()}, key=_alphabetical)
     return PlayersReport(
         game=folders[0].settings.game,
-        judge=_judge(folders[0]),
+        judge=str(Judge.of(folders[0])),
         rated=scale is not None and scale.pr_factor is not None,
         folders=tuple(str(folder.path) for folder in folders),
         players=tuple(found),

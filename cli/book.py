@@ -18,7 +18,7 @@ from taldau.analysis.book.query import entries as book_entries
 from taldau.analysis.folder import is_analysis_folder
 from taldau.analysis.validation import auto_game
 from taldau.base.records import ReadLimits
-from taldau.cli.options import JSON, game_option
+from taldau.cli.options import EX_USAGE, JSON, game_option, say
 from taldau.cli.outputs import writable_folder
 from taldau.cli.progress import ProgressLine, progress_line
 from taldau.games.registry import KINDS
@@ -132,8 +132,10 @@ def build(
     as_json: bool,
 ) -> None:
     """Build (or grow, or resume) the book in OUT from the archives and analysis folders under PATHS.
-    Inputs already in the book are not read again. Exit 1 when a game or file was skipped, 2 when OUT
-    holds a book of other settings (another game or depth) or cannot be written."""
+    Inputs already in the book are not read again. A book holds one judge's evaluations: analysis folders
+    judged otherwise (another engine or limit), among themselves or against the book's, are refused
+    before anything is read. Exit 1 when a game or file was skipped, 2 when OUT holds a book of other
+    settings (another game or depth), the analyses were judged otherwise, or OUT cannot be written."""
     writable_folder(out)
     if game == "auto":
         records = [path for path in paths if not is_analysis_folder(path)]
@@ -152,8 +154,8 @@ def build(
             )
             shown.update(shown.total or 0)  # the inputs already in the book too
     except BookMismatch as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     if report.resumed:
@@ -176,11 +178,16 @@ def build(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the book's counts as JSON on stdout.")
 def merge(books: tuple[str, ...], out: str, min_games: int | None, as_json: bool) -> None:
-    """Merge BOOKS into OUT (which may be one of them): the same book as one build over all their inputs."""
+    """Merge BOOKS into OUT (which may be one of them): the same book as one build over all their inputs.
+    Exit 2 when the books were built with other settings or their evaluations judged otherwise (another
+    engine or limit), nothing merged, or OUT cannot be written."""
     writable_folder(out)
     try:
         report = merge_books(books, out, min_games)
-    except (BookMismatch, ValueError) as error:
+    except BookMismatch as error:
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
+    except ValueError as error:
         raise click.ClickException(str(error)) from None
     _summary(out, report.manifest, as_json)
 
@@ -223,10 +230,20 @@ def _print_entry(entry: Entry) -> None:
         click.echo(f"  {entry.best_move:<16}*{0:>7} {empty} {_value(entry.eval):>8}")
 
 
+def _roll(dice: str) -> str:
+    """The roll of --dice as the book names it (high die first), or a usage error when it is not a roll."""
+    from taldau.games.backgammon.position import parse_dice
+
+    try:
+        return "".join(str(die) for die in sorted(parse_dice(dice), reverse=True))
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--dice") from None
+
+
 @book.command()
 @click.argument("book_folder", metavar="BOOK", type=click.Path(exists=True, file_okay=False))
 @click.argument("position")
-@click.option("--dice", help="Backgammon: only this roll ('31').")
+@click.option("--dice", help="Backgammon: only this roll ('31', each die 1 to 6).")
 @JSON
 def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> None:
     """The moves of POSITION in the book, most played first: games, the games with a known result
@@ -234,7 +251,7 @@ def show(book_folder: str, position: str, dice: str | None, as_json: bool) -> No
     value after the move and how often it was marked (* the engine's best move, also when nobody played
     it). POSITION: the game's notation (Togyz FEN, backgammon Position
     ID), `start`, or a key (decimal or 0x hex)."""
-    roll = None if dice is None else "".join(sorted(dice, reverse=True))
+    roll = None if dice is None else _roll(dice)
     try:
         opened = Book(book_folder).check()
         key = position_key(opened, position)

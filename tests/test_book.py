@@ -268,8 +268,8 @@ def test_backgammon_book_of_opening_rolls(tmp_path: Path) -> None:
 @needs_sage
 @pytest.mark.slow
 def test_a_book_holds_one_engines_values(tmp_path: Path) -> None:
-    """An analysis by another engine than the book's evaluations is refused, named, and the rest built;
-    books of two engines do not merge."""
+    """Analyses by two engines are refused together, both named, nothing read; a book holds one engine's
+    values, and books of two engines do not merge."""
     session = EXAMPLES / "backgammon" / "gnubg-money-session.mat"
     runner = CliRunner()
     for engine in ("own", "sage"):
@@ -279,17 +279,93 @@ def test_a_book_holds_one_engines_values(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
     own, sage = tmp_path / "analysis-own", tmp_path / "analysis-sage"
     settings = BookSettings(game="backgammon")
-    report = build_book([session], tmp_path / "book", settings, analyses=[own, sage])
-    (refused,) = report.unread
-    assert refused.source == str(sage) and refused.engine.startswith("sage (bgsage ")
-    assert "this book's evaluations are own (own2-" in refused.skipped[0]
+    with pytest.raises(BookMismatch, match=r"backgammon, own \(own2-.* against backgammon, sage \(bgsage "):
+        build_book([session], tmp_path / "book", settings, analyses=[own, sage])
+    assert not (tmp_path / "book").exists()
+    build_book([session], tmp_path / "book", settings, analyses=[own])
     book = Book(tmp_path / "book")
     assert book.manifest()["engine"].startswith("own (own2-")
     assert book.manifest()["counts"]["analysed_games"] == 2  # the session's two games, by own alone
     build_book([session], tmp_path / "sage-book", settings, analyses=[sage])
     assert Book(tmp_path / "sage-book").manifest()["engine"].startswith("sage (")
-    with pytest.raises(BookMismatch, match="different engines"):
+    with pytest.raises(BookMismatch, match="judged differently"):
         merge_books([tmp_path / "book", tmp_path / "sage-book"], tmp_path / "merged")
+
+
+@pytest.fixture(scope="module")
+def deeper(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``taldau analyze`` of three.pgn at depth 2: judged otherwise than ``analysis``."""
+    out = tmp_path_factory.mktemp("deeper") / "out"
+    result = CliRunner().invoke(
+        main, ["analyze", str(THREE), "--out", str(out), "--depth", "2", "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_a_book_refuses_analyses_judged_otherwise(tmp_path: Path, analysis: Path, deeper: Path) -> None:
+    """Issue 54, item 5: analyses at two depths, in one build, grown into a book or merged as books, are
+    refused with one line naming both judgements (exit 2), as ``taldau players`` refuses them; the book
+    records the judge it was built with."""
+    runner = CliRunner()
+    both = ["book", "build", str(THREE), "--analysis", str(analysis), "--analysis", str(deeper)]
+    result = runner.invoke(main, [*both, "--out", str(tmp_path / "mixed")])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {analysis} and {deeper} were judged differently")
+    assert ", depth 1 against togyz, " in line and line.endswith("depth 2; a book holds one judge's values: "
+                                                               "build another book (another --out folder)")
+    assert not (tmp_path / "mixed").exists()
+    players = runner.invoke(main, ["players", str(analysis), str(deeper)])
+    assert players.exit_code != 0 and "judged differently" in players.output
+    for name, folder in (("one", analysis), ("two", deeper)):
+        command = ["book", "build", str(THREE), "--analysis", str(folder), "--out", str(tmp_path / name)]
+        assert runner.invoke(main, command).exit_code == 0
+    judge = Book(tmp_path / "one").manifest()["judge"]
+    assert judge["game"] == "togyz" and judge["limit"] == "depth 1" and judge["engine"]
+    grow = ["book", "build", str(THREE), "--analysis", str(deeper), "--out", str(tmp_path / "one")]
+    result = runner.invoke(main, grow)
+    assert result.exit_code == 2 and "depth 1 against togyz, " in result.stderr
+    assert Book(tmp_path / "one").manifest()["counts"]["analysed_games"] == 3  # nothing mixed in
+    merge = ["book", "merge", str(tmp_path / "one"), str(tmp_path / "two"), "--out", str(tmp_path / "m")]
+    result = runner.invoke(main, merge)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert f"{tmp_path / 'one'} and {tmp_path / 'two'} were judged differently" in line
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_book_built_before_its_judge_was_recorded(tmp_path: Path, analysis: Path, deeper: Path) -> None:
+    """A book whose evaluations carry their engine alone reads and merges as before; an analysis of a
+    known judge is not mixed into it."""
+    build(tmp_path, "old", THREE, analyses=[analysis])
+    old = Book(tmp_path / "old")
+    (part,) = old.parts("evals")
+    table = pq.read_table(part)
+    metadata = dict(table.schema.metadata)
+    report = json.loads(metadata[b"taldau.book_input"])
+    del report["judge"]
+    metadata[b"taldau.book_input"] = json.dumps(report).encode()
+    pq.write_table(table.replace_schema_metadata(metadata), part)
+    before = old.moves()
+    merged = merge_books([tmp_path / "old"], tmp_path / "old")
+    assert merged.manifest["engine"] == report["engine"] and old.moves().equals(before)
+    assert merged.manifest["judge"]["limit"] == "a limit not recorded"
+    shown = CliRunner().invoke(main, ["book", "show", str(tmp_path / "old"), "start"])
+    assert shown.exit_code == 0 and "76(10)" in shown.stdout
+    with pytest.raises(BookMismatch, match="a limit not recorded against togyz, "):
+        build_book([THREE], tmp_path / "old", BookSettings(), analyses=[deeper])
+
+
+def test_show_refuses_dice_that_are_not_a_roll(tmp_path: Path) -> None:
+    """Issue 54, item 12: ``book show --dice 77`` says the dice are not a roll, not "not in the book"."""
+    session = EXAMPLES / "backgammon" / "gnubg-money-session.mat"
+    build(tmp_path, "book", session, settings={"game": "backgammon"})
+    result = CliRunner().invoke(main, ["book", "show", str(tmp_path / "book"), "start", "--dice", "77"])
+    assert result.exit_code == 2 and "not in the book" not in result.output
+    assert "dice must be two digits 1..6 such as 31, not '77'" in result.stderr
+    result = CliRunner().invoke(main, ["book", "show", str(tmp_path / "book"), "start", "--dice", "13"])
+    assert result.exit_code == 0 and "roll 31" in result.stdout
 
 
 def test_backgammon_openings_meet_whoever_rolls_first(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """An opening book as a folder: its inputs' parts, the tables aggregated from them, the lookup file and a
 manifest. Building, resuming and merging are all "add the parts that are missing, then aggregate":
 
-    book.json                       settings (game, depth), schema versions, min games, inputs and counts
+    book.json                       settings (game, depth), the judge of its evaluations (game, engine and
+                                    limit), schema versions, min games, inputs and counts
     plies/<digest>.parquet          one part per record file read (``taldau.schemas.book``'s ``plies``)
     evals/<digest>.parquet          one part per analysis folder read (``evals``)
     positions.parquet, moves.parquet  the book (``positions`` and ``moves`` tables)
@@ -12,6 +13,11 @@ report (what it counted and skipped) in its Parquet metadata. A build skips the 
 (so an interrupted build resumes where it stopped), and merging two books copies the parts the target
 lacks: the tables are then aggregated from the same parts, in the same order, as one build over all the
 inputs would, so they are the same.
+
+A book's evaluations are one judge's (``players.Judge``: one game, engine and search limit), so that they
+compare: a build or merge that would mix analyses judged otherwise is refused, naming both, as ``taldau
+players`` refuses them. Each evaluation part records its judge; parts of books built before that have
+their engine alone, and mix only with one another.
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ from taldau.schemas.book import (
 from taldau.schemas.files import write_atomic
 
 from ..accounting import Inputs
-from ..folder import is_analysis_folder
+from ..folder import FolderError, is_analysis_folder
+from ..players import Judge, judged_alike
 from .aggregate import aggregate
 from .inputs import (
     BookSettings,
@@ -57,8 +64,8 @@ PARTS = {"plies": BOOK_PLIES_SCHEMA, "evals": BOOK_EVALS_SCHEMA}
 
 
 class BookMismatch(ValueError):
-    """A book folder holds a book of other settings than asked for (another game or depth), or of another
-    engine's judgements."""
+    """A book folder holds a book of other settings than asked for (another game or depth), or books or
+    analyses judged otherwise would mix."""
 
 
 def _mismatch(folder: Path, stored: dict[str, Any], asked: dict[str, Any]) -> str:
@@ -79,8 +86,7 @@ def _mismatch(folder: Path, stored: dict[str, Any], asked: dict[str, Any]) -> st
 class BuildReport:
     """What one build or merge did: the inputs it read now, those it found already read (``resumed``), those
     whose earlier content it replaced (``replaced``: a file that changed since, an analysis folder that
-    grew), and those it could not read at all or refused (``unread``: an analysis folder of another engine
-    than the book's evaluations); ``manifest`` is the book's after it."""
+    grew), and those it could not read at all (``unread``); ``manifest`` is the book's after it."""
 
     read: list[InputReport] = field(default_factory=list)
     resumed: list[str] = field(default_factory=list)
@@ -181,12 +187,24 @@ class Book:
             found.append((path, InputReport.from_json(json.loads(metadata[REPORT_KEY]))))
         return found
 
-    def engine(self, besides: str | None = None) -> str | None:
-        """The engine whose judgements the book's ``evals`` hold (an analysis folder's,
-        ``FolderSettings.engine_label``), leaving out the input named ``besides``; None when it holds
-        none."""
-        engines = {report.engine for _, report in self._reports("evals") if report.source != besides}
-        return min((engine for engine in engines if engine is not None), default=None)
+    def judges(self, besides: Iterable[str] = ()) -> list[tuple[str, Judge]]:
+        """The analyses whose values the book's ``evals`` hold, each named with how it judged, but those
+        named in ``besides`` (inputs read again)."""
+        reports = [report for _, report in self._reports("evals")]
+        if not reports:
+            return []
+        game, left_out = self.settings().game, set(besides)
+        found = []
+        for report in reports:
+            judge = report.judged(game)
+            if judge is not None and report.source not in left_out:
+                found.append((report.source, judge))
+        return found
+
+    def judge(self) -> Judge | None:
+        """How the book's evaluations were judged (None: the book holds none)."""
+        judges = self.judges()
+        return judges[0][1] if judges else None
 
     def drop_earlier(self, table: str, source: str) -> bool:
         """Remove the parts of ``table`` read from ``source`` (an input read again after it changed, so
@@ -239,9 +257,11 @@ class Book:
                 report.duplicates += found_before.get(path, 0)
                 reports.append(report)
         records = [report for report in reports if report.kind == "records"]
+        judge = self.judge()
         manifest = {
             "settings": self.settings().describe(),
-            "engine": self.engine(),
+            "engine": None if judge is None else judge.label,
+            "judge": None if judge is None else judge.to_json(),
             "min_games": min_games,
             "schemas": {"book": BOOK_SCHEMA_VERSION, "lookup": LOOKUP_VERSION},
             "counts": {
@@ -287,16 +307,20 @@ def build_book(
     brings the engine's judgements, the games come from their records). Inputs already in the book are
     not read again; an input read before under the same name with other content (a file that changed,
     an analysis folder that grew) replaces its earlier part; ``found`` hears how many inputs there are
-    before any is read, ``progress`` of every input read."""
+    before any is read, ``progress`` of every input read. BookMismatch, before anything is read, when the
+    analysis folders and the book's evaluations were not all judged alike."""
     book = Book(out)
-    book.prepare(settings)
     given = list(paths)
     records = [path for path in given if not is_analysis_folder(path)]
     folders = [*analyses, *(path for path in given if is_analysis_folder(path))]
+    judged = [analysis_input(folder, settings) for folder in folders]
+    again = {item.name for item in judged}
+    _one_judge([*book.judges(besides=again), *((item.name, item.judge) for item in judged if item.judge)])
+    book.prepare(settings)
     report = BuildReport()
     met: dict[str, str] = {}  # the digests of this build's inputs, with the first input of each
     items: list[Input | InputReport] = list(record_inputs(records, settings, limits or ReadLimits()))
-    items += [analysis_input(folder, settings) for folder in folders]
+    items += judged
     found(len(items))
     for item in items:
         if isinstance(item, InputReport):
@@ -315,10 +339,6 @@ def build_book(
                 report.resumed_reports.append(book.report(table, item.digest))
             met.setdefault(item.digest, item.name)
             continue
-        if item.folder is not None and (refusal := _other_engine(book, item)) is not None:
-            report.unread.append(refusal)
-            progress(refusal)
-            continue
         met[item.digest] = item.name
         rows, read = reader(item, settings)
         if book.drop_earlier(table, item.name):
@@ -330,23 +350,23 @@ def build_book(
     return report
 
 
-def _other_engine(book: Book, item: Input) -> InputReport | None:
-    """The refusal of an analysis folder judged by another engine than the book's evaluations (a book
-    holds one engine's values, so that its scores compare), else None."""
-    engine = book.engine(besides=item.name)
-    if engine is None or item.engine == engine:
-        return None
-    reason = (
-        f"{item.name}: analysed by {item.engine}, and this book's evaluations are {engine}'s: a book holds "
-        "one engine's values; build another book (another --out folder) for it"
-    )
-    return InputReport(item.name, item.digest, "analysis", skipped=[reason], engine=item.engine)
+def _one_judge(named: list[tuple[str, Judge]]) -> None:
+    """BookMismatch unless one judge made the values of every analysis or book ``named`` (each with its
+    judge), by ``players.judged_alike``: a book's values compare only then."""
+    for other in named[1:]:
+        try:
+            judged_alike(named[0], other)
+        except FolderError as error:
+            raise BookMismatch(
+                f"{error}; a book holds one judge's values: build another book (another --out folder)"
+            ) from None
 
 
 def merge_books(books: Iterable[str | Path], out: str | Path, min_games: int | None = None) -> BuildReport:
     """Merge ``books`` into the book in ``out`` (which may be one of them): the parts it lacks are copied,
     then the tables aggregated, with ``min_games`` (None: the first book's). BookMismatch when the books
-    were built with other settings or hold the judgements of different engines."""
+    were built with other settings or their evaluations were judged otherwise (by another engine or
+    limit), before anything is copied."""
     sources = [Book(folder) for folder in books]
     if not sources:
         raise ValueError("no book to merge")
@@ -354,17 +374,12 @@ def merge_books(books: Iterable[str | Path], out: str | Path, min_games: int | N
     if min_games is None:
         min_games = int(sources[0].manifest().get("min_games", 1))
     target = Book(out)
-    target.prepare(settings)
-    report = BuildReport()
     for source in sources:
         if source.settings() != settings:
             raise BookMismatch(f"{source.folder} was built with other settings than {sources[0].folder}")
-    engines = {engine for source in [target, *sources] if (engine := source.engine()) is not None}
-    if len(engines) > 1:
-        raise BookMismatch(
-            f"the books hold the judgements of different engines ({', '.join(sorted(engines))}): a book "
-            "holds one engine's values"
-        )
+    _one_judge([(str(book.folder), judge) for book in [target, *sources] if (judge := book.judge())])
+    target.prepare(settings)
+    report = BuildReport()
     for source in sources:
         for table in PARTS:
             for path in source.parts(table):

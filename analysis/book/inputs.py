@@ -30,6 +30,7 @@ from taldau.schemas.book import BOOK_EVALS_SCHEMA, BOOK_PLIES_SCHEMA, BOOK_SCHEM
 
 from ..accounting import NotUsed, Place, Unused, place_id
 from ..folder import open_folder
+from ..players import Judge
 from ..validation import GameCheck, describe
 
 HASH_CHUNK = 1 << 20
@@ -66,7 +67,9 @@ class InputReport:
     ``taldau.analysis.accounting`` names it: ``not_record`` (1 for a file with no game record),
     ``other_game`` (the games of a file of the other game), ``duplicates`` (games found again in the same
     file; those found in another input are counted when the book is aggregated). ``engine``: the engine
-    whose judgements an analysis folder brings (``FolderSettings.engine_label``), None for a record file."""
+    whose judgements an analysis folder brings (``FolderSettings.engine_label``), None for a record file;
+    ``judge``: how the folder judged them (``players.Judge`` as JSON: game, engine and limit; None for a
+    record file, and in books built before it was recorded)."""
 
     source: str
     digest: str
@@ -79,6 +82,7 @@ class InputReport:
     other_game: int = 0
     duplicates: int = 0
     engine: str | None = None
+    judge: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -87,19 +91,30 @@ class InputReport:
     def from_json(cls, data: dict[str, Any]) -> InputReport:
         return cls(**data)
 
+    def judged(self, game: str) -> Judge | None:
+        """How the analysis folder of this report judged its values (None for a record file); in a book
+        built before the judge was recorded, its engine alone and the limit as not recorded, so that it
+        stays alike to another such part and to no recorded judge."""
+        if self.kind != "analysis":
+            return None
+        if self.judge is not None:
+            return Judge.from_json(self.judge)
+        return Judge(game, self.engine or "an unknown engine", "a limit not recorded", self.engine or "")
+
 
 @dataclass(frozen=True)
 class Input:
     """One input of a build: a record file (``file``) or an analysis folder (``folder``), with the digest
     of its content and the settings, which names its part: the same content gives the same part in any
     build, so a build resumes past the inputs it has, and merging books counts a file once. ``engine``:
-    an analysis folder's engine (``FolderSettings.engine_label``)."""
+    an analysis folder's engine (``FolderSettings.engine_label``), ``judge`` how it judged (``Judge``)."""
 
     name: str
     digest: str
     file: RecordFile | None = None
     folder: Path | None = None
     engine: str | None = None
+    judge: Judge | None = None
 
 
 def _digest(settings: BookSettings, what: str, chunks: Iterator[bytes]) -> str:
@@ -146,7 +161,13 @@ def analysis_input(folder: str | Path, settings: BookSettings) -> Input:
     if game != settings.game:
         raise ValueError(f"{stored.path}: an analysis of {game} games, and this book is of {settings.game}")
     digest = _digest(settings, "analysis", _folder_chunks(stored.path))
-    return Input(str(stored.path), digest, folder=stored.path, engine=stored.settings.engine_label)
+    return Input(
+        str(stored.path),
+        digest,
+        folder=stored.path,
+        engine=stored.settings.engine_label,
+        judge=Judge.of(stored),
+    )
 
 
 def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputReport]:
@@ -222,7 +243,8 @@ def read_analysis(item: Input, settings: BookSettings) -> tuple[pa.Table, InputR
     backgammon; cube decisions are not book moves), values turned to the mover's side and keys to the
     game's book keys."""
     assert item.folder is not None
-    report = InputReport(item.name, item.digest, "analysis", engine=item.engine)
+    judge = None if item.judge is None else item.judge.to_json()
+    report = InputReport(item.name, item.digest, "analysis", engine=item.engine, judge=judge)
     columns = ["game_id", "ply", "side", "kind", "dice", "key", "played", "best"]
     columns += ["score_best", "score_played", "mark"]
     moves = open_folder(item.folder).table("moves", columns)
