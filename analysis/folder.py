@@ -5,20 +5,32 @@ readers of its two tables at every schema version still on disk. ``taldau.worker
 
 Layout::
 
-    manifest.json                        the settings, schema versions, the last run's counts, failures and
-                                         inputs, and the folder's totals (``Manifest``)
-    moves/<settings key>-00000.parquet   the decisions (``taldau.schemas.moves``)
-    games/<settings key>-00000.parquet   the games (``taldau.schemas.games``)
+    manifest.json                           the settings, schema versions, the last run's counts, failures
+                                            and inputs, the folder's totals, and the files of its tables
+                                            with their rows (``Manifest``, ``Tables``)
+    moves/<settings key>.<g>-00000.parquet  the decisions (``taldau.schemas.moves``) of generation g
+    games/<settings key>.<g>-00000.parquet  the games (``taldau.schemas.games``) of generation g
 
-A folder holds the results of one settings key (a run of other settings is refused), so its tables are the
-files of the manifest's key. Files written by an earlier taldau read as today's schema: a column their
-version lacks reads as null, and ``moves`` read as version 7 names and counts them whatever the version
-(``schemas.moves.as_current``: ``ply`` from 1, the renamed columns, ``drop``).
+A folder holds the results of one settings key (a run of other settings is refused). Its tables are the
+files its manifest lists: each compaction writes a new generation of both tables beside the old one, then
+switches both at once by replacing the manifest (one rename), then removes the old generation; an
+interruption at any point (a full disk, SIGKILL, power) leaves the manifest naming the old consistent
+generation or the new one, never a mix. Folders written before the manifest listed its files hold
+``<settings key>-00000.parquet`` files, read as the manifest's totals count them. Files written by an
+earlier taldau read as today's schema: a column their version lacks reads as null, and ``moves`` read as
+version 7 names and counts them whatever the version (``schemas.moves.as_current``: ``ply`` from 1, the
+renamed columns, ``drop``).
+
+Every reader goes through ``open_folder``, which checks the folder first (``AnalysisFolder.check``): each
+table's files there, readable, and holding the rows the manifest records; an interrupted first run, an
+inconsistent or a damaged folder is a FolderError that says what to run.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,11 +160,39 @@ class FolderSettings:
 
 
 @dataclass(frozen=True)
+class Tables:
+    """The files of a folder's two tables (``moves``, ``games``), as names within their table's folder,
+    their ``generation`` (each compaction writes the next) and the ``rows`` each table holds in all."""
+
+    generation: int
+    files: dict[str, tuple[str, ...]]
+    rows: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "generation": self.generation,
+            "files": {name: list(self.files[name]) for name in TABLES},
+            "rows": {name: self.rows[name] for name in TABLES},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tables:
+        files, rows = data["files"], data["rows"]
+        return cls(
+            generation=int(data["generation"]),
+            files={name: tuple(str(item) for item in files[name]) for name in TABLES},
+            rows={name: int(rows[name]) for name in TABLES},
+        )
+
+
+@dataclass(frozen=True)
 class Manifest:
     """What ``manifest.json`` holds: the settings ``key`` and the ``settings`` it names
     (``BatchSettings.manifest()``), the ``schemas`` versions, the last ``run``'s id, its games' ``counts``,
     ``failures`` and ``skipped`` games, its ``inputs`` (with the games ``analysed`` and ``failed`` among the
-    valid ones), and the ``folder``'s counts of every game stored under the key, other runs' too."""
+    valid ones), the ``folder``'s counts of every game stored under the key, other runs' too, and the
+    ``tables``' files (None in folders written before they were listed: ``folder_stored`` then says whether
+    the folder's counts were stored, as its tables' rows, or are the run's own)."""
 
     key: str
     settings: dict[str, Any]
@@ -163,6 +203,8 @@ class Manifest:
     inputs: Inputs
     folder: Counts
     schemas: dict[str, str] = field(default_factory=schema_versions)
+    tables: Tables | None = None
+    folder_stored: bool = True
 
     @property
     def folder_settings(self) -> FolderSettings:
@@ -182,13 +224,19 @@ class Manifest:
             "skipped": [asdict(game) for game in self.skipped],
             "inputs": {**head, "analysed": self.counts.ok, "failed": self.counts.failed, **found},
             "folder": {"counts": self.folder.to_json()},
+            **({} if self.tables is None else {"tables": self.tables.to_json()}),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Manifest:
         """A manifest as stored, by this taldau or an earlier one (what an older one did not store reads
-        as empty)."""
+        as empty); ValueError when it is not one (a JSON file of another program's)."""
+        if not isinstance(data, dict) or not isinstance(data.get("key"), str):
+            raise ValueError("it names no settings key")
+        if not isinstance(data.get("settings"), dict):
+            raise ValueError("it holds no settings")
         counts = Counts.from_json(data.get("counts") or {})
+        stored = (data.get("folder") or {}).get("counts")
         return cls(
             key=str(data.get("key", "")),
             settings=dict(data.get("settings") or {}),
@@ -197,8 +245,10 @@ class Manifest:
             failures=tuple(Failure(**failure) for failure in data.get("failures", [])),
             skipped=tuple(Skipped(**game) for game in data.get("skipped", [])),
             inputs=Inputs.from_json(data.get("inputs") or {}),
-            folder=Counts.from_json((data.get("folder") or {}).get("counts") or asdict(counts)),
+            folder=Counts.from_json(stored or asdict(counts)),
             schemas=dict(data.get("schemas") or {}),
+            tables=Tables.from_json(data["tables"]) if data.get("tables") else None,
+            folder_stored=bool(stored),
         )
 
     def text(self) -> str:
@@ -218,7 +268,7 @@ def read_manifest(folder: str | Path) -> Manifest | None:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise FolderError(f"{folder}: cannot read {MANIFEST}: {error}") from None
     try:
         return Manifest.from_json(json.loads(text))
@@ -226,10 +276,37 @@ def read_manifest(folder: str | Path) -> Manifest | None:
         raise FolderError(f"{path}: not a manifest taldau wrote: {error}") from None
 
 
+def table_file(key: str, generation: int, number: int) -> str:
+    """The name of file ``number`` of a table of settings key ``key`` in ``generation``."""
+    return f"{key}.{generation}-{number:05d}.parquet"
+
+
+def own_table_file(key: str, name: str) -> bool:
+    """Whether ``name``, in a table's folder, is a file of that table of settings key ``key`` as taldau
+    names them (of any generation, or of the layout before generations)."""
+    return re.fullmatch(rf"{re.escape(key)}(\.\d+)?-\d{{5}}\.parquet", name) is not None
+
+
+def _parts(folder: Path) -> Path:
+    return folder / "parts"
+
+
 def is_analysis_folder(path: str | Path) -> bool:
-    """Whether ``path`` is an analysis folder: its manifest and its two tables' folders."""
+    """Whether ``path`` is an analysis folder: its manifest and its two tables' folders, or the parts of a
+    first run that has not finished (stopped, or still running)."""
     folder = Path(path)
-    return manifest_file(folder).is_file() and all((folder / name).is_dir() for name in TABLES)
+    if manifest_file(folder).is_file() and all((folder / name).is_dir() for name in TABLES):
+        return True
+    return _interrupted(folder) > 0
+
+
+def _interrupted(folder: Path) -> int:
+    """How many parts of ``games`` rows a run left in ``folder`` (0 when it has none)."""
+    return sum(1 for _ in _parts(folder).glob("*/games/part-*.parquet"))
+
+
+def _rerun(folder: Path) -> str:
+    return f"run the same `taldau analyze ... --out {folder}` again to finish it"
 
 
 @dataclass(frozen=True)
@@ -245,27 +322,109 @@ class AnalysisFolder:
         return self.manifest.key
 
     def files(self, table: str) -> list[Path]:
-        """The files of ``table`` (``moves`` or ``games``) of the folder's settings key, in order."""
+        """The files of ``table`` (``moves`` or ``games``) of the folder's settings key, in order: those
+        its manifest lists, or in a folder written before it listed them, those of the key's name."""
         if table not in TABLES:
             raise ValueError(f"an analysis folder has the tables {TABLES}, not {table!r}")
+        listed = self.manifest.tables
+        if listed is not None:
+            return [self.path / table / name for name in listed.files[table]]
         return sorted((self.path / table).glob(f"{self.key}-*.parquet"))
+
+    def check(self) -> None:
+        """FolderError, saying what to run, unless each table's files are there, readable as Parquet, and
+        hold the rows the manifest records (for a folder written before it listed its files: its totals,
+        where stored); a run's parts left beside them are named too (a run stopped before it compacted)."""
+        listed = self.manifest.tables
+        rows = {name: 0 for name in TABLES}
+        for name in TABLES:
+            for path in self.files(name):
+                rows[name] += self._metadata(path).num_rows
+        if listed is not None:
+            expected = listed.rows
+        elif self.manifest.folder_stored:
+            expected = {"games": self.manifest.folder.games, "moves": self.manifest.folder.plies}
+        else:
+            return
+        if rows == expected:
+            return
+        said = ", ".join(f"{name}/ {rows[name]:,} rows where it records {expected[name]:,}" for name in TABLES)
+        waiting = _interrupted(self.path)
+        fix = (
+            _rerun(self.path)
+            if waiting or listed is None
+            else "its files were changed by something else: analyse the archive again into a new --out "
+            "folder"
+        )
+        raise FolderError(
+            f"{self.path}: inconsistent analysis folder ({said}: a run stopped while writing it); {fix}"
+        )
+
+    def _metadata(self, path: Path) -> pq.FileMetaData:
+        """A table file's Parquet metadata; FolderError when it is missing or damaged."""
+        try:
+            return pq.read_metadata(path)
+        except FileNotFoundError:
+            raise FolderError(
+                f"{self.path}: {path.relative_to(self.path)} is missing (changed while being read, or "
+                f"removed): {_rerun(self.path)}, or read it again once that run has finished"
+            ) from None
+        except (OSError, pa.ArrowException) as error:
+            raise damaged(path, error) from None
 
     def table(self, name: str, columns: list[str] | None = None) -> pa.Table:
         """Every row of table ``name`` (``moves`` or ``games``) as today's schema has them (only
         ``columns``, where given): a column a file's version lacks reads as null, and ``moves``' plies
-        count from 1."""
-        schema = SCHEMAS[name] if columns is None else pa.schema([SCHEMAS[name].field(c) for c in columns])
-        tables = []
-        for path in self.files(name):  # only the columns asked that the file has, read column by column
+        count from 1. FolderError when a file is missing or damaged."""
+        schema = _schema(name, columns)
+        tables = [table for path in self.files(name) for table in self._read(path, name, schema)]
+        return pa.concat_tables(tables) if tables else schema.empty_table()
+
+    def batches(self, name: str, columns: list[str] | None = None, rows: int = 65_536) -> Iterator[pa.Table]:
+        """The rows of table ``name`` as ``table`` has them, in order, a batch of at most ``rows`` at a
+        time (memory bounded by a batch, not by the table). FolderError when a file is missing or
+        damaged."""
+        schema = _schema(name, columns)
+        for path in self.files(name):
+            yield from self._read(path, name, schema, rows)
+
+    def _read(self, path: Path, name: str, schema: pa.Schema, rows: int | None = None) -> Iterator[pa.Table]:
+        """The rows of one file of table ``name`` as ``schema`` has them, all at once or ``rows`` at a
+        time; only the columns asked that the file has are read."""
+        try:
             found = pq.read_schema(path).names
             wanted = set(schema.names) if name == "games" else _moves_columns(schema.names, found)
-            table = pq.read_table(path, columns=[column for column in found if column in wanted])
-            tables.append(_conform(table if name == "games" else as_current(table), schema))
-        return pa.concat_tables(tables) if tables else schema.empty_table()
+            read = [column for column in found if column in wanted]
+            if rows is None:
+                parts: Iterator[Any] = iter([pq.read_table(path, columns=read)])
+            else:
+                parts = pq.ParquetFile(path).iter_batches(batch_size=rows, columns=read)
+            for part in parts:
+                table = part if isinstance(part, pa.Table) else pa.Table.from_batches([part])
+                yield _conform(table if name == "games" else as_current(table), schema)
+        except FileNotFoundError:
+            self._metadata(path)  # says it is missing
+            raise
+        except (OSError, pa.ArrowException) as error:
+            raise damaged(path, error) from None
 
     def rows(self, name: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
         """``table(name, columns)`` as dicts, one per row."""
         return self.table(name, columns).to_pylist()
+
+
+def damaged(path: Path, error: BaseException) -> FolderError:
+    """The error of a table file that cannot be read as Parquet: one line naming it and what to do."""
+    why = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return FolderError(
+        f"{path}: damaged Parquet file ({why}); this analysis folder cannot be read: analyse the archive "
+        "again into a new --out folder"
+    )
+
+
+def _schema(name: str, columns: list[str] | None) -> pa.Schema:
+    """Table ``name``'s schema, of only ``columns`` where given."""
+    return SCHEMAS[name] if columns is None else pa.schema([SCHEMAS[name].field(c) for c in columns])
 
 
 _NAMED_BEFORE_7 = {today: before for before, today in RENAMED_IN_7.items()}
@@ -295,15 +454,22 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
 
 
 def open_folder(path: str | Path) -> AnalysisFolder:
-    """The analysis folder at ``path``; FolderError (naming it) when it is not one, or its manifest cannot
-    be read or names no game."""
+    """The analysis folder at ``path``, checked (``AnalysisFolder.check``); FolderError (naming it and what
+    to run) when it is not one, its first run has not finished, its manifest cannot be read or names no
+    game, or its tables are inconsistent or damaged."""
     folder = Path(path)
-    if not is_analysis_folder(folder):
+    manifest = read_manifest(folder) if manifest_file(folder).is_file() else None
+    if manifest is None or not all((folder / name).is_dir() for name in TABLES):
+        if _interrupted(folder):
+            raise FolderError(
+                f"{folder}: a `taldau analyze` run into it has not finished (its results wait in "
+                f"{_parts(folder)}/, not yet compacted): {_rerun(folder)}"
+            )
         raise FolderError(f"{folder}: not a `taldau analyze` output folder ({MANIFEST}, moves/, games/)")
-    manifest = read_manifest(folder)
-    assert manifest is not None
     try:
         settings = manifest.folder_settings
     except FolderError as error:
         raise FolderError(f"{folder}: {error}") from None
-    return AnalysisFolder(folder, manifest, settings)
+    opened = AnalysisFolder(folder, manifest, settings)
+    opened.check()
+    return opened

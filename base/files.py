@@ -85,8 +85,8 @@ def temporary_writer(temporary: Path) -> tuple[str, int] | None:
 
 
 def publish(path: Path, write: Callable[[Path], object]) -> None:
-    """Have ``write`` fill a temporary name of this writer's own beside ``path``, sync it and rename it
-    over ``path``; the temporary file never outlives a failure."""
+    """Have ``write`` fill a temporary name of this writer's own beside ``path``, sync it, rename it over
+    ``path`` and sync the folder; the temporary file never outlives a failure."""
     temporary = temporary_name(path)
     try:
         write(temporary)
@@ -95,6 +95,22 @@ def publish(path: Path, write: Callable[[Path], object]) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+    sync_folder(path.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """Sync ``folder``'s entries (a rename in it survives a power cut once this returns); a file system
+    that cannot sync a folder is left to its own order."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def write_bytes_atomic(data: bytes, path: Path) -> None:

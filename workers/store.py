@@ -38,9 +38,11 @@ temporary file of another client's in it, stays), and a client about to write in
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import secrets
+import shutil
 import socket
 import time
 from collections.abc import Iterator, Sequence
@@ -60,8 +62,12 @@ from taldau.analysis.folder import (
     FolderError,
     Manifest,
     Skipped,
+    Tables,
+    damaged,
     manifest_file,
+    own_table_file,
     read_manifest,
+    table_file,
 )
 from taldau.base.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
@@ -104,7 +110,29 @@ def settings_clash(out: str, found: dict[str, Any], asked: dict[str, Any], keys:
 
 
 class SettingsMismatch(Exception):
-    """The output directory holds results of other settings."""
+    """The output directory holds results of other settings, or is not taldau's."""
+
+
+class FolderFull(OSError):
+    """The disk of an analysis folder filled up while its results were compacted: the folder is as it was
+    before (its analysed games wait in their parts); the message names it, the space needed and what to
+    run."""
+
+    def __init__(self, out: Path, needed: int, error: OSError, doing: str = "compacting its results") -> None:
+        free = shutil.disk_usage(out).free if out.exists() else 0
+        super().__init__(
+            error.errno,
+            f"{out}: the disk is full ({error.strerror or error}): {doing} needs about "
+            f"{_megabytes(needed)} free, {_megabytes(free)} are; the games analysed wait in "
+            f"{out / 'parts'}/: free some space and run the same `taldau analyze` again to finish",
+        )
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
 
 
 def _writer_alive(temporary: Path) -> bool:
@@ -153,12 +181,14 @@ def _locked(folder: Path) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """What a run contributes to the manifest: its id, the games it was given, and what became of every
-    input under its paths (``inputs``: files not records or not read, duplicates, games skipped)."""
+    """What a run contributes to the manifest: its id, the games it was given, what became of every input
+    under its paths (``inputs``: files not records or not read, duplicates, games skipped), and the ids
+    under which some of its games were stored before (``superseded``: their rows are dropped)."""
 
     id: str
     game_ids: frozenset[str]
     inputs: Inputs = field(default_factory=Inputs)
+    superseded: frozenset[str] = frozenset()
 
     def skipped(self) -> tuple[Skipped, ...]:
         """The manifest's ``skipped``: the valid games of another kind than the run's."""
@@ -285,19 +315,44 @@ class ResultStore:
         schema: pa.Schema,
         columns: list[str] | None = None,
         where: pc.Expression | None = None,
+        manifest: Manifest | None = None,
     ) -> pa.Table:
-        """The compacted rows of ``name`` (``games`` or ``moves``) of this key."""
-        files = sorted((self.out / name).glob(f"{self.key}-*.parquet"))
-        tables = [pq.read_table(path, schema=schema, columns=columns, filters=where) for path in files]
+        """The compacted rows of ``name`` (``games`` or ``moves``) of this key, as ``manifest`` (else the
+        folder's) lists them; FolderError when a file cannot be read."""
+        for attempt in range(3):  # without the lock: a compaction may switch generations meanwhile
+            listed = read_manifest(self.out) if manifest is None else manifest
+            tables = []
+            try:
+                for path in self._table_files(name, listed):
+                    tables.append(pq.read_table(path, schema=schema, columns=columns, filters=where))
+            except FileNotFoundError as error:
+                if manifest is None and attempt < 2:
+                    continue
+                raise damaged(path, error) from None
+            except (OSError, pa.ArrowException) as error:
+                raise damaged(path, error) from None
+            break
         empty = schema.empty_table() if columns is None else schema.empty_table().select(columns)
         return pa.concat_tables([empty, *tables])
 
     def write(self, identity: str, moves: pa.Table | None, games: pa.Table | list[GameRow]) -> None:
         """Store one task: its moves (if any), then its games rows (the table, or the rows), each
-        atomically, replacing the task's parts written before."""
-        if moves is not None:
-            _write_part(moves, self.part("moves", identity))
-        _write_part(_games(games), self.part("games", identity))
+        atomically, replacing the task's parts written before; FolderFull when the disk is full."""
+        with self._full_disk(moves):
+            if moves is not None:
+                _write_part(moves, self.part("moves", identity))
+            _write_part(_games(games), self.part("games", identity))
+
+    @contextmanager
+    def _full_disk(self, moves: pa.Table | None) -> Iterator[None]:
+        """ENOSPC (or a quota) while parts of ``moves`` are written, as FolderFull."""
+        try:
+            yield
+        except OSError as error:
+            if error.errno not in (errno.ENOSPC, errno.EDQUOT) or isinstance(error, FolderFull):
+                raise
+            needed = 0 if moves is None else moves.nbytes
+            raise FolderFull(self.out, needed, error, "storing a game's results") from None
 
     def write_round(self, tasks: Sequence[TaskRows]) -> None:
         """Store several tasks together: their moves, then their games rows, in two parts of a name of
@@ -308,14 +363,19 @@ class ResultStore:
                 self.write(*task)
             return
         name = ROUND + secrets.token_hex(8)
-        moves = [table for _, table, _ in tasks if table is not None]
-        _write_part(_concat(MOVES_SCHEMA, moves), self.part("moves", name))
-        _write_part(_concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name))
+        moves = _concat(MOVES_SCHEMA, [table for _, table, _ in tasks if table is not None])
+        with self._full_disk(moves):
+            _write_part(moves, self.part("moves", name))
+            _write_part(_concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> Manifest:
-        """Merge the parts into the compacted files, write the manifest and remove the parts merged, holding
-        the folder's lock; returns the manifest. A round's ``moves`` part without its ``games`` part is
-        removed once it is STALE_TEMPORARY old (its writer died between the two).
+        """Merge the parts into a new generation of the compacted files, switch both tables to it at once by
+        writing the manifest, then remove the old generation and the parts merged, holding the folder's
+        lock; returns the manifest. An interruption anywhere leaves the manifest naming the old
+        generation (and the parts, merged next time) or the new one; a full disk is FolderFull, with the
+        new generation's files removed. A ``moves`` part without its ``games`` part is removed once it is
+        STALE_TEMPORARY old (its writer died between the two, or a compaction stopped between removing
+        them: a games part goes first).
 
         ``counts``, ``failures``, ``skipped`` and ``inputs`` describe the run's own games and inputs (those
         it was given, analysed now or before); ``folder`` holds the totals of every game stored under this
@@ -328,23 +388,14 @@ class ResultStore:
             for leftover in self.parts.glob("*/.part-*.tmp"):
                 if not _writer_alive(leftover):
                     leftover.unlink(missing_ok=True)
-            for moves in (self.parts / "moves").glob(f"part-{ROUND}*.parquet"):
+            for moves in (self.parts / "moves").glob("part-*.parquet"):
                 if not (self.parts / "games" / moves.name).exists() and _older(moves, STALE_TEMPORARY):
-                    moves.unlink(missing_ok=True)  # a round whose writer died before its games part
-            merged = self._merge()
+                    moves.unlink(missing_ok=True)  # its writer died before its games part
+            previous = read_manifest(self.out)
+            merged = self._merge(previous, run.superseded)
             games = merged.games.sort_by([("source", "ascending"), ("index", "ascending")])
             moves = merged.moves.sort_by([("game_id", "ascending"), ("ply", "ascending")])
-            for name, table in (("games", games), ("moves", moves)):
-                folder = self.out / name
-                folder.mkdir(exist_ok=True)
-                written = set()
-                for number, start in enumerate(range(0, max(table.num_rows, 1), ROWS_PER_FILE)):
-                    path = folder / f"{self.key}-{number:05d}.parquet"
-                    write_atomic(table.slice(start, ROWS_PER_FILE), path)
-                    written.add(path)
-                for stale in folder.glob(f"{self.key}-*.parquet"):
-                    if stale not in written:
-                        stale.unlink()
+            generation = 1 + (previous.tables.generation if previous and previous.tables else 0)
             ids = pa.array(sorted(run.game_ids), pa.string())
             own = games.filter(pc.is_in(games.column("game_id"), value_set=ids))
             own_moves = moves.filter(pc.is_in(moves.column("game_id"), value_set=ids))
@@ -353,28 +404,74 @@ class ResultStore:
                 for row in own.select(["source", "index", "status", "error"]).to_pylist()
                 if row["status"] != Status.OK
             )
-            manifest = Manifest(
-                key=self.key,
-                settings=settings,
-                run=run.id,
-                counts=Counts.of(own, own_moves),
-                failures=failures,
-                skipped=run.skipped(),
-                inputs=run.inputs,
-                folder=Counts.of(games, moves),
-            )
-            write_text_atomic(manifest.text(), manifest_file(self.out))
+            written: list[Path] = []
+            try:
+                files = {
+                    name: self._write_table(name, table, generation, written)
+                    for name, table in (("games", games), ("moves", moves))
+                }
+                manifest = Manifest(
+                    key=self.key,
+                    settings=settings,
+                    run=run.id,
+                    counts=Counts.of(own, own_moves),
+                    failures=failures,
+                    skipped=run.skipped(),
+                    inputs=run.inputs,
+                    folder=Counts.of(games, moves),
+                    tables=Tables(generation, files, {"games": games.num_rows, "moves": moves.num_rows}),
+                )
+                write_text_atomic(manifest.text(), manifest_file(self.out))  # the switch
+            except OSError as error:
+                for path in written:
+                    path.unlink(missing_ok=True)
+                if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise FolderFull(self.out, self._space_needed(merged), error) from None
+                raise
+            for name in TABLES:  # the generations before, named as taldau names its files only
+                kept = set(files[name])
+                for path in (self.out / name).iterdir():
+                    if own_table_file(self.key, path.name) and path.name not in kept:
+                        path.unlink(missing_ok=True)
             for path, stamp in merged.parts:
                 if _stamp(path) == stamp:
                     path.unlink(missing_ok=True)
             _remove_if_empty([*(self.parts / table for table in TABLES), self.parts, self.parts.parent])
         return manifest
 
-    def _merge(self) -> _Merged:
-        """The compacted tables with the parts merged in (a part's games replace the compacted rows of the
-        same game ids and those of older parts, with their moves), and the parts merged with their stamps.
-        A ``moves`` part is merged with its ``games`` part only (one whose games part is not there yet
-        waits for the next time)."""
+    def _write_table(self, name: str, table: pa.Table, generation: int, written: list[Path]) -> tuple[str, ...]:
+        """Write ``table`` as the files of table ``name`` in ``generation`` (each path added to ``written``
+        before it is written); their names."""
+        folder = self.out / name
+        folder.mkdir(exist_ok=True)
+        names = []
+        for number, start in enumerate(range(0, max(table.num_rows, 1), ROWS_PER_FILE)):
+            path = folder / table_file(self.key, generation, number)
+            written.append(path)
+            write_atomic(table.slice(start, ROWS_PER_FILE), path)
+            names.append(path.name)
+        return tuple(names)
+
+    def _space_needed(self, merged: _Merged) -> int:
+        """About how many bytes a compaction needs free: the compacted files' size again (the new
+        generation is written beside the old), and the parts'."""
+        previous = read_manifest(self.out)
+        files = [path for name in TABLES for path in self._table_files(name, previous)]
+        return sum(_size(path) for path in files) + sum(_size(path) for path, _ in merged.parts)
+
+    def _table_files(self, name: str, manifest: Manifest | None) -> list[Path]:
+        """The compacted files of table ``name`` as ``manifest`` lists them (by the key's name in a folder
+        written before it listed them)."""
+        if manifest is not None and manifest.key == self.key and manifest.tables is not None:
+            return [self.out / name / file for file in manifest.tables.files[name]]
+        return sorted((self.out / name).glob(f"{self.key}-*.parquet"))
+
+    def _merge(self, manifest: Manifest | None, superseded: frozenset[str] = frozenset()) -> _Merged:
+        """The compacted tables (as ``manifest`` lists them) with the parts merged in (a part's games
+        replace the compacted rows of the same game ids and those of older parts, with their moves; the
+        ``superseded`` ids' rows are dropped too), and the parts merged with their stamps. A ``moves`` part
+        is merged with its ``games`` part only (one whose games part is not there yet waits for the next
+        time)."""
         stamped = [(path, _stamp(path)) for path in (self.parts / "games").glob("part-*.parquet")]
         stamped = sorted(((stamp, path) for path, stamp in stamped if stamp is not None), key=_newest_last)
         parts: list[tuple[Path, tuple[int, int]]] = []
@@ -383,11 +480,12 @@ class ResultStore:
             moves_part = self.parts / "moves" / path.name
             moves_stamp = _stamp(moves_part)
             moves = None
+            read.append((pq.read_table(path, schema=GAMES_SCHEMA), None))
+            parts.append((path, stamp))  # removed before its moves part: never a games part without them
             if moves_stamp is not None:
                 moves = pq.read_table(moves_part, schema=MOVES_SCHEMA)
                 parts.append((moves_part, moves_stamp))
-            read.append((pq.read_table(path, schema=GAMES_SCHEMA), moves))
-            parts.append((path, stamp))
+                read[-1] = (read[-1][0], moves)
         newest: dict[str, int] = {}  # each game's newest part (the parts are read oldest first)
         for number, (games, _) in enumerate(read):
             newest.update(dict.fromkeys(games.column("game_id").to_pylist(), number))
@@ -403,8 +501,11 @@ class ResultStore:
             if moves is not None:
                 new_moves.append(moves)
         merged_games = _concat(GAMES_SCHEMA, new_games)
-        replaced = pc.unique(merged_games.column("game_id"))
-        games, moves = self._compacted("games", GAMES_SCHEMA), self._compacted("moves", MOVES_SCHEMA)
+        replaced = pa.array(
+            sorted(set(merged_games.column("game_id").to_pylist()) | superseded), pa.string()
+        )
+        games = self._compacted("games", GAMES_SCHEMA, manifest=manifest)
+        moves = self._compacted("moves", MOVES_SCHEMA, manifest=manifest)
         kept_games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=replaced)))
         kept_moves = moves.filter(pc.invert(pc.is_in(moves.column("game_id"), value_set=replaced)))
         return _Merged(
@@ -412,6 +513,14 @@ class ResultStore:
             _concat(MOVES_SCHEMA, [kept_moves, *new_moves]),
             parts,
         )
+
+
+def _size(path: Path) -> int:
+    """A file's size in bytes, 0 when it is gone."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _write_part(table: pa.Table, path: Path) -> None:
