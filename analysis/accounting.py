@@ -4,9 +4,12 @@ in them, counted once and, when it was not used, listed with the reason.
 ``validate``, ``analyze`` and ``book build`` count the same way, so that their summaries of one folder agree:
 ``files`` are the record files (and archive members) met, read or not; ``games`` the distinct games found in
 them, valid or invalid (a game found again is a ``duplicate`` and counts once); a file with no game record
-at all (empty, or no game found in it) is ``not a record``; a file, member, archive or folder that is not
-read (refused by a limit, a path climbing out of its archive, a broken archive) is ``not read``; a valid
-game of the other game than the one a run analyses is ``other game``.
+at all is ``not a record``: empty, no game found in it, prose (notes), an SGF of another game (Go), or a
+file of a directory whose name says it holds none (``README.md``, ``games.pgn.bak``: not read); a file,
+member, archive or folder that is not read (refused by a limit, a path climbing out of its archive, a
+broken archive, a ``.gz`` file that is not gzip) is ``not read``; a valid game of the other game than the
+one a run analyses is ``other game``. Invalid games and inputs not read are problems (a command exits 1);
+a file that is not a record is listed and counted, as a duplicate is, and is none.
 """
 
 from __future__ import annotations
@@ -142,9 +145,9 @@ class Inputs:
 
     @property
     def problems(self) -> int:
-        """Inputs that are bad (invalid games, files that are not records or not read): what makes a
-        command exit 1. Duplicates and games of the other game are not problems."""
-        return self.invalid + self.not_records + self.not_read
+        """Inputs that are bad (invalid games, inputs not read): what makes a command exit 1. Files that
+        are not records, duplicates and games of the other game are not problems."""
+        return self.invalid + self.not_read
 
     def counts(self) -> dict[str, int]:
         return {

@@ -12,8 +12,8 @@ from typing import Any
 
 from taldau.base.archive import Refused, iter_sources
 from taldau.base.kind import GameFacts, GameKind
-from taldau.base.records import ReadLimits, RecordError, UnreadableFile
-from taldau.games.registry import detect_game, game_kind
+from taldau.base.records import ReadLimits, RecordError, RecordFile, UnreadableFile
+from taldau.games.registry import FALLBACK, detect_game, game_kind
 
 from .accounting import Inputs, NotUsed, Place, Unused, count
 
@@ -231,18 +231,32 @@ def describe_warnings(check: GameCheck) -> list[str]:
 
 def games_found(paths: Iterable[str | Path], limits: ReadLimits) -> list[str]:
     """The names of the games whose records lie under ``paths``, in the order first met, from each file's
-    content (its first lines: the games are not read)."""
+    content (its first lines: the games are not read). A file that only the fallback game's readers take
+    (they take any text: ``taldau.games.registry.FALLBACK``) names that game when its first game is one, or
+    when no file is of another game: notes, an empty file or a Go SGF beside backgammon matches do not
+    make a folder of two games. Files skipped by their names (``README.md``) name none."""
     found: list[str] = []
+    unsure: str | None = None  # the fallback's game, taken so far only by files with no game of it
     for source in iter_sources(paths, limits):
-        if isinstance(source, Refused):
+        if isinstance(source, Refused) or source.skipped is not None:
             continue
         try:
-            name = detect_game(source).name
+            kind = detect_game(source)
+            if kind.name in found:
+                continue
+            if isinstance(kind, FALLBACK) and not _holds_game(kind, source):
+                unsure = kind.name
+                continue
         except UnreadableFile:
             continue
-        if name not in found:
-            found.append(name)
-    return found
+        found.append(kind.name)
+    return found if found or unsure is None else [unsure]
+
+
+def _holds_game(kind: GameKind[Any], source: RecordFile) -> bool:
+    """Whether the first of ``kind``'s games in ``source`` is a game (not the record of a file with none)."""
+    first = next(iter(kind.read_file(source)), None)
+    return first is not None and kind.facts(first).index > 0
 
 
 def auto_game(paths: Iterable[str | Path], limits: ReadLimits, default: str = "togyz") -> str:

@@ -3,7 +3,10 @@ too) and single compressed files (``games.pgn.gz``), walked as named record file
 
 Game-agnostic: it yields every record file with a name that says where it came from
 (``archive.zip:2024/round1.pgn``) and a way to open its bytes; nothing is extracted to disk and nothing is
-read whole into memory. What cannot or may not be read becomes a ``Refused`` with its name and the reason,
+read whole into memory. Every file of a directory is yielded: one whose name says it holds no record
+(``README.md``, ``games.pgn.bak``) as a ``RecordFile.not_read`` that says so, unread; an archive's members
+that are not record files by name are passed over. What cannot or may not be read becomes a ``Refused``
+with its name and the reason,
 and the walk goes on: a broken archive, a member larger than ``ReadLimits.max_member_bytes`` or compressed
 more than ``max_ratio`` to 1 (a zip bomb), a member whose path climbs out of the archive (``../x.pgn``,
 ``/x.pgn``), a link, an archive inside an archive, an archive or directory with no record file at all, and a
@@ -17,6 +20,7 @@ import bz2
 import gzip
 import io
 import lzma
+import re
 import tarfile
 import tempfile
 import zipfile
@@ -28,13 +32,16 @@ from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
 from taldau.base.files import not_regular, open_regular
-from taldau.base.records import MIB, ReadLimits, RecordFile, UnreadableFile
+from taldau.base.records import MIB, ReadLimits, RecordFile, UnreadableFile, read_at_least
 
-# Files taken from directories and archives, also when compressed (``.pgn.gz``); a path named explicitly is
-# always read.
+# Files read from directories and archives, also when compressed (``.pgn.gz``); a file of a directory with no
+# suffix is read too (its content decides), one of another suffix is not; a path named explicitly is always
+# read.
 RECORD_SUFFIXES = frozenset({".pgn", ".txt", ".tsv", ".csv", ".mat", ".sgf", ".tk", ".tkz"})
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 COMPRESSED_SUFFIX = ".gz"
+_SUFFIX = re.compile(r"\.[A-Za-z0-9_~-]{1,16}")  # what a suffix looks like (``.pgn``, ``.md``, ``.bak``)
+GZIP_MAGIC = b"\x1f\x8b"
 SPOOL_BYTES = 8 * MIB  # a tar member is copied aside to be read more than once: in memory up to this size
 SMALL_FILE_BYTES = 1 * MIB  # a file or zip member this small is read once; its readers then read memory
 _Stream = IO[bytes] | io.BufferedIOBase | io.RawIOBase
@@ -78,11 +85,28 @@ def _is_hidden(name: str) -> bool:
     return any(part.startswith(".") or part == "__MACOSX" for part in parts if part not in ("..", "/"))
 
 
-def _is_record(name: str) -> bool:
+def _record_suffix(name: str) -> str:
+    """The suffix that says what a file holds (``.pgn`` of ``games.pgn`` and ``games.pgn.gz``, ``.md``), ""
+    for a name with none: no dot, or after its last dot something no suffix looks like (``v1.2 notes``)."""
     path = PurePosixPath(name.replace("\\", "/"))
     if _is_compressed(name):
         path = path.with_suffix("")
-    return not _is_hidden(name) and (path.suffix.lower() in RECORD_SUFFIXES or _is_archive(name))
+    return path.suffix.lower() if _SUFFIX.fullmatch(path.suffix) else ""
+
+
+def _is_record(name: str) -> bool:
+    return not _is_hidden(name) and (_record_suffix(name) in RECORD_SUFFIXES or _is_archive(name))
+
+
+def _not_record(name: str) -> str | None:
+    """Why a file found in a directory is not read, its name saying it holds no record (``notes.md``,
+    ``games.pgn.bak``, ``photo.jpg``); None for a record file or an archive by name, and for a name with no
+    suffix, whose content decides (``games``, ``TODO``)."""
+    if _is_record(name) or not (suffix := _record_suffix(name)):
+        return None
+    written = PurePosixPath(name).name.lower()
+    shown = written[written.rindex(suffix) :]  # with .gz when compressed: notes.md.gz
+    return f"a {shown} file, not a record: skipped"
 
 
 def _climbs_out(name: str) -> bool:
@@ -165,7 +189,7 @@ def _decompressing(raw: _Stream, limits: ReadLimits, max_bytes: int | None) -> B
     buffered = io.BufferedReader(counting)
     magic = buffered.peek(6)[:6]
     inner: _Stream
-    if magic.startswith(b"\x1f\x8b"):
+    if magic.startswith(GZIP_MAGIC):
         inner = gzip.GzipFile(fileobj=buffered, mode="rb")
     elif magic.startswith(b"BZh"):
         inner = bz2.BZ2File(buffered)
@@ -176,11 +200,20 @@ def _decompressing(raw: _Stream, limits: ReadLimits, max_bytes: int | None) -> B
     return io.BufferedReader(_Bounded(inner, lambda: counting.consumed, limits, max_bytes))
 
 
-def _record_file(name: str, opener: Callable[[], BinaryIO], limits: ReadLimits) -> RecordFile:
+def _record_file(name: str, opener: Callable[[], BinaryIO], limits: ReadLimits) -> RecordFile | Refused:
     """A record file opened by ``opener``; a compressed one (``.pgn.gz``) is decompressed as it is read,
-    within the member limits."""
+    within the member limits, and refused when it is not gzip data."""
     if not _is_compressed(name):
         return RecordFile(name, opener, limits)
+    try:
+        with opener() as stream:
+            magic = read_at_least(stream, len(GZIP_MAGIC))
+    except UnreadableFile as error:
+        return Refused(name, str(error))
+    except OSError as error:
+        return Refused(name, f"cannot read file: {error}")
+    if not magic.startswith(GZIP_MAGIC):
+        return Refused(name, f"not gzip data (its name ends in {COMPRESSED_SUFFIX}): not read")
     return RecordFile(name, lambda: _decompressing(opener(), limits, limits.max_member_bytes), limits)
 
 
@@ -350,11 +383,13 @@ def iter_sources(paths: Iterable[str | Path], limits: ReadLimits) -> Iterator[Re
                 relative = str(child.relative_to(path))
                 if child.is_dir() or _is_hidden(relative):
                     continue
+                found = True
                 refusal = _special(child)
                 if refusal is not None:
                     yield refusal
-                elif _is_record(relative):
-                    found = True
+                elif (reason := _not_record(relative)) is not None:
+                    yield RecordFile.not_read(str(child), reason, limits)
+                else:
                     yield from _file_sources(child, limits)
             if not found:
                 yield Refused(str(path), "no game record file in this directory")

@@ -18,8 +18,9 @@ import codecs
 import io
 import re
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import BinaryIO, NamedTuple
 
 import charset_normalizer
@@ -153,6 +154,70 @@ class StrayText:
         self.run = _StrayRun(warnings, len(warnings) - 1, line, column, quote, line)
 
 
+class HeaderNames:
+    """The header names a game's readers know, each in its one spelling, so that every lookup of a header
+    (a rating, a date, a player) is by that spelling alone: a record's header named so in another case
+    (``WhiteELO``, ``player 1``) is read under it (``spelling``), and one named by an alias (an app's
+    ``Start`` for PGN's ``Date``) under the name it stands for, where the record has no header of that name
+    (``settled``). Names the readers do not know keep the spelling they are written in."""
+
+    def __init__(self, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> None:
+        self.aliases: Mapping[str, str] = MappingProxyType(dict(aliases or {}))
+        spellings = {name.casefold(): name for name in (*names, *self.aliases)}
+        self._spellings: Mapping[str, str] = MappingProxyType(spellings)
+
+    def spelling(self, name: str) -> str:
+        """``name`` as the readers spell it (``WhiteElo`` for ``WHITEELO``), or as written when unknown."""
+        return self._spellings.get(name.casefold(), name)
+
+    def settled(self, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` (read under ``spelling``) with each alias renamed, in its place, to the name it stands
+        for where ``headers`` has no header of that name; ``headers`` itself when no alias applies."""
+        renamed = {
+            alias: name for alias, name in self.aliases.items() if alias in headers and name not in headers
+        }
+        if not renamed:
+            return headers
+        return {renamed.get(name, name): value for name, value in headers.items()}
+
+
+# The games of SGF's ``GM`` property (the SGF specification's list) that a message names; others are named
+# by their number.
+SGF_GAMES = {
+    1: "Go",
+    2: "Othello",
+    3: "chess",
+    4: "Gomoku",
+    5: "Nine Men's Morris",
+    6: "backgammon",
+    7: "xiangqi",
+    8: "shogi",
+}
+SGF_HEAD_LINES = 64  # an SGF's first node, where its GM stands, is looked for in this many lines
+_SGF_GM = re.compile(r"\bGM\s*\[\s*(\d{1,9})\s*\]")
+
+
+def sgf_game(lines: Iterable[Line]) -> int | None:
+    """The game an SGF text is of, by the ``GM`` property of its first lines (``1`` Go, ``6`` backgammon:
+    ``SGF_GAMES``); None for a text that does not open as an SGF game tree (``(;``) or names no game there."""
+    head = ""
+    for line in lines:
+        if line.number > SGF_HEAD_LINES:
+            return None
+        if line.refused is not None:
+            continue
+        if not head:
+            head = "".join(line.text.split())[:2]
+            if not head:
+                continue
+            if head[0] != "(":
+                return None
+        found = _SGF_GM.search(line.text)
+        if found is not None:
+            return int(found.group(1))
+    return None
+
+
 class UnreadableFile(Exception):
     """A record file that cannot be read (on): not text, an I/O error, a broken or refused archive member."""
 
@@ -175,12 +240,20 @@ class RecordFile:
     its files with its own (``preferring``).
 
     ``lines`` reads it from the start each time it is called, so a reader may look at a file before reading
-    it. Opening must give a fresh stream each time."""
+    it. Opening must give a fresh stream each time. ``skipped``: why a file is not read at all (``not_read``).
+    """
 
     name: str
     open: Callable[[], BinaryIO]
     limits: ReadLimits
     encodings: tuple[str, ...] = ()
+    skipped: str | None = None
+
+    @classmethod
+    def not_read(cls, name: str, reason: str, limits: ReadLimits) -> RecordFile:
+        """A file whose name says it holds no record (``notes.md``, ``games.pgn.bak``), not read: no lines,
+        and ``skipped`` the ``reason``, so that each game's reader finds no game in it and says why."""
+        return cls(name, lambda: io.BytesIO(b""), limits, skipped=reason)
 
     @classmethod
     def of_bytes(
@@ -222,7 +295,7 @@ def _split_text(text: str) -> list[str]:
     return text.split("\n") if "\r" not in text else _BREAK_TEXT.split(text)
 
 
-def _read_at_least(stream: BinaryIO, size: int) -> bytes:
+def read_at_least(stream: BinaryIO, size: int) -> bytes:
     """At least ``size`` bytes of ``stream`` (fewer only at its end); streams may return short reads."""
     parts: list[bytes] = []
     total = 0
@@ -238,7 +311,7 @@ def _read_at_least(stream: BinaryIO, size: int) -> bytes:
 def _chunks(stream: BinaryIO) -> Iterator[bytes]:
     """The bytes of ``stream`` as UTF-8 or 8-bit text: a UTF-8 BOM dropped, UTF-16 (with a BOM) re-encoded
     as UTF-8; raises UnreadableFile when it starts like a binary file."""
-    head = _read_at_least(stream, BINARY_SNIFF_BYTES)
+    head = read_at_least(stream, BINARY_SNIFF_BYTES)
     rest: Iterator[bytes] = iter(lambda: stream.read(CHUNK_BYTES), b"")
     if head.startswith(_UTF16_BOMS):
         decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")

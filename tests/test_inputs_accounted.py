@@ -30,16 +30,19 @@ def sample_games(togyz_examples: Path) -> list[str]:
 
 
 def mixed_folder(tmp_path: Path, togyz_examples: Path) -> Path:
-    """30 files, as a new user's export folder may hold them: 10 empty, 8 with no game record (a comment
-    only), 5 of prose (read as games, each invalid), 6 real games and a copy of the first of them."""
+    """32 files, as a new user's export folder may hold them: 10 empty, 8 with no game record (a comment
+    only), notes and a README (no game record: never judged as games), 5 broken games (each invalid), 6
+    real games and a copy of the first of them."""
     folder = tmp_path / "archive"
     folder.mkdir()
     for number in range(10):
         (folder / f"empty-{number}.pgn").write_bytes(b"")
     for number in range(8):
         (folder / f"note-{number}.pgn").write_text(f"{{exported by hand, note {number}}}\n")
+    (folder / "notes.txt").write_text("Lorem ipsum dolor sit amet\n")
+    (folder / "README.md").write_text("# Exported games\n")
     for number in range(5):
-        (folder / f"readme-{number}.txt").write_text(f"Lorem ipsum {number}\n")
+        (folder / f"broken-{number}.txt").write_text(f'[Round "{number}"]\n\n1. 87(10) 99(10) *\n')
     games = sample_games(togyz_examples)
     for number, game in enumerate(games[:6]):
         (folder / f"game-{number}.pgn").write_text(game.strip() + "\n")
@@ -67,19 +70,19 @@ def test_validate_analyze_and_book_build_account_for_every_file_alike(
 ) -> None:
     folder = mixed_folder(tmp_path, togyz_examples)
     expected = {
-        "files": 30,
+        "files": 32,
         "games": 11,
         "valid": 6,
         "invalid": 5,
-        "not_records": 18,
+        "not_records": 20,
         "not_read": 0,
         "duplicates": 1,
     }
 
     validate = invoke("validate", str(folder))
     assert validate.exit_code == 1
-    assert validate.stdout.splitlines()[-1].startswith("30 files, 11 games: 6 valid, 5 invalid, ")
-    assert validate.stdout.splitlines()[-1].endswith("; 18 not records, 1 duplicate")
+    assert validate.stdout.splitlines()[-1].startswith("32 files, 11 games: 6 valid, 5 invalid, ")
+    assert validate.stdout.splitlines()[-1].endswith("; 20 not records, 1 duplicate")
     summary = json.loads(invoke("validate", "--json", str(folder)).stdout)["summary"]
     assert {key: summary[key] for key in COUNTED} == expected
 
@@ -95,7 +98,7 @@ def test_validate_analyze_and_book_build_account_for_every_file_alike(
     assert reasons == sorted(
         [(f"empty-{n}.pgn", "not a record") for n in range(10)]
         + [(f"note-{n}.pgn", "not a record") for n in range(8)]
-        + [("game-copy.pgn", "duplicate")]
+        + [("notes.txt", "not a record"), ("README.md", "not a record"), ("game-copy.pgn", "duplicate")]
     )
     (duplicate,) = [item for item in inputs["not_used"] if item["reason"] == "duplicate"]
     assert Path(duplicate["duplicate_of"]["source"]).name == "game-0.pgn"
@@ -104,17 +107,19 @@ def test_validate_analyze_and_book_build_account_for_every_file_alike(
     assert f"{folder}/empty-3.pgn: empty file: no game record found" in stderr
     assert f"{folder}/note-5.pgn: no game found" in stderr
     assert f"{folder}/game-copy.pgn, game 1: duplicate of {folder}/game-0.pgn, game 1" in stderr
-    assert sum(line.startswith(f"{folder}/readme-") for line in stderr) == 5  # invalid, one line each
+    assert f"{folder}/notes.txt: no game record: text with no move, move number, tag or result" in stderr
+    assert f"{folder}/README.md: a .md file, not a record: skipped" in stderr
+    assert sum(line.startswith(f"{folder}/broken-") for line in stderr) == 5  # invalid, one line each
     rows = table(out, "games")
     assert sorted(row["status"] for row in rows) == ["invalid"] * 5 + ["ok"] * 6
-    assert len({row["source"] for row in rows}) == 11  # every prose file has its own row
+    assert len({row["source"] for row in rows}) == 11  # every broken file has its own row
 
     book = invoke("book", "build", str(folder), "--out", str(tmp_path / "book"), "--json")
     assert book.exit_code == 1
     counted = json.loads(book.stdout)["inputs"]
     assert {key: counted[key] for key in COUNTED} == expected
     text = invoke("book", "build", str(folder), "--out", str(tmp_path / "book"))
-    assert text.stdout.startswith("30 files, 11 games: 6 counted, 5 partial; 18 not records, 1 duplicate -> ")
+    assert text.stdout.startswith("32 files, 11 games: 6 counted, 5 partial; 20 not records, 1 duplicate -> ")
 
 
 def analyse(paths: list[Path], out: Path, resume: bool = True) -> tuple[Manifest, Progress]:

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from taldau.base.records import (
+    HeaderNames,
     Line,
     ReadLimits,
     RecordError,
@@ -45,6 +46,12 @@ from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segme
 
 FORMAT = "jellyfish"
 
+# The headers read under one spelling whatever their case: those of gnubg, BackgammonGalaxy, Backgammon Studio
+# and eXtreme Gammon.
+HEADERS = HeaderNames(
+    "Site|Match ID|Event|Round|Player 1|Player 2|Player 1 Elo|Player 2 Elo|EventDate|EventTime|Date|"
+    "Variation|Unrated|Crawford|Jacoby|Beaver|CubeLimit|ClockType|Transcriber|Annotator|Place".split("|")
+)
 # The key keeps its blanks (stripped when read): \s* on both sides of a lazy key backtracks cubically.
 HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')
 # Numbers have at most 18 digits: more than any count in a match needs (and than the SGF reader's nine digits
@@ -279,7 +286,8 @@ class JellyfishReader:
         if stripped.startswith(";"):
             header = HEADER.match(line)
             if header is not None:
-                self.open_match(new=started).headers[header["key"].strip()] = header["value"]
+                name = HEADERS.spelling(" ".join(header["key"].split()))
+                self.open_match(new=started).headers[name] = header["value"].strip()
             return
         if (length := MATCH_LENGTH.match(line)) is not None and len(length["length"]) > MAX_DIGITS:
             message = f"match length {excerpt(length['length'])} not read: the match is read as money play"
@@ -486,10 +494,7 @@ class JellyfishReader:
     def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> MatchRecord:
         """Sets the players from the headers or else the first score line; reports a match with no game."""
         if "Player 1" in match.headers or "Player 2" in match.headers:
-            match.players = (
-                match.headers.get("Player 1", "").strip(),
-                match.headers.get("Player 2", "").strip(),
-            )
+            match.players = (match.headers.get("Player 1", ""), match.headers.get("Player 2", ""))
         elif names is not None:
             match.players = names
         if not match.games:

@@ -8,8 +8,10 @@ played as the from/to letter pairs ``lp`` and ``ab``, ``W[double]``, ``B[take]``
 ``PL[W]DI[62]`` records dice rolled and not played (gnubg writes it when a player resigns after rolling).
 Letters ``a``..``x`` are the points 1..24 counted from White's side, ``y`` the bar and ``z`` off.
 
-White is player 0 (the left column of a Jellyfish file), Black player 1. Analysis, comments and the other
-properties are ignored; variations are skipped, the main line is read.
+Property names are read as the SGF standard writes them, in capitals and case-sensitive (``PW``, not ``pw``;
+the lowercase letters that SGF's third version allowed inside a name, ``PlayerWhite``, are dropped, as it
+says). White is player 0 (the left column of a Jellyfish file), Black player 1. Analysis, comments and the
+other properties are ignored; variations are skipped, the main line is read.
 """
 
 from __future__ import annotations
@@ -215,8 +217,9 @@ def _value(text: str, index: int, max_chars: int) -> tuple[str | None, int, bool
 
 def _simple_text(value: str) -> str:
     """A value of SGF's SimpleText type (names, event, place, date): every whitespace character but the
-    space (a line break among them) becomes a space, as the SGF specification says."""
-    return re.sub(r"\s", " ", value)
+    space (a line break among them) becomes a space, as the SGF specification says, and the blanks around
+    the text are dropped."""
+    return re.sub(r"\s", " ", value).strip()
 
 
 def _point(letter: str, player: int) -> int:
@@ -350,8 +353,7 @@ class SgfReader:
         for colour, key in (("W", "Player 1"), ("B", "Player 2")):
             prop = names.get("P" + colour)
             if prop is not None:
-                players[COLOURS[colour]] = _simple_text(prop.values[0]).strip()
-                match.headers[key] = _simple_text(prop.values[0])
+                players[COLOURS[colour]] = match.headers[key] = _simple_text(prop.values[0])
         match.players = (players[0], players[1])
         for name, key in HEADER_PROPERTIES.items():
             if name in names:

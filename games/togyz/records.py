@@ -26,8 +26,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from taldau.base.records import (
+    SGF_GAMES,
+    HeaderNames,
     Line,
     ReadLimits,
     RecordError,
@@ -36,6 +39,7 @@ from taldau.base.records import (
     UnreadableFile,
     append_error,
     excerpt,
+    sgf_game,
     text_lines,
 )
 
@@ -51,6 +55,15 @@ RESULTS = {
     "0.5-0.5": "1/2-1/2",
     "*": None,
 }
+# The tags read under one spelling whatever their case (PGN's seven, the ratings, times and set-up tags that
+# PlayOK, lichess-like sites and apps write); an app's ``Start`` (when the game started, date and time) is
+# the game's ``Date`` where the record has none.
+HEADERS = HeaderNames(
+    "Event Site Date Round White Black Result WhiteElo BlackElo Time TimeControl EventDate UTCDate UTCTime "
+    "Termination Annotator PlyCount FEN SetUp WhiteTime BlackTime WhiteTitle BlackTitle ID".split(),
+    {"Start": "Date"},
+)
+NO_GAME_TEXT = "no game record: text with no move, move number, tag or result"
 # The 8-bit code pages of Togyz archives that are not UTF-8, most used first: Kazakh and Russian ones
 # (Windows-1251), then Western European ones (Windows-1252, Latin-1's superset).
 ENCODINGS = ("cp1251", "cp1252")
@@ -141,29 +154,41 @@ def read_records(data: bytes, source: str, limits: ReadLimits | None = None) -> 
 
 def read_file(file: RecordFile) -> Iterator[GameRecord]:
     """Every game record of a record file, in the format detected for it, read line by line and yielded one
-    game at a time. A file with no readable game yields one index-0 record; a file that cannot be read on
-    (changed under the reader, say) ends with one."""
+    game at a time. A file with no game record yields one index-0 record saying why (empty, prose, an SGF of
+    another game, skipped by its name: ``RecordFile.skipped``); a file that cannot be read on (changed under
+    the reader, say) ends with one."""
+    if file.skipped is not None:
+        yield _file_record(file.name, file.skipped)
+        return
     try:
-        form, has_text = _scan(file.lines())
+        other = sgf_game(file.lines())
+        if other is not None:
+            game = SGF_GAMES.get(other, f"game {other}")
+            yield _file_record(file.name, f"a {game} SGF (GM[{other}]), not a game taldau reads")
+            return
+        scan = _scan(file.lines())
     except UnreadableFile as error:
         yield _file_record(file.name, str(error))
         return
+    if scan.prose:
+        yield _file_record(file.name, NO_GAME_TEXT)
+        return
     found = False
     try:
-        for record in _read(form, file.lines(), file.name, file.limits):
+        for record in _read(scan.form, file.lines(), file.name, file.limits):
             found = True
             yield record
     except UnreadableFile as error:
         yield _file_record(file.name, f"reading stopped: {error}")
         return
     if not found:
-        yield _file_record(file.name, "no game found" if has_text else "empty file: no game record found")
+        empty = "empty file: no game record found"
+        yield _file_record(file.name, "no game found" if scan.has_text else empty)
 
 
 def read_text(text: str, source: str, limits: ReadLimits | None = None) -> Iterator[GameRecord]:
-    """Every game record in ``text``, in the format detected for it."""
-    form, _ = _scan(text_lines(text))
-    yield from _read(form, text_lines(text), source, limits or ReadLimits())
+    """Every game record in ``text``, in the format detected for it (prose too: it is read as movetext)."""
+    yield from _read(_scan(text_lines(text)).form, text_lines(text), source, limits or ReadLimits())
 
 
 def _read(form: str, lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
@@ -191,29 +216,57 @@ _MOVETEXT_HINT = re.compile(r"^[ \t]*\[|(?<![\w.])\d{1,9}\.(?!\d)|(?:^|\s)(?:1-0
 
 def detect_format(text: str) -> str:
     """Which of FORMATS ``text`` is written in (``playok`` when nothing more specific fits)."""
-    return _scan(text_lines(text))[0]
+    return _scan(text_lines(text)).form
 
 
-def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
-    """The format of a file's lines (see ``detect_format``) and whether it holds any text. Refused lines
-    (too long to read) count as text but say nothing about the format."""
+class _Scan(NamedTuple):
+    """What a first look at a file's lines found: its format, whether it holds any text, and whether that
+    text is prose (no game record: see ``_scan``)."""
+
+    form: str
+    has_text: bool
+    prose: bool = False
+
+
+def _is_move_word(word: str) -> bool:
+    """Whether a word of movetext reads as a move, or as the suffix of the move before one (``(10)``)."""
+    if word[0] in _SUFFIX_STARTS:
+        return True
+    try:
+        parse_move(word, 0, 0)
+    except NotationError:
+        return False
+    return True
+
+
+def _scan(lines: Iterable[Line]) -> _Scan:
+    """The format of a file's lines (see ``detect_format``), whether it holds any text, and whether that
+    text is prose, holding nothing of a game record: no tag pair, move number, result, compact string or
+    book line, and fewer words that read as moves than words that do not (a note may hold a number or two).
+    Refused lines (too long to read) count as text, never as prose, and say nothing about the format."""
     compact = export = scoresheet = False
     not_export = has_text = False
     movetext = False  # a line that is no compact string holds moves or headers (of another format)
+    refused = False
+    moves = others = 0  # words that read as moves and words that do not, while no line shows movetext
     for line in lines:
         if line.refused is not None:
-            has_text = True
+            has_text = refused = True
             continue
         stripped = line.text.strip()
         if not stripped:
             continue
         has_text = True
         if _BOOK_LINE.match(line.text):
-            return "book", True  # a book line is never compact, and book comes before the rest
+            return _Scan("book", True)  # a book line is never compact, and book comes before the rest
         if _COMPACT_LINE.fullmatch(stripped) is not None:
             compact = True
         elif _MOVETEXT_HINT.search(line.text) is not None:
             movetext = True
+        elif not movetext and not compact:
+            words = [match.group() for match in _TOKEN.finditer(line.text) if match.lastgroup == "word"]
+            read_as_moves = sum(map(_is_move_word, words))  # words of comments are not counted
+            moves, others = moves + read_as_moves, others + len(words) - read_as_moves
         if _HEADER_LINE.match(line.text):
             continue
         if not scoresheet and any(
@@ -226,12 +279,13 @@ def _scan(lines: Iterable[Line]) -> tuple[str, bool]:
             else:
                 export = True
     if compact and not movetext:  # compact strings, and perhaps a title or notes (prose) between them
-        return "compact", has_text
+        return _Scan("compact", has_text)
+    prose = not (movetext or compact or refused) and others > moves
     if scoresheet:
-        return "scoresheet", has_text
+        return _Scan("scoresheet", has_text, prose)
     if export and not not_export:
-        return "export", has_text
-    return "playok", has_text
+        return _Scan("export", has_text, prose)
+    return _Scan("playok", has_text, prose)
 
 
 def _read_compact(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
@@ -293,6 +347,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _HEADER = re.compile(r'\[\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\]|\\.)*)"\s*\]')
+_ESCAPE = re.compile(r'\\([\\"])')  # PGN's two escapes in a tag's value: \\ and \"
 _BOOK_RESULT = re.compile(
     r"Result\s+(?P<white>[01](?:[,.]5)?|0?[,.]5)\s*[-–]\s*(?P<black>[01](?:[,.]5)?|0?[,.]5)"
 )
@@ -354,7 +409,9 @@ class _MovetextReader:
             yield self.record
 
     def finish(self, record: GameRecord) -> None:
-        """Settle a record read to its end: its result with its ``Result`` tag."""
+        """Settle a record read to its end: its headers' aliases (``HEADERS``), its result with its
+        ``Result`` tag."""
+        record.headers = HEADERS.settled(record.headers)
         if self.result_tag_at is not None:
             record.take_result_tag(self.result_tag_at)
 
@@ -457,7 +514,7 @@ class _MovetextReader:
             value = value.strip()
         if kind == "header":
             header = _HEADER.fullmatch(value)
-            name = None if header is None else header.group("name")
+            name = None if header is None else HEADERS.spelling(header.group("name"))
             # A header after movetext starts the next game, and so does a tag the game has already: a game
             # with no moves (a forfeit) whose result is only in its tag ends where the next one's tags start.
             if self.record is None or self.in_movetext or name in self.record.headers:
@@ -468,7 +525,7 @@ class _MovetextReader:
                 reason = "header is not closed" if not value.endswith("]") else 'header is not [Name "value"]'
                 record.add_error(line, column, f"{reason}: {value[:60]!r}")
             elif not self.cut and len(record.headers) < self.limits.max_plies:
-                record.headers[name] = header.group("value").replace('\\"', '"')
+                record.headers[name] = _ESCAPE.sub(r"\1", header.group("value")).strip()
                 if name == "Result":
                     self.result_tag_at = (line, column)
             return

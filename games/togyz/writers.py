@@ -23,7 +23,7 @@ def _headers(game: Game, extra: Mapping[str, str] | None = None) -> list[str]:
     headers = dict(game.record.headers) | dict(extra or {})
     if game.result is not None or "Result" in headers:
         headers["Result"] = game.result or "*"
-    escaped = {name: value.replace('"', '\\"') for name, value in headers.items()}
+    escaped = {name: value.replace("\\", "\\\\").replace('"', '\\"') for name, value in headers.items()}
     return [f'[{name} "{value}"]' for name, value in escaped.items()]
 
 
