@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 import click
-from taldau.cli.options import EX_USAGE, JSON, engine_option, say, whole_option
+from taldau.cli.options import BACKGAMMON_PLIES, EX_USAGE, JSON, engine_option, say, whole_option
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.answers import (
     analyse_roll,
@@ -97,12 +97,14 @@ def _labelled(values: dict[str, float], digits: int) -> str:
 @click.command()
 @click.argument("position", required=False)
 @click.argument("dice", required=False)
-@click.option("--batch", "batch_file", type=click.File("r"), help="Lines 'POSITION_ID DICE'; '-' for stdin.")
+@click.option(
+    "--batch", "batch_file", type=click.File("rb"), help="Lines 'POSITION_ID DICE' (UTF-8); '-' for stdin."
+)
 @click.option(
     "--depth",
     "--plies",
     "depth",
-    type=click.IntRange(0, 4),
+    type=click.IntRange(0, BACKGAMMON_PLIES),
     help="Rank the plays by the engine at this depth in plies (gnubg's numbering; --plies: the same).",
 )
 @ENGINE
@@ -165,16 +167,22 @@ def plays(
 
 
 def _plays_batch(lines: Any, payload_of: Any) -> int:
-    """``plays --batch``: one JSON line per input line (a bad one with its error); the exit code."""
+    """``plays --batch``: one JSON line per input line (of bytes: a line that is not UTF-8 is a bad one
+    too), a bad one with its error; the exit code."""
     failed = False
-    for number, line in enumerate(lines, start=1):
+    for number, raw in enumerate(lines, start=1):
+        line = raw.decode("utf-8", errors="replace")
         if not line.strip():
             continue
         fields = line.split()
         try:
+            raw.decode("utf-8")
             if len(fields) != 2:
                 raise ValueError("expected 'POSITION_ID DICE'")
             payload = payload_of(fields[0], fields[1])
+        except UnicodeDecodeError as error:
+            failed = True
+            payload = {"line": number, "input": line.strip(), "error": f"not UTF-8 text: {error.reason}"}
         except ValueError as error:
             failed = True
             payload = {"line": number, "input": line.strip(), "error": str(error)}
@@ -213,7 +221,7 @@ def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: 
     "--plies",
     "depth",
     least=0,
-    most=4,
+    most=BACKGAMMON_PLIES,
     default=0,
     help="Plies to look ahead (gnubg's numbering; --plies: the same).",
 )

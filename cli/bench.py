@@ -13,6 +13,7 @@ from taldau.cli.backgammon import evaluator
 from taldau.cli.bench_service import capacity, service, soak
 from taldau.cli.marks import marks
 from taldau.cli.options import (
+    BACKGAMMON_PLIES,
     BOTH_GAMES_LIMIT,
     EXAMPLES,
     JSON,
@@ -79,7 +80,7 @@ def speed(
 @click.argument("matches", type=click.IntRange(min=1))
 @click.option(
     "--depth",
-    type=click.IntRange(0, 3),
+    type=click.IntRange(0, BACKGAMMON_PLIES),
     default=DEFAULT_PLIES,
     show_default=True,
     help="gnubg's plies, for both reviews.",

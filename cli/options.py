@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 import click
 from taldau.base.kind import Limit
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
+from taldau.games.backgammon.eval.plies import MAX_PLIES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
 from taldau.games.backgammon.review import LEVELS
 from taldau.games.registry import NAMES
-from taldau.games.togyz.engine import DEFAULT_DEPTH
 from taldau.games.togyz.review import REVIEW_DEPTH
 
 BOTH_GAMES = NAMES  # the --game of the commands of either game: the registry's names
@@ -60,6 +60,11 @@ class LimitOptions:
         """These options, their help showing ``depth`` (or ``nodes``) as the command's default limit."""
         return replace(self, depth_default=depth, nodes_default=nodes)
 
+    @property
+    def stops(self) -> str:
+        """The options that stop a search in this command, as its help names them."""
+        return "--depth, --nodes or --movetime" if self.movetime is not None else "--depth or --nodes"
+
     def __call__(self, function: Command) -> Command:
         if self.movetime is not None:
             function = click.option(
@@ -96,8 +101,9 @@ class LimitOptions:
         return given if given.stops else default
 
 
+BACKGAMMON_PLIES = MAX_PLIES  # the most of gnubg's plies that every backgammon engine searches
 BOTH_GAMES_LIMIT = LimitOptions(
-    depth="Plies to search (Togyz at least 1; backgammon 0 to 3).",
+    depth=f"Plies to search (Togyz at least 1; backgammon 0 to {MAX_PLIES}).",
     nodes="Nodes to search.",
     movetime="Seconds.",
 )
@@ -108,12 +114,12 @@ TOGYZ_LIMIT = LimitOptions(
     least_depth=1,
 )
 ANALYSIS_LIMIT = LimitOptions(
-    depth="Plies to search per position (Togyz at least 1; backgammon 0 to 3, gnubg's plies for every "
-    "engine: sage's own 3ply is --depth 2).",
+    depth=f"Plies to search per position (Togyz at least 1; backgammon 0 to {MAX_PLIES}, gnubg's plies for "
+    "every engine: sage's own 3ply is --depth 2).",
     nodes="Nodes to search per position.",
 )
 REVIEW_DEFAULT = f"Togyz {REVIEW_DEPTH}, backgammon {DEFAULT_PLIES}"  # a review's depth unless given
-SEARCH_DEFAULT = f"{DEFAULT_DEPTH}"  # a Togyz search's depth unless given (``engine.default_limit``)
+TOGYZ_DEFAULT = f"{REVIEW_DEPTH}"  # every Togyz search's depth unless given (``review.review_limit``)
 
 BACKGAMMON_ENGINE = DEFAULT_ENGINE  # the backgammon engine when --engine is not given, in every command
 ENGINE_NAMES = (

@@ -19,6 +19,7 @@ from taldau.cli.options import (
     BOTH_GAMES,
     EX_INTERRUPTED,
     EX_UNAVAILABLE,
+    EX_USAGE,
     JSON,
     REVIEW_DEFAULT,
     broker_url,
@@ -56,7 +57,9 @@ BROKER = click.option(
     both_games=True,
 )
 @processes_option(
-    "--jobs", "Without --broker: local processes analysing games side by side (fewer when memory is short)."
+    "--jobs",
+    "Local processes analysing games side by side (fewer when memory is short); not with --broker, where "
+    "each worker's --concurrency says it.",
 )
 @click.option(
     "--broker", envvar="TALDAU_BROKER", help="Redis URL: run on Celery workers (env TALDAU_BROKER)."
@@ -96,12 +99,15 @@ def analyze(
     from taldau.workers.run import NothingToAnalyse
 
     if broker:
+        _local_only(jobs)
         broker = broker_url(broker)
     limit = ANALYSIS_LIMIT.given(depth, nodes, level=level)
     writable_folder(out)
     detected = game == "auto"
     if detected:
         game = auto_game(paths, ReadLimits())
+    if level is not None and game != "backgammon":
+        raise click.UsageError(f"--level is backgammon's: Togyz takes {ANALYSIS_LIMIT.stops}")
     settings = BatchSettings(game=game, limit=limit, engine=chosen_engine(engine, game))
     try:
         settings.search()
@@ -115,6 +121,17 @@ def analyze(
     except NothingToAnalyse as nothing:
         sys.exit(_nothing(nothing.inputs, game, paths, detected, as_json))
     sys.exit(_summary(manifest, resumed, out, game, paths, as_json))
+
+
+def _local_only(jobs: int) -> None:
+    """Exit 2 with one line when --jobs is given with --broker: the workers' --concurrency says how many
+    games run side by side there, and a --jobs would be ignored."""
+    if click.get_current_context().get_parameter_source("jobs") is not click.core.ParameterSource.DEFAULT:
+        say(
+            f"error: --jobs {jobs} runs local processes, and --broker runs on Celery workers: give one "
+            "(a worker's --concurrency says how many games it analyses side by side)"
+        )
+        sys.exit(EX_USAGE)
 
 
 class _Display:

@@ -13,7 +13,7 @@ from taldau.base.records import ReadLimits
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import (
     JSON,
-    SEARCH_DEFAULT,
+    TOGYZ_DEFAULT,
     TOGYZ_LIMIT,
     game_option,
     say,
@@ -21,11 +21,18 @@ from taldau.cli.options import (
 from taldau.cli.outputs import writable_file
 from taldau.games.togyz import START_FEN, FenError, Position, perft
 from taldau.games.togyz.answers import judged_json, search_json, search_line
-from taldau.games.togyz.engine import Engine, default_limit
-from taldau.games.togyz.review import book_move, judge_move
+from taldau.games.togyz.engine import Engine
+from taldau.games.togyz.kind import DEPTH_FACTOR
+from taldau.games.togyz.review import REVIEW_DEPTH, book_move, judge_move, review_limit
 from taldau.games.togyz.tuning import curve_samples, dumps, samples, tune_weights
 
-FIT_DEPTH = 8  # fit-curve's search depth unless a limit is given
+FIT_DEPTH = 8  # fit-curve's search depth unless a limit is given, below every other search's: see FIT_HELP
+FIT_HELP = (
+    "Fit the winning-chance curve on engine scores and results of the real games in PATHS. Its depth unless "
+    f"given is {FIT_DEPTH}, not the {REVIEW_DEPTH} of every other search: a fit wants thousands of positions "
+    f"(the shipped curve 17,735, fitted at depth {FIT_DEPTH}), each about "
+    f"{DEPTH_FACTOR ** (REVIEW_DEPTH - FIT_DEPTH):.0f} times as long to search at {REVIEW_DEPTH}."
+)
 
 
 def togyz_position(fen: str) -> Position:
@@ -75,7 +82,7 @@ def perft_command(game: str, fen: str, depth: int, as_json: bool) -> None:
 
 @click.command()
 @click.argument("fen")
-@TOGYZ_LIMIT.showing(depth=SEARCH_DEFAULT)
+@TOGYZ_LIMIT.showing(depth=TOGYZ_DEFAULT)
 @click.option("--multipv", type=click.IntRange(1, 9), default=1, show_default=True, help="Lines to show.")
 @click.option(
     "--played",
@@ -98,14 +105,14 @@ def search(
 ) -> None:
     """Search a Togyz FEN position and print the best move, score (mover's side, kumalak) and line; with
     --played, judge that move as a review does; with --book, a move of the book that the engine does not
-    refute when the book has one."""
+    refute when the book has one. Its depth unless given is a review's."""
     position = togyz_position(fen)
     if position.is_game_over():
         raise click.BadParameter("the game is over in this position", param_hint="FEN")
     if played is not None and (book_path is not None or multipv > 1):
         raise click.UsageError("--played judges one move: it does not go with --book or --multipv")
     player = None if book_path is None else book_player(book_path, seed)
-    limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, default_limit())
+    limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, review_limit())
     if played is not None:
         _judge(position, played, limit, as_json)
         return
@@ -163,7 +170,7 @@ def tune(game: str, paths: tuple[str, ...], shrink: float, out: str | None) -> N
     _write(dumps(document), out)
 
 
-@click.command("fit-curve")
+@click.command("fit-curve", help=FIT_HELP)
 @game_option("The game (Togyz Kumalak only).", only="togyz")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @TOGYZ_LIMIT.showing(depth=str(FIT_DEPTH))
@@ -180,7 +187,7 @@ def fit_curve(
     every: int,
     out: str | None,
 ) -> None:
-    """Fit the winning-chance curve on engine scores and results of the real games in PATHS."""
+    """Fit the winning-chance curve (``FIT_HELP``)."""
     if out:
         writable_file(out)
     limit = TOGYZ_LIMIT.limit(depth, nodes, movetime, Limit(depth=FIT_DEPTH))

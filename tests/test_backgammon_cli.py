@@ -287,6 +287,31 @@ def test_plays_batch(tmp_path: Path) -> None:
     assert answers[4] == {"line": 6, "input": START_ID, "error": "expected 'POSITION_ID DICE'"}
 
 
+def test_plays_batch_answers_a_line_that_is_not_utf8_and_the_rest(tmp_path: Path) -> None:
+    """Issue 54, item 6: one byte that is not UTF-8 gets its error line, the lines around it their plays
+    (it ended the batch in a traceback, with no line answered)."""
+    batch = tmp_path / "positions.txt"
+    batch.write_bytes(f"{START_ID} 31\n".encode() + b"\xff 31\n" + f"{START_ID} 65\n".encode())
+    for source in (str(batch), "-"):
+        result = CliRunner().invoke(main, ["plays", "--batch", source], input=batch.read_bytes())
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        first, bad, last = (json.loads(line) for line in result.stdout.splitlines())
+        assert len(first["plays"]) == 16 and len(last["plays"]) == 7
+        assert bad == {"line": 2, "input": "\ufffd 31", "error": "not UTF-8 text: invalid start byte"}
+
+
+@pytest.mark.parametrize("command", [["eval", START_ID], ["plays", START_ID, "31"]])
+def test_the_plies_offered_are_those_the_engines_search(command: list[str]) -> None:
+    """Issue 54, item 6: eval offered --depth 0 to 4 and plays too, and every engine stops at 3: --depth 4
+    ended in a traceback; now both refuse it as analyze and the other commands do (0 to 3)."""
+    for engine in ("own", "sage"):
+        result = CliRunner().invoke(main, [*command, "--depth", "4", "--engine", engine])
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        assert "'--depth' / '--plies': 4 is not in the range 0<=x<=3" in result.output
+    help_text = CliRunner().invoke(main, [command[0], "--help"]).output
+    assert "0<=x<=3" in help_text and "0<=x<=4" not in help_text
+
+
 def test_plays_batch_of_good_lines_exits_0(tmp_path: Path) -> None:
     batch = tmp_path / "positions.txt"
     batch.write_text(f"{START_ID} 31\n{START_ID} 6-5\n")

@@ -210,15 +210,20 @@ def test_tables_read_with_duckdb_and_pandas(tmp_path: Path) -> None:
     assert pq.read_schema(folder / "moves.parquet").names == BOOK_MOVES_SCHEMA.names
 
 
-@pytest.fixture(scope="module")
-def analysis(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``taldau analyze`` of three.pgn at depth 1."""
-    out = tmp_path_factory.mktemp("analysis") / "out"
+def analysed(tmp_path_factory: pytest.TempPathFactory, depth: int) -> Path:
+    """The folder of ``taldau analyze`` of three.pgn at ``depth``."""
+    out = tmp_path_factory.mktemp(f"depth-{depth}") / "out"
     result = CliRunner().invoke(
-        main, ["analyze", str(THREE), "--out", str(out), "--depth", "1", "--jobs", "1"]
+        main, ["analyze", str(THREE), "--out", str(out), "--depth", str(depth), "--jobs", "1"]
     )
     assert result.exit_code == 0, result.output
     return out
+
+
+@pytest.fixture(scope="module")
+def analysis(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``taldau analyze`` of three.pgn at depth 1."""
+    return analysed(tmp_path_factory, 1)
 
 
 def test_analysis_joins_by_position_and_move(tmp_path: Path, analysis: Path) -> None:
@@ -295,12 +300,7 @@ def test_a_book_holds_one_engines_values(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def deeper(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``taldau analyze`` of three.pgn at depth 2: judged otherwise than ``analysis``."""
-    out = tmp_path_factory.mktemp("deeper") / "out"
-    result = CliRunner().invoke(
-        main, ["analyze", str(THREE), "--out", str(out), "--depth", "2", "--jobs", "1"]
-    )
-    assert result.exit_code == 0, result.output
-    return out
+    return analysed(tmp_path_factory, 2)
 
 
 def test_a_book_refuses_analyses_judged_otherwise(tmp_path: Path, analysis: Path, deeper: Path) -> None:

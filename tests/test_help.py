@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 from taldau.cli.main import main
 from taldau.games.backgammon.kind import DEFAULT_PLIES
-from taldau.games.togyz.engine import DEFAULT_DEPTH
 from taldau.games.togyz.review import REVIEW_DEPTH
 
 
@@ -51,13 +50,39 @@ def test_every_option_is_described_with_its_default(path: str, option: click.Opt
 
 
 def test_the_depth_options_say_each_game_s_default() -> None:
-    """The limits a command takes when none is given are read from the games, named once."""
+    """The limits a command takes when none is given are read from the games, named once: one Togyz depth
+    for analyze, annotate, bench speed and search (issue 54: 12, 12 and 13), and fit-curve's own says why
+    it is shallower."""
     runner = CliRunner()
-    for command in ("analyze", "annotate"):
-        text = " ".join(runner.invoke(main, [command, "--help"], terminal_width=200).output.split())
-        assert f"Togyz {REVIEW_DEPTH}, backgammon {DEFAULT_PLIES}" in text, text
+    for command in (["analyze"], ["annotate"], ["bench", "speed"]):
+        text = " ".join(runner.invoke(main, [*command, "--help"], terminal_width=200).output.split())
+        assert f"[default: (Togyz {REVIEW_DEPTH}, backgammon {DEFAULT_PLIES})" in text, text
     text = " ".join(runner.invoke(main, ["search", "--help"], terminal_width=200).output.split())
-    assert f"[default: ({DEFAULT_DEPTH})" in text
+    assert f"[default: ({REVIEW_DEPTH}); 1<=x<=100]" in text and "Its depth unless given is a review's" in text
+    text = " ".join(runner.invoke(main, ["fit-curve", "--help"], terminal_width=200).output.split())
+    assert "[default: (8); 1<=x<=100]" in text
+    assert f"Its depth unless given is 8, not the {REVIEW_DEPTH} of every other search" in text
+
+
+def test_the_backgammon_plies_are_one_range() -> None:
+    """Every command that takes backgammon plies offers the same range (eval and plies offered 0 to 4)."""
+    runner = CliRunner()
+    for command in (["eval"], ["plays"], ["bench", "gnubg"]):
+        text = " ".join(runner.invoke(main, [*command, "--help"], terminal_width=200).output.split())
+        assert "0<=x<=3" in text and "0<=x<=4" not in text, command
+    for command in (["analyze"], ["bench", "speed"]):
+        text = " ".join(runner.invoke(main, [*command, "--help"], terminal_width=200).output.split())
+        assert "backgammon 0 to 3" in text, command
+
+
+def test_level_on_togyz_names_what_analyze_takes(tmp_path: Path) -> None:
+    """Issue 54, item 12: --level on a Togyz analysis suggested --movetime, which analyze does not take."""
+    archive = Path(__file__).resolve().parent / "data" / "book" / "three.pgn"
+    command = ["analyze", str(archive), "--out", str(tmp_path / "out"), "--level", "quick"]
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    assert "Error: --level is backgammon's: Togyz takes --depth or --nodes\n" in result.output
+    assert "--movetime" not in result.output
 
 
 def test_the_engine_default_is_said_once() -> None:

@@ -300,7 +300,8 @@ class _Client:
         the service waits (``ServiceSettings.wait_for_workers``); ``why``: the broker's error, if any."""
         if not watch.overdue():
             return
-        where = f"{who} has answered for {watch.silent:.0f} s on {safe_url(self.app.conf.broker_url)}{why}"
+        waited = watch.wait_for_workers  # the time given, not the time measured (which overshoots it)
+        where = f"{who} has answered in {waited:g} s on {safe_url(self.app.conf.broker_url)}{why}"
         left = count(self.games_left(), "game")
         if watch.ever_answered:
             raise BrokerUnavailable(

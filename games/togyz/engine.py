@@ -49,7 +49,6 @@ from .search import (
     search_root,
 )
 
-DEFAULT_DEPTH = 13  # a search's default (taldau search); a review's is review.REVIEW_DEPTH, with verification
 # What the search finds at given settings: raised whenever a change to the search (or to what a setting
 # means) changes its results, so that analyses stored by another search are never taken for this one's.
 SEARCH_VERSION = 2
@@ -110,12 +109,6 @@ def _weights_text(weights: np.ndarray) -> str:
     while values and values[-1] == 0.0:
         values.pop()
     return ",".join(f"{value:.6g}" for value in values)
-
-
-def default_limit() -> Limit:
-    """The limit of ``taldau search`` and ``taldau bench``'s searches when none is given: depth 13 with
-    late-move reductions and pruning (a review's is ``review.review_limit``)."""
-    return Limit(depth=DEFAULT_DEPTH)
 
 
 @dataclass(frozen=True, order=True)

@@ -131,12 +131,13 @@ class Verification:
         return tuple(stages)
 
 
-REVIEW_DEPTH = 12  # the default review's depth, before its verification
+REVIEW_DEPTH = 12  # every Togyz search's depth unless given (a review's before its verification)
 VERIFICATION = (Verification(0.08, 1), Verification(0.15, 3), Verification(0.25, 6))  # the default's stages
 
 
 def review_limit() -> Limit:
-    """The analysis limit of ``taldau analyze`` and ``taldau annotate`` (with ``VERIFICATION``): depth 12."""
+    """The limit of every Togyz search when none is given: ``taldau analyze`` and ``taldau annotate``
+    (with ``VERIFICATION``), ``taldau search`` and ``taldau bench speed``: depth 12."""
     return Limit(depth=REVIEW_DEPTH)
 
 
