@@ -26,7 +26,7 @@ from taldau.base.records import ReadLimits
 from taldau.schemas import GameRow
 
 from .accounting import NotUsed, Unused
-from .batch import BatchSettings, GameTask, plan
+from .batch import BatchSettings, GameTask, TaskGame, plan
 from .folder import FolderError, FolderSettings, open_folder
 from .review import GameReview, MarkedDecision, annotation, player_stats, review_task
 from .rows import marked_decision
@@ -93,13 +93,19 @@ class StoredAnalysis:
                 files.append(found)
         return files
 
+    def stored_id(self, game: TaskGame) -> str | None:
+        """The id ``game`` is stored under in the analysis: its id, or its former id in an analysis written
+        before game ids were made of content; None when the analysis does not hold it."""
+        return next((name for name in (game.game_id, game.former_id) if name in self.games), None)
+
     def reviews(self, task: GameTask, scale: Any) -> list[GameReview] | None:
         """The stored reviews of ``task``'s games, in order; None when one of them is not in the analysis
         (or was analysed from another text of the record)."""
         reviews = []
         for game in task.games:
-            marked = self.decisions.get(game.game_id)
-            if game.game_id not in self.games or (marked is None and game.plies):
+            stored = self.stored_id(game)
+            marked = None if stored is None else self.decisions.get(stored)
+            if stored is None or (marked is None and game.plies):
                 return None
             rows = tuple(marked or ())
             reviews.append(GameReview(rows, player_stats(rows, scale)))
@@ -175,7 +181,7 @@ def annotate_stored(
         if not isinstance(item, GameTask):
             yield _not_annotated(item)  # an invalid game's row: it was not analysed either
             continue
-        if not any(game.game_id in stored.games for game in item.games):
+        if not any(stored.stored_id(game) is not None for game in item.games):
             continue  # another game of the same files that this analysis did not hold
         reviews = stored.reviews(item, tools.scale)
         if reviews is None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from taldau.base.identity import FirstFound
 from taldau.base.kind import Analyser, GameFacts, GameKind, Limit
 from taldau.base.records import ReadLimits
 from taldau.games.registry import analyser, game_kind
@@ -114,13 +115,15 @@ class BatchSettings:
 
 @dataclass(frozen=True)
 class TaskGame:
-    """A valid game of a task: its id, its index in its record file, its number of decisions and its place
-    among the games of the task's text (0 for the first: a Togyz task's one game, a match's first game)."""
+    """A valid game of a task: its id, its index in its record file, its number of decisions, its place
+    among the games of the task's text (0 for the first: a Togyz task's one game, a match's first game),
+    and the id folders written before named it by (``GameKind.former_identity``; "" where not known)."""
 
     game_id: str
     index: int
     plies: int
     place: int
+    former_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,12 @@ class GameTask:
     @property
     def plies(self) -> int:
         return sum(game.plies for game in self.games)
+
+    @property
+    def former_id(self) -> str:
+        """The id folders written before named this task by (made of its games' former ids as ``id`` is of
+        their ids): a run into such a folder finds the task done under it."""
+        return task_id(game.former_id for game in self.games)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -194,7 +203,8 @@ def _tasks(
             yield game_row(facts, place_id(kind.name, facts), settings.game, Status.INVALID, settings.key)
             continue
         first = first or facts
-        valid.append(TaskGame(kind.identity(game), facts.index, facts.plies, place))
+        former = kind.former_identity(game)
+        valid.append(TaskGame(kind.identity(game), facts.index, facts.plies, place, former))
     if first is not None:
         ids = (game.game_id for game in valid)
         text = kind.task_text([game for game, _ in games])
@@ -202,19 +212,19 @@ def _tasks(
 
 
 def _unique(
-    items: Iterable[GameTask | GameRow], first: dict[str, Place]
+    items: Iterable[GameTask | GameRow], found: FirstFound[Place]
 ) -> Iterator[GameTask | GameRow | NotUsed]:
     """``items``, with a ``duplicate`` note per game in place of a task whose games were all found before
-    (``first`` holds where each game was found first, and learns the new ones)."""
+    (``found`` holds where each game was found first, and learns the new ones)."""
     for item in items:
         if isinstance(item, GameTask):
-            places = [first.get(game.game_id) for game in item.games]
+            places = [found.find(game.game_id) for game in item.games]
             if all(place is not None for place in places):
                 for game, place in zip(item.games, places, strict=True):
                     yield NotUsed(item.source, game.index, Unused.DUPLICATE, first=place)
                 continue
             for game in item.games:
-                first.setdefault(game.game_id, Place(item.source, game.index))
+                found.first(game.game_id, Place(item.source, game.index))
         yield item
 
 
@@ -223,11 +233,12 @@ def plan(
 ) -> Iterator[GameTask | GameRow | NotUsed]:
     """A task per valid game (or match) under ``paths``, a finished ``invalid`` row per bad game (of any
     kind), and a note of each input not analysed (``taldau.analysis.accounting``): a file that is not a
-    record or not read, a game found before (a duplicate: one analysis, one row), a valid game of another
-    kind than ``settings.game``. Records are read within ``limits`` (the defaults if None), one game at a
-    time (a match at a time)."""
+    record or not read, a game found before (a duplicate: another record of the same game, whatever its
+    format and tags, ``taldau.base.identity``; one analysis, one row), a valid game of another kind than
+    ``settings.game``. Records are read within ``limits`` (the defaults if None), one game at a time (a
+    match at a time)."""
     kind = settings.kind()
-    first: dict[str, Place] = {}  # where each valid game was found first
+    first: FirstFound[Place] = FirstFound()  # where each valid game was found first
     pending: list[tuple[Any, GameFacts]] = []  # the games of the task being read
     for item in archive_games(paths, limits or ReadLimits()):
         facts = None if isinstance(item, Unreadable) else item[0].facts(item[1])

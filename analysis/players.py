@@ -1,12 +1,13 @@
 """Players followed across archives: who is who, and each player's figures over every analysed game, by
 period, with 95% intervals.
 
-Who is who. A player is recognised by a normalised name (``name_key``): Unicode compatibility forms,
-case, runs of white space, the site prefixes of online exports (``playok:``, ``galaxy:`` ...) and the
-Cyrillic letters of Kazakh and Russian names, transliterated to Latin, so that ``Магжан`` and ``magzhan``
-are one player. An aliases file (``Aliases``) merges names the user knows to be one player; names that
-look alike but are not merged (``look_alike``: the same letters once digits, punctuation and one letter
-are left out) are listed, for the user to decide.
+Who is who. A player is recognised by a normalised name (``taldau.base.names.name_key``, by which a game's
+identity names its players too): Unicode compatibility forms, case, runs of white space, the site prefixes
+of online exports (``playok:``, ``galaxy:`` ...) and the Cyrillic letters of Kazakh and Russian names,
+transliterated to Latin, so that ``Магжан`` and ``magzhan`` are one player. An aliases file (``Aliases``)
+merges names the user knows to be one player; names that look alike but are not merged (``look_alike``:
+the same letters once digits, punctuation and one letter are left out) are listed, for the user to
+decide.
 
 Figures. Everything comes from the ``games`` table, which holds each side's sums per game (decisions
 counted, error, checker and cube parts, accuracy, marks, luck): a player's error rate is the summed error
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from taldau.base.identity import FirstFound
 from taldau.base.kind import MarkScale
+from taldau.base.names import name_key
 from taldau.games.registry import analyser
 from taldau.schemas import SideFigures
 
@@ -51,30 +53,6 @@ PERIODS = ("month", "year", "event")
 RATED_FIGURES = (("PR", "pr"), ("Checker PR", "checker_pr"), ("Cube PR", "cube_pr"), ("Luck/game", "luck"))
 PLAIN_FIGURES = (("Accuracy", "accuracy"), ("Error rate", "error_rate"), ("Performance", "performance"))
 MIN_GAMES = 8  # the fewest games an interval is given for: fewer resample too coarsely to mean anything
-# Online sites whose exports write a player as ``site:name`` (or ``site/name``).
-SITE_PREFIX = re.compile(
-    r"^(?:playok|galaxy|backgammongalaxy|bgstudio|studio|fibs|gridgammon|heroes|lichess|playstrategy)"
-    r"\s*[:/]\s*",
-    re.IGNORECASE,
-)
-# Kazakh and Russian Cyrillic in Latin letters, as Kazakh players write their names online.
-_LATIN = (
-    ("а", "a"), ("б", "b"), ("в", "v"), ("г", "g"), ("д", "d"), ("е", "e"), ("ё", "yo"), ("ж", "zh"),
-    ("з", "z"), ("и", "i"), ("й", "y"), ("к", "k"), ("л", "l"), ("м", "m"), ("н", "n"), ("о", "o"),
-    ("п", "p"), ("р", "r"), ("с", "s"), ("т", "t"), ("у", "u"), ("ф", "f"), ("х", "kh"), ("ц", "ts"),
-    ("ч", "ch"), ("ш", "sh"), ("щ", "shch"), ("ъ", ""), ("ы", "y"), ("ь", ""), ("э", "e"), ("ю", "yu"),
-    ("я", "ya"), ("ә", "a"), ("ғ", "g"), ("қ", "q"), ("ң", "n"), ("ө", "o"), ("ұ", "u"), ("ү", "u"),
-    ("һ", "h"), ("і", "i"),
-)  # fmt: skip
-CYRILLIC = dict(_LATIN)
-
-
-def name_key(name: str) -> str:
-    """The name players are recognised by: ``name`` in compatibility form, case folded, without the site
-    prefix of an online export, Cyrillic transliterated, white space collapsed to one space."""
-    text = SITE_PREFIX.sub("", unicodedata.normalize("NFKC", name).strip()).casefold()
-    text = "".join(CYRILLIC.get(letter, letter) for letter in text)
-    return " ".join(text.split())
 
 
 def _alphabetical(name: str) -> tuple[str, str]:
@@ -579,9 +557,14 @@ def players(
     (any of its spellings or aliases)."""
     folders = open_folders(paths)
     seen: dict[str, Sitting] = {}
-    for folder in folders:  # a game analysed in two folders counts once
-        for sitting in sittings(folder, aliases):
-            seen.setdefault(f"{sitting.game_id}:{sitting.key}", sitting)
+    earlier: FirstFound[str] = FirstFound()  # the games of the folders before, by id
+    for folder in folders:  # a game analysed in two folders (from one record of it or two) counts once
+        found = sittings(folder, aliases)
+        for sitting in found:
+            first = earlier.find(sitting.game_id) or sitting.game_id
+            seen.setdefault(f"{first}:{sitting.key}", sitting)
+        for sitting in found:
+            earlier.first(sitting.game_id, sitting.game_id)
     by_player: dict[str, list[Sitting]] = defaultdict(list)
     for sitting in seen.values():
         by_player[sitting.key].append(sitting)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from taldau.base.archive import Refused, iter_sources
+from taldau.base.identity import FirstFound
 from taldau.base.kind import GameFacts, GameKind
 from taldau.base.records import ReadLimits, RecordError, RecordFile, UnreadableFile
 from taldau.games.registry import FALLBACK, detect_game, game_kind
@@ -30,7 +31,7 @@ class Unreadable:
 class GameCheck:
     """The verdict on one game of an archive. ``index`` 0 stands for a source with no readable game
     (``read`` False: a source not read at all). ``identity`` is a valid game's id, as ``analyze`` names
-    it (a game found twice has the same)."""
+    it (``taldau.base.identity``: two records of one game have ids of the same game)."""
 
     game: str
     facts: GameFacts
@@ -82,7 +83,7 @@ class Summary:
     inputs: Inputs = field(default_factory=Inputs)
     plies: int = 0
     plies_by_game: dict[str, int] = field(default_factory=dict)
-    _first: dict[str, Place] = field(default_factory=dict, repr=False)
+    _first: FirstFound[Place] = field(default_factory=FirstFound, repr=False)
 
     @property
     def games(self) -> int:
@@ -112,7 +113,7 @@ class Summary:
             self.inputs.skip(note)
             return note
         if check.identity is not None:
-            first = self._first.setdefault(check.identity, Place(facts.source, facts.index))
+            first = self._first.first(check.identity, Place(facts.source, facts.index))
             if first != Place(facts.source, facts.index):
                 note = NotUsed(facts.source, facts.index, Unused.DUPLICATE, first=first)
                 self.inputs.skip(note)

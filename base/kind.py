@@ -594,7 +594,14 @@ class GameKind(Protocol[Game]):
         ...
 
     def identity(self, game: Game) -> str:
-        """The content-derived id of a game: the same game gets the same id in any run, on any machine."""
+        """The id of a valid game, made of its content (``taldau.base.identity.game_id``: its players, its
+        moves, its date where the record gives one): the same game gets the same id in any run, on any
+        machine, from any record of it."""
+        ...
+
+    def former_identity(self, game: Game) -> str:
+        """The id folders and books written before ``identity`` named a valid game by
+        (``taldau.base.identity.former_game_id``: every header hashed with the moves)."""
         ...
 
     def same_task(self, first: Game, second: Game) -> bool:

@@ -21,7 +21,6 @@ from taldau.analysis.review import (
 )
 from taldau.analysis.rows import move_rows
 from taldau.analysis.winchance import fit_win_curve
-from taldau.base.identity import game_id
 from taldau.base.kind import Limit, Mark, MarkScale, mark_for
 from taldau.base.winchance import WinCurve
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
@@ -305,7 +304,6 @@ def test_win_curve_fit_recovers_a_known_curve() -> None:
 def test_rows_as_arrow_and_parquet(tmp_path: Path, togyz_examples: Path, engine: Engine) -> None:
     game = list(read_games((togyz_examples / "playok-2024-2025-sample.pgn").read_bytes(), "sample"))[5]
     identity = TogyzKind().identity(game)
-    assert identity == game_id("togyz", game.record.headers, game.positions[0].fen(), game.moves)
     table = moves_table(move_rows(identity, reviewed(game, engine, Limit(depth=3))[1]))
     assert table.schema.equals(MOVES_SCHEMA, check_metadata=True)
     assert table.schema.metadata[b"taldau.schema_version"] == MOVES_SCHEMA_VERSION.encode()
@@ -350,9 +348,3 @@ def test_a_version_1_moves_file_reads_as_today_s(tmp_path: Path) -> None:
     assert (back["chance_before"], back["chance_after"], back["drop"]) == (-0.25, 0.5, 0.75)
     assert not {"plies_to_result_best", "fen", "move", "win_chance_after"} & set(back)
     assert MOVES_SCHEMA_VERSION == "7"
-
-
-def test_game_id_depends_on_content_only() -> None:
-    a = game_id("togyz", {"White": "a", "Black": "b"}, "fen", [8, 8, 2])
-    assert a == game_id("togyz", {"Black": "b", "White": "a"}, "fen", [8, 8, 2]) and len(a) == 16
-    assert a != game_id("togyz", {"White": "a", "Black": "b"}, "fen", [8, 8, 3])

@@ -293,7 +293,8 @@ def run_analysis(
     """Analyse every game under ``paths`` into ``out``; returns the manifest, whose ``counts`` and
     ``failures`` are this run's games, ``inputs`` what became of every file and game under ``paths``
     (``folder`` has the totals of the output folder). With ``resume``, the tasks already analysed in
-    ``out`` (compacted, or in parts) are not run again.
+    ``out`` (compacted, or in parts) are not run again, those a run stored under their former ids
+    (``GameTask.former_id``) included.
 
     ``out`` and its folders are made when the first rows are stored: NothingToAnalyse is raised, and
     nothing made, when ``paths`` hold no game of the run's kind; an executor that fails before bringing
@@ -319,8 +320,10 @@ def run_analysis(
             continue
         for game in item.games:
             inputs.game(item.source, valid=True)
-            game_ids.add(game.game_id)
-        if item.id in done:
+        # a task analysed before game ids were made of content: its rows are stored under its former ids
+        former = item.id not in done and item.former_id in done
+        game_ids.update(game.former_id if former else game.game_id for game in item.games)
+        if former or item.id in done:
             state.resumed += 1
             state.games_resumed += len(item.games)
             continue

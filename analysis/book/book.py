@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from taldau.base.files import publish, write_text_atomic
+from taldau.base.identity import FirstFound
 from taldau.base.records import ReadLimits
 from taldau.schemas.book import (
     BOOK_EVALS_SCHEMA,
@@ -224,21 +225,22 @@ class Book:
 
     def unique_plies(self) -> tuple[pa.Table, dict[Path, int]]:
         """The ``plies`` rows of every part, but those of a game found in an earlier part (in the order of
-        the parts' names): a game in two files counts once. Returns them and, per part, the number of its
-        games found before."""
+        the parts' names): a game in two files (or in two records, ``taldau.base.identity``) counts once.
+        Returns them and, per part, the number of its games found before."""
         schema = PARTS["plies"]
-        seen: set[str] = set()
+        earlier: FirstFound[str] = FirstFound()  # the games of the parts before, by id
         found_before: dict[Path, int] = {}
         tables = [schema.empty_table().replace_schema_metadata(None)]
         for path in self.parts("plies"):
             rows = pq.read_table(path, schema=schema).replace_schema_metadata(None)
-            ids = set(pc.unique(rows["game_id"]).to_pylist())
-            before = ids & seen
+            ids = pc.unique(rows["game_id"]).to_pylist()
+            before = [identity for identity in ids if earlier.find(identity) is not None]
             if before:
                 found_before[path] = len(before)
                 keep = pc.invert(pc.is_in(rows["game_id"], value_set=pa.array(sorted(before), pa.string())))
                 rows = rows.filter(keep)
-            seen |= ids
+            for identity in ids:
+                earlier.first(identity, identity)
             tables.append(rows)
         return pa.concat_tables(tables), found_before
 

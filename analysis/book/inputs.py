@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from taldau.base.archive import Refused, iter_sources
+from taldau.base.identity import FirstFound
 from taldau.base.kind import GameKind
 from taldau.base.records import ReadLimits, RecordFile, UnreadableFile
 from taldau.games.registry import detect_game, game_kind
@@ -183,7 +184,7 @@ def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputRe
             report.skipped.append(f"{item.name}: {found.name} games; this book is of {settings.game}")
             report.other_game = sum(found.facts(game).index > 0 for game in found.read_file(item.file))
             return BOOK_PLIES_SCHEMA.empty_table(), report
-        first: dict[str, Place] = {}  # where each valid game of the file was found first
+        first: FirstFound[Place] = FirstFound()  # where each valid game of the file was found first
         for game in kind.read_file(item.file):
             facts = kind.facts(game)
             if facts.index == 0:  # no game record in the file
@@ -197,7 +198,7 @@ def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputRe
                 identity = place_id(kind.name, facts)
             else:
                 identity = kind.identity(game)
-                place = first.setdefault(identity, Place(facts.source, facts.index))
+                place = first.first(identity, Place(facts.source, facts.index))
                 if place != Place(facts.source, facts.index):
                     report.duplicates += 1
                     duplicate = NotUsed(facts.source, facts.index, Unused.DUPLICATE, first=place)

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from taldau.base.identity import game_id
+from taldau.base.identity import former_game_id, game_id
 from taldau.base.kind import (
     EMG_SCALE,
     Annotation,
@@ -253,6 +253,11 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
     )
 
 
+def _actions(game: Game) -> list[str]:
+    """A game's actions as its identity hashes them: each player's, as Jellyfish writes it."""
+    return [f"{act.player}:{format_action(act) or act.kind.value}" for act in game.record.actions]
+
+
 class BackgammonKind:
     """Backgammon matches and money sessions; recognised by their content."""
 
@@ -317,13 +322,20 @@ class BackgammonKind:
         )
 
     def identity(self, game: Game) -> str:
+        """The match's players and length, the game's number and starting score, and its actions as
+        Jellyfish writes them (the same from a .mat file or an SGF one), and the date as ``opening`` reads
+        it."""
+        match, start = game.match, game.start
+        opening = f"{match.length} game {game.index} at {start.score[0]}-{start.score[1]}"
+        return game_id(self.name, match.players, opening, _actions(game), self.opening(game, 0).date)
+
+    def former_identity(self, game: Game) -> str:
         """A hash of the match's headers, players and length, the game's number and starting score, and
-        its actions as Jellyfish writes them (the same from a .mat file or an SGF one)."""
+        its actions as Jellyfish writes them."""
         match, start = game.match, game.start
         score = f"{start.score[0]}-{start.score[1]}"
         opening = f"{match.length} {' / '.join(match.players)} game {game.index} at {score}"
-        actions = [f"{act.player}:{format_action(act) or act.kind.value}" for act in game.record.actions]
-        return game_id(self.name, match.headers, opening, actions)
+        return former_game_id(self.name, match.headers, opening, _actions(game))
 
     def same_task(self, first: Game, second: Game) -> bool:
         """Games of one match make one task."""

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from taldau.base.identity import game_id
+from taldau.base.identity import former_game_id, game_id
 from taldau.base.kind import (
     Annotation,
     GameAnalysis,
@@ -175,8 +175,16 @@ class TogyzKind:
         )
 
     def identity(self, game: Game) -> str:
+        """The players (``White``, ``Black``), the start position's FEN and the moves (origin pits), and the
+        date as ``opening`` reads it."""
+        headers = game.record.headers
+        players = (headers.get("White", ""), headers.get("Black", ""))
+        date = self.opening(game, 0).date
+        return game_id(self.name, players, game.positions[0].fen(), game.moves, date)
+
+    def former_identity(self, game: Game) -> str:
         """A hash of the headers, the start position's FEN and the moves (origin pits)."""
-        return game_id(self.name, game.record.headers, game.positions[0].fen(), game.moves)
+        return former_game_id(self.name, game.record.headers, game.positions[0].fen(), game.moves)
 
     def same_task(self, first: Game, second: Game) -> bool:
         return False
