@@ -12,7 +12,8 @@ decide.
 Figures. Everything comes from the ``games`` table, which holds each side's sums per game (decisions
 counted, error, checker and cube parts, accuracy, marks, luck): a player's error rate is the summed error
 over the summed counted decisions of their games, PR (backgammon) its scale's factor times that, and so
-on. Intervals (for MIN_GAMES games or more) are bootstrap intervals over games, not decisions:
+on. Intervals (for MIN_GAMES games or more; none where every game is alike, such as the score of a player
+who lost every game, which resampling cannot widen) are bootstrap intervals over games, not decisions:
 the decisions of one game share its player's form that day and are not independent; resampling whole
 games keeps that (its coverage is checked by simulation in ``tests/test_players.py``). A Togyz player's
 performance rating is the mean rating of the opponents plus 400 log10(s / (1 - s)) for the score s, over
@@ -25,6 +26,7 @@ analysis; a stored table would go stale as soon as an alias is added.
 
 from __future__ import annotations
 
+import codecs
 import math
 import re
 from collections import defaultdict
@@ -80,9 +82,19 @@ class Aliases:
     @classmethod
     def read(cls, path: str | Path) -> Aliases:
         """The aliases of the file at ``path``; AliasError naming the file and line for a line that is not
-        ``name = names``, or a name given to two players."""
+        ``name = names``, a name given to two players, or a byte that is not UTF-8; AliasError naming the
+        file for a file that cannot be read."""
         shown: dict[str, str] = {}
-        text = Path(path).read_text(encoding="utf-8-sig")
+        try:
+            data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+            text = data.decode("utf-8")
+        except OSError as error:
+            raise AliasError(f"{path}: cannot be read: {error.strerror or error}") from None
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            raise AliasError(
+                f"{path}, line {line}: byte 0x{data[error.start]:02x} is not UTF-8 (save the file as UTF-8)"
+            ) from None
         for number, line in enumerate(text.splitlines(), start=1):
             line = line.split("#", 1)[0].strip()
             if not line:
@@ -227,11 +239,20 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
 
 @dataclass(frozen=True)
 class Estimate:
-    """A figure and its interval (None where there are no decisions to make it of)."""
+    """A figure (None where there are no decisions to make it of) and its interval (None below
+    ``MIN_GAMES`` games, and where every resample is alike: never one of no width)."""
 
     value: float | None
     low: float | None = None
     high: float | None = None
+
+    @staticmethod
+    def within(value: float, low: float, high: float) -> Estimate:
+        """``value`` with the interval from ``low`` to ``high``, or with none where it has no width: every
+        resample alike (a player who lost every game), nothing it could claim 95% of."""
+        if high - low <= 1e-9 * max(1.0, abs(value)):
+            return Estimate(value)
+        return Estimate(value, low, high)
 
     def to_json(self) -> dict[str, float | None]:
         return {name: None if value is None else round(value, 6) for name, value in asdict(self).items()}
@@ -286,8 +307,8 @@ class Bootstrap:
         if self.picks is None:
             return Estimate(factor * ratio)
         spread = math.sqrt(float(np.sum((numerator - ratio * denominator) ** 2))) / total
-        if spread == 0:  # every game at the same rate: nothing to resample
-            return Estimate(factor * ratio, factor * ratio, factor * ratio)
+        if spread == 0:  # every game at the same rate (all lost, all clean): nothing to resample
+            return Estimate(factor * ratio)
         studentized = []
         for rows in np.array_split(self.picks, max(1, self.picks.size // 1_000_000)):
             top, bottom = numerator[rows], denominator[rows]
@@ -298,9 +319,12 @@ class Bootstrap:
             )
             kept = (sums > 0) & (spreads > 0)
             studentized.append((resampled[kept] - ratio) / spreads[kept])
-        low, high = np.quantile(np.concatenate(studentized), self.quantiles)
+        pooled = np.concatenate(studentized)
+        if pooled.size == 0:
+            return Estimate(factor * ratio)
+        low, high = np.quantile(pooled, self.quantiles)
         lowest = 0.0 if numerator.min() >= 0 else -math.inf  # a sum of losses or counts is never below 0
-        return Estimate(
+        return Estimate.within(
             factor * ratio, factor * max(ratio - high * spread, lowest), factor * (ratio - low * spread)
         )
 
@@ -320,7 +344,7 @@ class Bootstrap:
             return Estimate(value)
         values = rating(scores[self.picks].mean(axis=1), ratings[self.picks].mean(axis=1), games)
         low, high = np.quantile(values, self.quantiles)
-        return Estimate(value, float(low), float(high))
+        return Estimate.within(value, float(low), float(high))
 
 
 @dataclass(frozen=True)

@@ -119,11 +119,16 @@ def annotate(
                 )
             except ValueError as error:
                 raise click.UsageError(str(error)) from None
+        written = 0
         with progress_line("annotating", "decision", prints=True) as judged.shown:
             for item in items:
                 if isinstance(item, annotating.NotAnnotated):
                     judged.shown.note(str(item))
                 else:
                     click.echo(str(item))
+                    written += 1
     except FolderError as error:
         raise click.ClickException(str(error)) from None
+    if written == 0:  # nothing to annotate, or nothing that could be: a failure, as validate's
+        say(f"error: no game annotated under {' '.join(paths)}")
+        sys.exit(1)

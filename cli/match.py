@@ -160,8 +160,7 @@ def match(
     if not as_json:
         click.echo(f"{first} vs {second} at {limit}: {result}")
         return
-    scores = {name: getattr(result, name) for name in ("games", "wins", "draws", "losses", "score", "margin")}
-    click.echo(json.dumps({"a": first, "b": second, "limit": str(limit)} | scores))
+    click.echo(json.dumps({"a": first, "b": second, "limit": str(limit)} | result.to_json()))
 
 
 def backgammon_match(

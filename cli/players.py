@@ -4,20 +4,24 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 from taldau.analysis.folder import FolderError
 from taldau.analysis.players import (
+    MIN_GAMES,
     PERIODS,
     AliasError,
     Aliases,
+    Estimate,
     Figures,
     Player,
     PlayerSettings,
     players,
     shown_figures,
 )
-from taldau.cli.options import JSON
+from taldau.cli.options import EX_USAGE, JSON, say
+from taldau.cli.terminal import escaped
 
 
 @click.command("players")
@@ -58,7 +62,12 @@ def players_command(
         settings = PlayerSettings(by=by, min_decisions=min_decisions, player=player)
         report = players(folders, settings, known)
     except (FolderError, AliasError) as error:
-        raise click.UsageError(str(error)) from None
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
+    if not report.players:  # nothing to show is a failure, as validate's no game
+        who = "player" if player is None else f"player {player!r}"
+        say(f"error: no {who} with {min_decisions} or more counted decisions in {' '.join(folders)}")
+        sys.exit(1)
     if as_json:
         click.echo(json.dumps(report.to_json()))
         return
@@ -73,8 +82,11 @@ def players_command(
             click.echo(_row(f"  {period}", figures, columns))
         if player is not None:
             _details(found)
-    if player is not None and not report.players:
-        click.echo(f"no player {player!r} with {min_decisions} or more counted decisions")
+    if any(_without_interval(found, columns) for found in report.players):
+        click.echo(
+            f"A figure shown without its interval is of fewer than {MIN_GAMES} games, or of games all alike "
+            "(a player who lost every game): resampling them gives no width."
+        )
     if report.fewer_decisions:
         click.echo(
             f"{report.fewer_decisions} players with fewer than {min_decisions} counted decisions left out"
@@ -91,9 +103,23 @@ def _line(name: str, games: object, matches: object, decisions: object, figures:
     return f"{name:<24}{games:>6}{matches:>8}{decisions:>10}  " + "  ".join(f"{text:<22}" for text in figures)
 
 
+def _estimates(figures: Figures, columns: tuple[tuple[str, str], ...]) -> list[Estimate]:
+    """The figures of ``columns`` and the score."""
+    return [getattr(figures, attribute) for _, attribute in columns] + [figures.score]
+
+
 def _row(name: str, figures: Figures, columns: tuple[tuple[str, str], ...]) -> str:
-    values = [str(getattr(figures, attribute)) for _, attribute in columns] + [str(figures.score)]
-    return _line(name[:23], figures.games, figures.matches or "", figures.decisions, values).rstrip()
+    values = [str(estimate) for estimate in _estimates(figures, columns)]
+    return _line(escaped(name, 23), figures.games, figures.matches or "", figures.decisions, values).rstrip()
+
+
+def _without_interval(found: Player, columns: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a figure shown of ``found`` (overall or by period) has a value but no interval."""
+    return any(
+        estimate.value is not None and estimate.low is None
+        for figures in (found.overall, *found.periods.values())
+        for estimate in _estimates(figures, columns)
+    )
 
 
 def _details(found: Player) -> None:

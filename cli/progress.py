@@ -6,6 +6,7 @@ background says how far it got without a line per item."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from typing import Any
 
 import click
 from taldau.analysis.accounting import count
+from taldau.cli.terminal import escaped, escaped_output, unescaped
 
 PLAIN_EVERY = 5.0  # seconds between two plain progress lines
 
@@ -65,7 +67,7 @@ class ProgressLine:
             self.unit, self.plural = unit, plural
         noun = _noun(done if self.total is None else self.total, self.unit, self.plural)
         if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=self.total, detail=detail, unit=noun)
+            self._bar.update(self._task, completed=done, total=self.total, detail=escaped(detail), unit=noun)
             return
         now = time.perf_counter()
         finished = self.total is not None and done >= self.total
@@ -87,7 +89,7 @@ class ProgressLine:
     def note(self, line: str) -> None:
         """One line of its own on stderr (above the bar on a terminal)."""
         if self._bar is not None:
-            self._bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+            self._bar.console.print(escaped(line), markup=False, highlight=False, soft_wrap=True)
         else:
             click.echo(line, err=True)
 
@@ -107,7 +109,7 @@ def progress_line(
     lines), and its stdout left alone."""
     from rich.console import Console
 
-    console = Console(stderr=True)
+    console = Console(file=unescaped(sys.stderr))  # the bar's own cursor movements reach the terminal
     if not console.is_terminal or (prints and Console().is_terminal):
         shown = ProgressLine(label, unit, total, every, plural=plural)
         yield shown
@@ -125,5 +127,5 @@ def progress_line(
         console=console,
         redirect_stdout=not prints,
     )
-    with bar:
+    with bar, escaped_output():  # what the bar takes from stdout and stderr to show above it, escaped
         yield ProgressLine(label, unit, total, every, bar, plural)

@@ -76,3 +76,23 @@ def test_an_analysis_whose_records_are_gone_says_which(
     assert result.exit_code == 1 and "game.txt, game 1: the record file is gone" in result.output
     refused = runner.invoke(main, ["annotate", "run", "--depth", "3"])
     assert refused.exit_code == 2 and "at its own settings" in refused.output
+
+
+def test_an_analysis_with_nothing_left_to_annotate_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54, item 7: a record replaced by a text of no game, and a folder a killed first run left with
+    no manifest: each said, then one error line, exit 1."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "togyz" / "scoresheet.txt", "game.txt")
+    runner = CliRunner()
+    made = runner.invoke(main, ["analyze", "game.txt", "--out", "run", "--depth", "1", "--jobs", "1"])
+    assert made.exit_code == 0, made.output
+    Path("game.txt").write_text("no game any more\n")
+    result = runner.invoke(main, ["annotate", "run"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == "error: no game annotated under run"
+    Path("killed/games").mkdir(parents=True)
+    result = runner.invoke(main, ["annotate", "killed"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == "error: no game annotated under killed"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from taldau.base.agreement import t95
 from taldau.games.backgammon.board import ROLL_COUNTS
 from taldau.games.backgammon.engine import Search
 from taldau.games.backgammon.eval.gnubg import gnubg_available
@@ -80,7 +81,8 @@ def test_a_player_against_itself_scores_zero_per_pair() -> None:
         first, second = result.games[2 * pair : 2 * pair + 2]
         assert first.rolls == second.rolls and first.plies == second.plies
         assert first.a_points + second.a_points == 0
-    assert result.points == 0 and result.margin == 0.0
+    assert result.points == 0 and result.margin is None  # every pair alike: no zero-width margin
+    assert "(no margin: every pair scored the same)" in str(result)
 
 
 def test_a_game_beyond_the_cap_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,8 +114,7 @@ def test_result_arithmetic_on_a_hand_made_set() -> None:
     assert result.played == 6 and result.points == 1
     assert result.points_per_game == pytest.approx(1 / 6)
     assert result.pair_means() == [0.0, 1.5, -1.0]
-    # the pair means' sample deviation is sqrt(57) / 6, over sqrt(3) pairs: 1.96 * sqrt(19) / 6
-    assert result.margin == pytest.approx(1.96 * math.sqrt(19) / 6)
+    assert result.margin is None and "(no margin below 10 games)" in str(result)  # 3 pairs
     assert (result.wins(True, 2), result.wins(True, 3), result.wins(False, 3), result.wins(False, 1)) == (
         1,
         0,
@@ -128,6 +129,23 @@ def test_result_arithmetic_on_a_hand_made_set() -> None:
         1,
     )
     assert MatchResult("a", "b", games[:2]).margin is None
+
+
+def test_a_margin_is_student_s_t_over_five_pairs_or_more() -> None:
+    """From 10 games (5 pairs) on, the margin is Student's t at 4 degrees of freedom (2.776) times the
+    standard error of the pair means: the normal 1.96 would claim 95% for a 80% interval there."""
+    points = ((1, -1), (2, 1), (-3, 1), (1, 1), (-1, -2))  # A's points in each game: pair means 0, 1.5, ...
+    games = tuple(
+        game(pair, seat, won > 0, abs(won))
+        for pair, pair_points in enumerate(points)
+        for seat, won in enumerate(pair_points)
+    )
+    result = MatchResult("a", "b", games)
+    means = [0.0, 1.5, -1.0, 1.0, -1.5]
+    assert result.pair_means() == means
+    assert t95(4) == pytest.approx(2.7764, abs=0.001)
+    assert result.margin == pytest.approx(t95(4) * np.std(means, ddof=1) / math.sqrt(5))
+    assert f"± {result.margin:.3f} points per game" in str(result)
 
 
 def test_parse_player() -> None:
@@ -195,9 +213,7 @@ def test_a_judged_pair_of_one_player_is_adjusted_to_zero() -> None:
         first, second = result.games[2 * pair : 2 * pair + 2]
         assert first.a_luck == pytest.approx(-second.a_luck) and first.a_luck != 0.0
         assert first.adjusted_points + second.adjusted_points == pytest.approx(0.0)
-    assert result.adjusted_points_per_game == pytest.approx(0.0) and result.adjusted_margin == pytest.approx(
-        0.0
-    )
+    assert result.adjusted_points_per_game == pytest.approx(0.0) and result.adjusted_margin is None
 
 
 def test_adjusted_result_arithmetic() -> None:
@@ -211,7 +227,7 @@ def test_adjusted_result_arithmetic() -> None:
     # adjusted: 1.5, -0.75, 0.0, 1.0: pair means 0.375 and 0.5
     assert result.adjusted_points_per_game == pytest.approx(1.75 / 4)
     assert result.pair_means(adjusted=True) == [0.375, 0.5]
-    assert result.adjusted_margin == pytest.approx(1.96 * np.std([0.375, 0.5], ddof=1) / math.sqrt(2))
+    assert result.adjusted_margin is None  # 2 pairs
     payload = result.to_json()
     assert payload["judge"] == "own:0" and payload["adjusted_points_per_game"] == pytest.approx(0.4375)
     assert "luck-adjusted by own:0: +0.438" in str(result)

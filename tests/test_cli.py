@@ -382,3 +382,53 @@ def test_analyze_counts_an_invalid_backgammon_match_as_invalid(tmp_path: Path, t
     assert bad in result.stderr
     validate = CliRunner().invoke(main, ["validate", str(tmp_path / "bad.mat")])
     assert validate.exit_code == 1 and "1 invalid" in validate.stdout
+
+
+def test_annotate_of_nothing_to_annotate_exits_1_with_one_line(tmp_path: Path) -> None:
+    """Issue 54, item 7: an empty folder, a Go SGF, an empty or binary .pgn, a text of no game: each input
+    said once, then one error line, exit 1 (as validate's no game); a game annotated among them is exit 0."""
+    (tmp_path / "empty").mkdir()
+    inputs = {
+        "go.sgf": b"(;GM[1]FF[4]SZ[19];B[pd];W[dp])",
+        "empty.pgn": b"",
+        "binary.pgn": bytes(range(256)),
+        "prose.pgn": b"Hello, no game here.\n",
+    }
+    for name, data in inputs.items():
+        (tmp_path / name).write_bytes(data)
+    for name in ["empty", *inputs]:
+        path = str(tmp_path / name)
+        result = CliRunner().invoke(main, ["annotate", path, "--depth", "1"])
+        assert result.exit_code == 1, (name, result.output)
+        assert result.stdout == ""
+        note, error = result.stderr.splitlines()
+        assert note.startswith(path) and error == f"error: no game annotated under {path}"
+        assert "Traceback" not in result.output
+    (tmp_path / "one.pgn").write_text(ONE_PLY_GAME)
+    result = CliRunner().invoke(main, ["annotate", str(tmp_path / "one.pgn"), str(tmp_path / "go.sgf")])
+    assert result.exit_code == 0 and "error:" not in result.stderr
+
+
+def test_a_togyz_match_interval_is_wilson_s_and_none_below_ten_games() -> None:
+    """Issue 54, item 11: 2 games won give no interval (not "100.0% +- 0.0%", nor a finite Elo); 10 won
+    give Wilson's interval, below 100% and above 72%, and an Elo bounded below only."""
+    from taldau.base.agreement import wilson_interval
+    from taldau.measure.togyz.match import MatchResult
+
+    two = MatchResult(2, 0, 0)
+    assert two.interval is None and two.to_json()["interval"] is None
+    assert str(two) == "2 games: +2 =0 -0, score 100.0% (no interval below 10 games), Elo +inf"
+    ten = MatchResult(10, 0, 0)
+    assert ten.interval == wilson_interval(10, 10) and ten.interval[0] == pytest.approx(0.7225, abs=1e-4)
+    assert str(ten).endswith("score 100.0% [72.2%, 100.0%], Elo +inf [+166, +inf]")
+    drawn = MatchResult(3, 4, 3)
+    assert drawn.interval == wilson_interval(5, 10) and "Elo +0 [" in str(drawn)
+    code, output = run_stdout("match", "--openings", "1", "--depth", "1", "--jobs", "1")
+    assert code == 0 and "no interval below 10 games" in output and "+- 0.0%" not in output
+
+
+def test_a_backgammon_match_of_two_games_says_it_has_no_margin() -> None:
+    """Issue 54, item 11: the margin the docs promise is said to be missing, and why, rather than left out."""
+    args = ["--games", "2", "--a", "own:0", "--b", "own:0", "--judge", "none", "--jobs", "1"]
+    code, output = run_stdout("match", "--game", "backgammon", *args)
+    assert code == 0 and "points per game for A over 2 games (no margin below 10 games)" in output

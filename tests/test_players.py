@@ -172,3 +172,52 @@ def test_folders_judged_otherwise_are_refused_with_both_named(analysed_examples:
     assert result.exit_code == 2
     assert f"{togyz} and {backgammon} were judged differently" in result.output
     assert "togyz, own" in result.output and "backgammon, sage" in result.output
+
+
+def test_an_interval_of_no_width_is_never_given() -> None:
+    """Issue 54, item 11: a player who lost each of 10 games has a score of 0 and no interval (every
+    resample is 0: a zero-width "95%" interval would claim certainty), nor a performance interval; a
+    player who won some has both."""
+    bootstrap = Bootstrap(10, PlayerSettings(), np.random.default_rng(1))
+    lost = bootstrap.ratio(np.zeros(10), np.ones(10))
+    assert (lost.value, lost.low, lost.high) == (0.0, None, None) and str(lost) == "0.00"
+    flat = bootstrap.performance(np.zeros(10), np.full(10, 1500.0))
+    assert flat.value is not None and flat.low is None and flat.high is None
+    mixed = bootstrap.ratio(np.array([1.0, 0.0] * 5), np.ones(10))
+    assert mixed.low is not None and mixed.high is not None and mixed.low < 0.5 < mixed.high
+
+
+def test_players_says_why_a_figure_has_no_interval(analysed_examples: dict[str, Path]) -> None:
+    """Each player of the 7 sample games has fewer than 8: no interval, and one line says why."""
+    result = CliRunner().invoke(main, ["players", str(analysed_examples["togyz"])])
+    assert result.exit_code == 0, result.output
+    assert "[" not in result.stdout.split("A figure shown without", 1)[0].split("\n", 1)[1]
+    assert "A figure shown without its interval is of fewer than 8 games, or of games all" in result.stdout
+
+
+def test_a_player_not_found_is_one_line_and_exit_1(analysed_examples: dict[str, Path]) -> None:
+    """Issue 54, item 12: `--player nobody` finds no one: a failure, said in one line."""
+    folder = analysed_examples["togyz"]
+    for extra in ([], ["--json"]):
+        result = CliRunner().invoke(main, ["players", str(folder), "--player", "nobody", *extra])
+        assert result.exit_code == 1, result.output
+        assert result.stdout == ""
+        assert result.stderr == f"error: no player 'nobody' with 1 or more counted decisions in {folder}\n"
+    result = CliRunner().invoke(main, ["players", str(folder), "--min-decisions", "100000"])
+    assert result.exit_code == 1 and result.stderr.startswith("error: no player with 100000 or more")
+
+
+def test_an_aliases_file_that_is_not_utf8_is_one_line_naming_file_and_line(
+    tmp_path: Path, analysed_examples: dict[str, Path]
+) -> None:
+    """Issue 54, items 6 and 12: a byte that is not UTF-8 (a Latin-1 é) is named by file and line, exit 2,
+    no traceback; a byte order mark is no error."""
+    path = tmp_path / "aliases.txt"
+    path.write_bytes(b"\xef\xbb\xbftoni = toni2012\nAl\xe9 = ali\n")
+    with pytest.raises(AliasError, match=rf"{path}, line 2: byte 0xe9 is not UTF-8"):
+        Aliases.read(path)
+    result = CliRunner().invoke(main, ["players", str(analysed_examples["togyz"]), "--aliases", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {path}, line 2: byte 0xe9 is not UTF-8 (save the file as UTF-8)\n"
+    path.write_bytes(b"\xef\xbb\xbftoni = toni2012\n")
+    assert Aliases.read(path).shown["toni2012"] == "toni"

@@ -8,8 +8,9 @@ again, and the higher die moves first with both numbers; after it the seats take
 turn by turn. So whatever dice A had in one game, B has in the other. Games are played to the end (the
 doubling cube is not used) and score 1, 2 (gammon) or 3 (backgammon) points for the winner.
 
-A's result is its points per game with a 95% margin: 1.96 standard errors of the per-pair means (each
-pair's two games are one sample, since they share their dice).
+A's result is its points per game with a 95% margin: Student's t times the standard error of the per-pair
+means (each pair's two games are one sample, since they share their dice); none below ``MIN_MATCH_GAMES``
+games, nor where every pair scored the same.
 
 Duplicate dice cancel the luck of the dice only as long as the two games of a pair stay alike; once the
 players' choices part them, the same rolls fall in other positions. With a *judge* (an evaluator, at 0-ply)
@@ -34,6 +35,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from taldau.base.agreement import MIN_MATCH_GAMES, t95
 from taldau.base.kind import OpeningBook
 from taldau.base.processes import worker_pool
 from taldau.games.backgammon.engine import Search, analyse, engine_search, load_evaluator
@@ -43,7 +45,6 @@ from taldau.games.backgammon.position import Dice, Play, Position
 
 MAX_PLIES = 2000  # far above any real game (a few hundred rolls at most); a game beyond it is a bug
 PAIRS_PER_TASK = 25  # duplicate pairs a worker process plays per task (each task carries the players)
-Z95 = 1.96
 REFUTED = 0.06  # EMG: a book play this much worse than the engine's best (gnubg's "bad") is not played
 # The players and judge of a match nobody names: engines every install has (gnubg needs gnubg-nn), A the
 # nets looking two plies ahead, B the same nets alone: what the plies are worth.
@@ -177,7 +178,7 @@ class MatchResult:
 
     @property
     def margin(self) -> float | None:
-        """95% margin of ``points_per_game``: 1.96 standard errors of the pair means; None below 2 pairs."""
+        """95% margin of ``points_per_game`` over the pair means (``_margin``)."""
         return _margin(self.pair_means())
 
     @property
@@ -225,24 +226,36 @@ class MatchResult:
         def spread(margin: float | None) -> str:
             return "" if margin is None else f" ± {margin:.3f}"
 
+        def unmeasured(margin: float | None) -> str:  # why a figure has no margin
+            if margin is not None:
+                return ""
+            if self.played < MIN_MATCH_GAMES:
+                return f" (no margin below {MIN_MATCH_GAMES} games)"
+            return " (no margin: every pair scored the same)"
+
         adjusted = self.adjusted_points_per_game
         luck = (
             ""
             if adjusted is None
             else f"; luck-adjusted by {self.judge}: {adjusted:+.3f}{spread(self.adjusted_margin)}"
+            f"{unmeasured(self.adjusted_margin)}"
         )
         return (
             f"{self.a} vs {self.b}: {self.points_per_game:+.3f}{spread(self.margin)} points per game for A "
-            f"over {self.played} games{luck} (A: {self.wins(True, 2)} gammons, {self.wins(True, 3)} "
-            f"backgammons; B: {self.wins(False, 2)} gammons, {self.wins(False, 3)} backgammons)"
+            f"over {self.played} games{unmeasured(self.margin)}{luck} (A: {self.wins(True, 2)} gammons, "
+            f"{self.wins(True, 3)} backgammons; B: {self.wins(False, 2)} gammons, {self.wins(False, 3)} "
+            "backgammons)"
         )
 
 
 def _margin(means: list[float]) -> float | None:
-    """1.96 standard errors of the mean of ``means``; None below two."""
-    if len(means) < 2:
+    """The half-width of the 95% interval of the mean of ``means`` (one per duplicate pair): Student's t
+    times their standard error; None below ``MIN_MATCH_GAMES`` games (half as many pairs), and where every
+    pair scored the same (no spread to measure: a zero-width interval would claim certainty)."""
+    deviation = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
+    if 2 * len(means) < MIN_MATCH_GAMES or deviation == 0.0:
         return None
-    return Z95 * float(np.std(means, ddof=1)) / math.sqrt(len(means))
+    return t95(len(means) - 1) * deviation / math.sqrt(len(means))
 
 
 def play_game(

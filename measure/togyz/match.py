@@ -1,4 +1,4 @@
-"""Engine matches: two players play each opening with both colours; the score, with an error margin, is how
+"""Engine matches: two players play each opening with both colours; the score, with its 95% interval, is how
 engine changes are judged (``taldau match``). A player is anything that can start a game and choose a move
 (``Player``); it is made in each worker process from a picklable recipe (``PlayerSpec``): our engine with
 its settings and limit (``EngineSpec``), or another program such as the AlphaZero net of
@@ -18,6 +18,7 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Protocol
 
+from taldau.base.agreement import MIN_MATCH_GAMES, wilson_interval
 from taldau.base.kind import Limit, OpeningBook
 from taldau.base.processes import worker_pool
 from taldau.games.togyz.engine import Engine, EngineSettings
@@ -213,7 +214,8 @@ def _play_pair(job: tuple[tuple[int, ...], PlayerSpec, PlayerSpec]) -> list[Game
 
 @dataclass(frozen=True)
 class MatchResult:
-    """Settings A's results against B: wins, draws, losses, score with a 95% margin, and the Elo gap."""
+    """Settings A's results against B: wins, draws, losses, the score with its 95% interval, and the Elo
+    gap."""
 
     wins: int
     draws: int
@@ -228,26 +230,38 @@ class MatchResult:
         return (self.wins + 0.5 * self.draws) / self.games
 
     @property
-    def margin(self) -> float:
-        """Half-width of the 95% confidence interval of the score (normal approximation per game)."""
-        mean = self.score
-        variance = (
-            self.wins * (1 - mean) ** 2 + self.draws * (0.5 - mean) ** 2 + self.losses * mean**2
-        ) / self.games
-        return 1.96 * math.sqrt(variance / self.games)
+    def interval(self) -> tuple[float, float] | None:
+        """The 95% interval of the score: Wilson's, a draw half a win, so that it stays honest at 0% and
+        100% (an interval of a normal approximation would be empty there); None below ``MIN_MATCH_GAMES``
+        games."""
+        if self.games < MIN_MATCH_GAMES:
+            return None
+        return wilson_interval(self.wins + 0.5 * self.draws, self.games)
 
     @staticmethod
-    def elo(score: float) -> float:
-        score = min(max(score, 1e-6), 1 - 1e-6)
-        return -400.0 * math.log10(1.0 / score - 1.0)
+    def elo(score: float) -> str:
+        """The Elo gap of ``score`` as text (``+inf`` at 100%, ``-inf`` at 0%)."""
+        if score <= 0.0 or score >= 1.0:
+            return "+inf" if score >= 1.0 else "-inf"
+        return f"{400.0 * math.log10(score / (1.0 - score)):+.0f}"
 
     def __str__(self) -> str:
-        low, high = self.score - self.margin, self.score + self.margin
-        return (
-            f"{self.games} games: +{self.wins} ={self.draws} -{self.losses}, "
-            f"score {100 * self.score:.1f}% +- {100 * self.margin:.1f}%, "
-            f"Elo {self.elo(self.score):+.0f} [{self.elo(low):+.0f}, {self.elo(high):+.0f}]"
-        )
+        score = f"score {100 * self.score:.1f}%"
+        interval = self.interval
+        if interval is None:
+            shown = f"{score} (no interval below {MIN_MATCH_GAMES} games), Elo {self.elo(self.score)}"
+        else:
+            low, high = interval
+            shown = (
+                f"{score} [{100 * low:.1f}%, {100 * high:.1f}%], "
+                f"Elo {self.elo(self.score)} [{self.elo(low)}, {self.elo(high)}]"
+            )
+        return f"{self.games} games: +{self.wins} ={self.draws} -{self.losses}, {shown}"
+
+    def to_json(self) -> dict[str, object]:
+        interval = self.interval
+        counts = {name: getattr(self, name) for name in ("games", "wins", "draws", "losses", "score")}
+        return counts | {"interval": None if interval is None else list(interval)}
 
 
 @dataclass(frozen=True)
@@ -282,10 +296,7 @@ class MatchReport:
         return out
 
     def to_json(self) -> dict[str, object]:
-        scores = {name: getattr(self.result, name) for name in ("games", "wins", "draws", "losses")}
-        return scores | {
-            "score": self.result.score,
-            "margin": self.result.margin,
+        return self.result.to_json() | {
             "a_seconds_per_move": self.a_seconds_per_move,
             "b_seconds_per_move": self.b_seconds_per_move,
             "games_played": [game.to_json() for game in self.games],
