@@ -195,3 +195,8 @@ def test_a_folder_of_former_ids_is_recognised_not_analysed_again(
     assert {player.name: player.overall.games for player in players([out]).players}["abeke93"] == 2
     texts = [item for item in annotate_stored(StoredAnalysis.open(out), "short") if isinstance(item, str)]
     assert len(texts) == 7  # the stored judgements are found under the former ids
+    code, _, stderr = analyze(str(PLAYOK), "--out", str(out), "--no-resume")
+    assert code == 0, stderr
+    renamed = open_folder(out)  # analysed again: stored under the content ids, the former rows dropped
+    assert {row["game_id"] for row in renamed.rows("games")} == {kind.identity(g) for g in sample}
+    assert renamed.manifest.folder.games == 7 and renamed.table("moves").num_rows == len(moves)

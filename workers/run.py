@@ -307,6 +307,7 @@ def run_analysis(
     invalid: list[GameRow] = []  # stored with the first results, or before compacting
     done = store.analysed() if resume else frozenset()
     game_ids: set[str] = set()
+    superseded: set[str] = set()  # former ids of the games analysed now: rows a folder may hold under them
     inputs = Inputs()
     for item in plan(paths, settings):
         if isinstance(item, NotUsed):
@@ -327,6 +328,7 @@ def run_analysis(
             state.resumed += 1
             state.games_resumed += len(item.games)
             continue
+        superseded.update(game.former_id for game in item.games if game.former_id)
         planned_tasks.append(item)
     if not game_ids:
         raise NothingToAnalyse(settings.game, inputs)
@@ -342,4 +344,5 @@ def run_analysis(
     except KeyboardInterrupt:  # the local pool: nothing stays queued
         raise Interrupted(state.games - state.games_done, 0) from None
     store_invalid(store, invalid)  # no task brought results: all resumed, or none valid
-    return store.compact(settings.manifest(), RunRecord(spec.id, frozenset(game_ids), inputs))
+    record = RunRecord(spec.id, frozenset(game_ids), inputs, frozenset(superseded - game_ids))
+    return store.compact(settings.manifest(), record)
