@@ -163,8 +163,21 @@ def build(
     for name in report.replaced:
         click.echo(f"{name}: changed since it was read, its earlier games replaced", err=True)
     _summary(out, report.manifest, as_json, report.inputs())
-    if report.unread or any(item.skipped for item in report.read):
+    if _failed(report):
         sys.exit(1)
+
+
+def _failed(report: Any) -> bool:
+    """Whether a build met bad input, as ``validate`` counts it (an input not read, an invalid game, a file
+    that could not be read, an analysis not used): files that are not records, duplicates and games of
+    the other game are listed, not failures."""
+    counted = ("games", "not_record", "duplicates", "other_game", "partial")
+    unreadable = [
+        item
+        for item in report.read
+        if item.skipped and (item.kind != "records" or not any(getattr(item, name) for name in counted))
+    ]
+    return bool(report.unread or unreadable or report.inputs().problems)
 
 
 @book.command()

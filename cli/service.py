@@ -189,7 +189,8 @@ def _run_analysis(
     its progress shown: the manifest and the games resumed (analysed by an earlier run, not again). Exit 2
     when OUT holds other settings, 69 when the service cannot serve the run, 130 when interrupted."""
     from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
-    from taldau.workers.store import SettingsMismatch
+    from taldau.analysis.folder import FolderError
+    from taldau.workers.store import FolderFull, SettingsMismatch
 
     display = _Display()
     if broker:
@@ -204,6 +205,9 @@ def _run_analysis(
             manifest = run_analysis(paths, out, settings, executor, resume=resume, progress=display.progress)
     except SettingsMismatch as error:
         raise click.UsageError(str(error)) from None
+    except (FolderError, FolderFull) as error:  # a damaged folder, or a full disk: the folder as it was
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
     except (BrokerUnavailable, WorkerProblem) as error:
         say(f"error: {error}")
         sys.exit(EX_UNAVAILABLE)
@@ -280,7 +284,7 @@ def _summary(
         )
     if nothing:
         say(f"error: no {game} game to analyse under {' '.join(paths)}")
-    bad = counts.invalid + counts.failed + inputs.not_records + inputs.not_read
+    bad = counts.invalid + counts.failed + inputs.not_read  # files not records are listed, not failures
     return 0 if bad == 0 and not nothing else 1
 
 
