@@ -37,7 +37,7 @@ from taldau.base.records import MIB, ReadLimits, RecordFile, UnreadableFile, rea
 # Files read from directories and archives, also when compressed (``.pgn.gz``); a file of a directory with no
 # suffix is read too (its content decides), one of another suffix is not; a path named explicitly is always
 # read.
-RECORD_SUFFIXES = frozenset({".pgn", ".txt", ".tsv", ".csv", ".mat", ".sgf", ".tk", ".tkz"})
+RECORD_SUFFIXES = frozenset({".pgn", ".txt", ".tsv", ".csv", ".mat", ".sgf", ".xg", ".tk", ".tkz"})
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 COMPRESSED_SUFFIX = ".gz"
 _SUFFIX = re.compile(r"\.[A-Za-z0-9_~-]{1,16}")  # what a suffix looks like (``.pgn``, ``.md``, ``.bak``)

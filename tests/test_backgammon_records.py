@@ -530,7 +530,7 @@ def test_sgf_errors_keep_reading() -> None:
 
 
 def test_formats() -> None:
-    assert FORMATS == ("jellyfish", "sgf")
+    assert FORMATS == ("jellyfish", "sgf", "xg")
     assert detect_format(" 5 point match\n\n Game 1\n a : 0    b : 0\n  1) 31: 8/5 6/5\n") == "jellyfish"
     assert detect_format("  1) 31: 8/5 6/5          42: 8/4 6/4\n") == "jellyfish"
     assert detect_format('[White "a"]\n[Black "b"]\n\n1. 87(10) 87(10) 2. 22 99(22) 1-0\n') is None

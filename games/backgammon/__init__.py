@@ -1,5 +1,6 @@
 """Backgammon (nardy, qisqa tavla) with the doubling cube, money and match play: rules core, position
-strings (gnubg Position ID and Match ID, XGID), match records (Jellyfish .mat/.txt, gnubg SGF).
+strings (gnubg Position ID and Match ID, XGID), match records (Jellyfish .mat/.txt, gnubg SGF, eXtreme Gammon
+.xg).
 
 Words of the game used throughout: *point*, one of the 24 places a checker stands, numbered 1..24 from the
 mover's home board; *bar*, where hit checkers wait to enter; *off*, the checkers borne off; *blot*, a lone
@@ -14,11 +15,14 @@ from .position import ROLLS, Dice, GameValue, Outcome, Play, Position, parse_dic
 from .readers import FORMATS, detect_format, detect_lines, read_match_records, read_matches
 from .record import Action, ActionKind, GameRecord, MatchRecord, Segment
 from .replay import Game, Termination, read_games, replay_file, replay_match
+from .xg import is_xg
 
 
 def recognises(file: RecordFile) -> bool:
-    """Whether a record file holds backgammon (a Jellyfish match file or gnubg SGF), reading no further than
-    it needs to tell; a file that cannot be read is not recognised."""
+    """Whether a record file holds backgammon (a Jellyfish match file, gnubg SGF, an XG file by its name or
+    first bytes), reading no further than it needs to tell; a file that cannot be read is not recognised."""
+    if is_xg(file):
+        return True
     try:
         return detect_lines(file.lines()) is not None
     except UnreadableFile:

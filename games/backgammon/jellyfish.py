@@ -22,7 +22,11 @@ What the producers write differently (all read here):
 - Backgammon Studio: wider columns (numbers ``  10)`` push the line one column right), ``bar/20``,
   ``6/off``, ``13/7*/5``, ``24/22(2)``, ``8/4*(2)``, ``Wins`` on a numbered line, an empty numbered line at
   the end of a game, ``61: ????`` for a roll whose play it could not record, mostly dice rolled before a
-  resignation (read as a roll marked ``unrecorded``: the replay stops there).
+  resignation (read as a roll marked ``unrecorded``: the replay stops there);
+- eXtreme Gammon: ``25/20``, ``6/0``, one checker move a segment, no ``*``, ``33: ???`` for dice rolled and
+  never played (a resignation followed: read as Backgammon Studio's ``????``), and at times its headers name
+  the players the other way round from its columns and score lines (its ``Match ID`` negated): the columns
+  win, the headers of the two players are read swapped.
 """
 
 from __future__ import annotations
@@ -90,7 +94,7 @@ CELL_WORDS = {
     "losses": None,
 }
 NO_PLAY = ("cannot move", "can't move", "")
-UNKNOWN_PLAY = "????"
+UNKNOWN_PLAYS = ("????", "???")  # a play not recorded: Backgammon Studio's, eXtreme Gammon's
 DEFAULT_RIGHT_COLUMN = 33  # gnubg's layout (0-based), used until a game's score line says otherwise
 LEFT_CELL_COLUMN = 6
 SIDES = ("left", "right")
@@ -415,7 +419,7 @@ class JellyfishReader:
             return None
         rest = cell.words[1:]
         segments: list[Segment] = []
-        unrecorded = rest == (UNKNOWN_PLAY,)
+        unrecorded = len(rest) == 1 and rest[0] in UNKNOWN_PLAYS
         if unrecorded or " ".join(rest).lower() in NO_PLAY:
             pass
         else:
@@ -492,7 +496,13 @@ class JellyfishReader:
             state.over = True
 
     def finish(self, match: MatchRecord, names: tuple[str, str] | None) -> MatchRecord:
-        """Sets the players from the headers or else the first score line; reports a match with no game."""
+        """Sets the players from the headers or else the first score line (the headers swapped where they name
+        the score line's players the other way round); reports a match with no game."""
+        named = (match.headers.get("Player 1", ""), match.headers.get("Player 2", ""))
+        if names is not None and named[0] != named[1] and names == named[::-1]:
+            for first, second in (("Player 1", "Player 2"), ("Player 1 Elo", "Player 2 Elo")):
+                if first in match.headers and second in match.headers:
+                    match.headers[first], match.headers[second] = match.headers[second], match.headers[first]
         if "Player 1" in match.headers or "Player 2" in match.headers:
             match.players = (match.headers.get("Player 1", ""), match.headers.get("Player 2", ""))
         elif names is not None:

@@ -1,4 +1,5 @@
-"""Reading backgammon record files of any supported format: the format is recognised from the text."""
+"""Reading backgammon record files of any supported format: the format is recognised from the text, and an
+eXtreme Gammon file by its name or its first bytes."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from taldau.base.records import Line, ReadLimits, RecordError, RecordFile, Unrea
 from .jellyfish import JellyfishReader
 from .record import MatchRecord
 from .sgf import read_sgf_lines
+from .xg import is_xg, read_xg_file
 
-FORMATS = ("jellyfish", "sgf")
+FORMATS = ("jellyfish", "sgf", "xg")
 
 _SGF_GAME = re.compile(r"GM\s*\[\s*6\s*\]")
 # A line's leading blanks are [^\S\n]*, not \s*: from each line start \s* would run on through every blank
@@ -71,9 +73,12 @@ def read_match_records(data: bytes, source: str, limits: ReadLimits | None = Non
 
 
 def read_matches(file: RecordFile) -> Iterator[MatchRecord]:
-    """The matches of a record file, read line by line (a Jellyfish file one match at a time);
-    undecodable or unrecognised data gives one match with an error at line 0, and so does a file that
-    cannot be read on."""
+    """The matches of a record file, read line by line (a Jellyfish file one match at a time; an XG file,
+    binary, whole); undecodable or unrecognised data gives one match with an error at line 0, and so does a
+    file that cannot be read on."""
+    if is_xg(file):
+        yield from read_xg_file(file)
+        return
     try:
         kind = detect_lines(file.lines())
         if kind == "sgf":

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from taldau.base.kind import DecisionKind
 from taldau.base.records import RecordError, append_error
 
 BAR = 25
@@ -47,10 +48,30 @@ class ActionKind(Enum):
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """A program's judgement of one decision, as the record file stores it (eXtreme Gammon's analysis in a
+    ``.xg`` file): who judged (``judge``, ``XG``) at what ``level`` (``4-ply``, ``XG Roller++``), what the
+    decision was (``kind``: a checker play, whether to double, whether to take), the judge's ``best`` action
+    in the notation of an analysis's best (a play as ``Play.text`` writes it, ``13/8 24/23``; a cube action
+    as the review names it: ``no double``, ``double``, ``take``, ``pass``) and the ``loss`` of the action
+    played, in EMG as the judge stored it (0 for the best)."""
+
+    judge: str
+    level: str
+    kind: DecisionKind
+    best: str
+    loss: float
+
+
+@dataclass(frozen=True)
 class Action:
     """One thing a player did, where it is written. ``value`` is the cube value offered for DOUBLE and
     BEAVER, the points per cube for RESIGN, else 0. ``number`` is the record's move number (0 if none).
-    ``unrecorded`` marks a roll whose play the record does not know (Backgammon Studio's ``61: ????``)."""
+    ``unrecorded`` marks a roll whose play the record does not know (Backgammon Studio's ``61: ????``).
+    ``verdicts``: the judgements of the decisions this action made that the file stores (a roll's: not
+    doubling before it, then its play). ``after``: the gnubg Position ID, from the next player's side, of
+    the position the record says a play leaves, where the record keeps a play it flags as not legal (XG
+    does); the replay takes that position as the play's result."""
 
     player: int
     kind: ActionKind
@@ -62,6 +83,8 @@ class Action:
     value: int = 0
     text: str = ""
     unrecorded: bool = False
+    verdicts: tuple[Verdict, ...] = ()
+    after: str = ""
 
 
 @dataclass

@@ -13,7 +13,9 @@ points no resignation is worth counts the resignation of ``points / cube`` round
 the cube (``Wins 4016 point`` at cube 4: a backgammon, 12), and the next game starts from the score its
 record announces: the match score carries on with the written result when the next game's score line
 says so, else with the replay's. Backgammon Studio's ``61: ????``, a roll whose play it could not record,
-ends the game's replay there, with a warning; the game keeps its plays up to it.
+ends the game's replay there, with a warning; the game keeps its plays up to it. A play the record flags as
+not legal and keeps with the position after it (``Action.after``: eXtreme Gammon does) is read as the record
+reads it, from that position, with a warning.
 """
 
 from __future__ import annotations
@@ -326,6 +328,8 @@ def _roll(game: Game, action: Action, position: Position, state: MatchState, whe
     assert action.dice is not None
     dice = action.dice
     rolled = f"{dice[0]}{dice[1]}"
+    if action.after:
+        return _as_recorded(game, action, position, f"{where}{rolled}")
     if not action.segments:
         plays = position.plays(dice)
         if plays[0].moves:
@@ -363,6 +367,25 @@ def _roll(game: Game, action: Action, position: Position, state: MatchState, whe
         game.add_error(line, column, f"{where}{rolled}: {written} is not a legal play; legal: {shown}{more}")
         return None
     return _chosen(game, action, candidates, f"{where}{rolled}")
+
+
+def _as_recorded(game: Game, action: Action, position: Position, where: str) -> Play | None:
+    """A play the record flags as not legal and keeps, read from the position it records after it (the
+    legal play that leaves that position, where there is one), with a warning; None, with an error, when
+    the recorded position is none."""
+    assert action.dice is not None
+    try:
+        result = Position.from_position_id(action.after, 1 - action.player)
+    except ValueError as error:
+        game.add_error(action.line, action.column, f"{where}: the position recorded after the play: {error}")
+        return None
+    legal = [play for play in position.plays(action.dice) if play.result == result]
+    moves = tuple((segment.start, segment.end) for segment in action.segments for _ in range(segment.count))
+    play = legal[0] if legal else Play(moves, result, position.board)
+    written = play.text or "no move"
+    message = f"{where}: {written}: flagged by the record as not a legal play; read from the position"
+    game.warnings.append(RecordError(action.line, action.column, f"{message} it records after it"))
+    return play
 
 
 def _chosen(game: Game, action: Action, candidates: tuple[Play, ...], where: str) -> Play:
