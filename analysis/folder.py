@@ -348,13 +348,14 @@ class AnalysisFolder:
             return
         if rows == expected:
             return
-        said = ", ".join(f"{name}/ {rows[name]:,} rows where it records {expected[name]:,}" for name in TABLES)
+        said = ", ".join(
+            f"{name}/ {rows[name]:,} rows where it records {expected[name]:,}" for name in TABLES
+        )
         waiting = _interrupted(self.path)
         fix = (
             _rerun(self.path)
             if waiting or listed is None
-            else "its files were changed by something else: analyse the archive again into a new --out "
-            "folder"
+            else "its files were changed by something else: analyse the archive again into a new --out folder"
         )
         raise FolderError(
             f"{self.path}: inconsistent analysis folder ({said}: a run stopped while writing it); {fix}"

@@ -10,7 +10,15 @@ from collections.abc import Callable
 import click
 from taldau.analysis.accounting import Inputs
 from taldau.analysis.accounting import count as _count
-from taldau.analysis.book import Book, BookMismatch, BookSettings, InputReport, build_book, merge_books
+from taldau.analysis.book import (
+    Book,
+    BookMismatch,
+    BookSettings,
+    BuildReport,
+    InputReport,
+    build_book,
+    merge_books,
+)
 from taldau.analysis.book.lookup import LookupMove
 from taldau.analysis.book.play import BookPlayer
 from taldau.analysis.book.query import Entry, main_lines, move_json, position_key
@@ -167,7 +175,7 @@ def build(
         sys.exit(1)
 
 
-def _failed(report: Any) -> bool:
+def _failed(report: BuildReport) -> bool:
     """Whether a build met bad input, as ``validate`` counts it (an input not read, an invalid game, a file
     that could not be read, an analysis not used): files that are not records, duplicates and games of
     the other game are listed, not failures."""

@@ -188,8 +188,8 @@ def _run_analysis(
     """``run_analysis`` on Celery (``broker``, with the ``service`` settings) or ``jobs`` local processes,
     its progress shown: the manifest and the games resumed (analysed by an earlier run, not again). Exit 2
     when OUT holds other settings, 69 when the service cannot serve the run, 130 when interrupted."""
-    from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
     from taldau.analysis.folder import FolderError
+    from taldau.workers.run import BrokerUnavailable, Interrupted, WorkerProblem, local_executor, run_analysis
     from taldau.workers.store import FolderFull, SettingsMismatch
 
     display = _Display()

@@ -161,3 +161,128 @@ def test_no_case_of_first_contact_shows_a_traceback(tmp_path: Path) -> None:
         assert result.returncode == code, (name, args, said)
         assert line in said, (name, args, said)
     assert not (tmp_path / "out5").exists() and not (tmp_path / "out6").exists()
+
+
+def _audit_cases(tmp_path: Path, analysed: Path) -> list[tuple[str, list[str], int, str]]:
+    """Each finding of issue 54's audit that a command can show, as the command a user ran, the exit code
+    expected and a line it must print (the analysed folder ``analysed`` is the PlayOK sample at depth 1)."""
+    import json
+    import shutil
+
+    togyz = EXAMPLES / "togyz"
+    sample, app = str(togyz / "playok-2024-2025-sample.pgn"), str(togyz / "app-export.pgn")
+    damaged = tmp_path / "damaged"
+    shutil.copytree(analysed, damaged)
+    (moves,) = (damaged / "moves").iterdir()
+    moves.write_bytes(moves.read_bytes()[:200])
+    killed = tmp_path / "killed" / "parts" / "abc" / "games"
+    killed.mkdir(parents=True)
+    shutil.copy(next((analysed / "games").iterdir()), killed / "part-0123.parquet")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "manifest.json").write_text(json.dumps({"name": "my project"}), encoding="utf-8")
+    mine = tmp_path / "mine"
+    (mine / "games").mkdir(parents=True)
+    for name, text in {"index.html": "<p>mine</p>", "games/notes.html": "<p>notes</p>"}.items():
+        (mine / name).write_text(text, encoding="utf-8")
+    records = tmp_path / "records"
+    records.mkdir()
+    shutil.copy(togyz / "compact.txt", records / "games.txt")
+    (records / "notes.txt").write_text("Bring the clocks on Saturday, and the boards.\n", encoding="utf-8")
+    (records / "README.md").write_text("# Our club's games\n", encoding="utf-8")
+    (records / "games.pgn.bak").write_text("old\n", encoding="utf-8")
+    go = tmp_path / "go.sgf"
+    go.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[dp])\n", encoding="utf-8")
+    fake = tmp_path / "one.pgn.gz"
+    fake.write_bytes((togyz / "compact.txt").read_bytes())
+    evil = tmp_path / "evil.pgn"
+    evil.write_text(
+        (togyz / "app-export.pgn").read_text(encoding="utf-8").replace("abeke93", "\x1b]52;c;aGk=\x07Eve", 1),
+        encoding="utf-8",
+    )
+    aliases = tmp_path / "aliases.txt"
+    aliases.write_bytes(b"Bob = bobby\nAl\xe9 = ali\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = tmp_path / "out"
+    depth1 = ["--depth", "1", "--jobs", "1"]
+    return [
+        (
+            "report of a damaged folder",
+            ["report", str(damaged), "--out", f"{out}1"],
+            2,
+            "damaged Parquet file",
+        ),
+        ("players of a damaged folder", ["players", str(damaged)], 2, "damaged Parquet file"),
+        ("annotate of a damaged folder", ["annotate", str(damaged)], 1, "damaged Parquet file"),
+        (
+            "analyze into a damaged folder",
+            ["analyze", sample, "--out", str(damaged), *depth1],
+            2,
+            "damaged Parquet",
+        ),
+        (
+            "report of a killed first run",
+            ["report", str(tmp_path / "killed"), "--out", f"{out}2"],
+            2,
+            "again to finish it",
+        ),
+        (
+            "analyze into another's manifest",
+            ["analyze", sample, "--out", str(theirs), *depth1],
+            2,
+            "not a manifest taldau wrote",
+        ),
+        ("report into a user's folder", ["report", str(analysed), "--out", str(mine)], 2, str(mine)),
+        ("a control character", ["annotate", str(evil), "--depth", "1"], 0, "\\u001b]52;c;aGk=\\u0007Eve"),
+        ("the same game twice", ["validate", sample, app], 0, "app-export.pgn, game 1: duplicate of"),
+        ("files that are not records", ["validate", str(records)], 0, "README.md: a .md file, not a record"),
+        ("a Go SGF", ["validate", str(go)], 1, "a Go SGF (GM[1]), not a game taldau reads"),
+        ("a .gz that is not gzip", ["validate", str(fake)], 1, "not gzip data"),
+        ("annotate with nothing", ["annotate", str(empty)], 1, "error: no game annotated"),
+        (
+            "players of nobody",
+            ["players", str(analysed), "--player", "nobody"],
+            1,
+            "error: no player 'nobody'",
+        ),
+        (
+            "aliases not UTF-8",
+            ["players", str(analysed), "--aliases", str(aliases)],
+            2,
+            "line 2: byte 0xe9 is not UTF-8",
+        ),
+        ("eval beyond 3 plies", ["eval", "4HPwATDgc/ABMA", "--depth", "4"], 2, "0<=x<=3"),
+        (
+            "--jobs with --broker",
+            ["analyze", sample, "--out", f"{out}3", "--jobs", "2", "--broker", "redis://127.0.0.1:1/0"],
+            2,
+            "--jobs 2 runs local processes",
+        ),
+        (
+            "--level on Togyz",
+            ["analyze", sample, "--out", f"{out}4", "--level", "quick"],
+            2,
+            "--level is backgammon's",
+        ),
+        ("a match of 2 games", ["match", "--openings", "1", *depth1], 0, "no interval below 10 games"),
+    ]
+
+
+@pytest.mark.slow
+def test_no_case_of_the_audit_shows_a_traceback(tmp_path: Path, analysed_examples: dict[str, Path]) -> None:
+    """Each case of issue 54 run as a real `taldau` process: the exit code expected, the line that says
+    what happened, no traceback, no raw control character; the user's files left as they were."""
+    import subprocess
+    import sys
+
+    taldau = str(Path(sys.executable).with_name("taldau"))
+    for name, args, code, line in _audit_cases(tmp_path, analysed_examples["togyz"]):
+        result = subprocess.run([taldau, *args], capture_output=True, text=True, timeout=600)
+        said = result.stdout + result.stderr
+        assert "Traceback" not in said, (name, args, said)
+        assert result.returncode == code, (name, args, said)
+        assert line in said, (name, args, said)
+        assert not {character for character in said if ord(character) < 32 and character not in "\n\r"}, name
+    assert (tmp_path / "mine" / "games" / "notes.html").read_text(encoding="utf-8") == "<p>notes</p>"
+    assert (tmp_path / "theirs" / "manifest.json").read_text(encoding="utf-8") == '{"name": "my project"}'

@@ -176,7 +176,9 @@ def _tmpfs(path: Path, size: str) -> None:
     path.mkdir()
     if os.geteuid() != 0:
         pytest.skip("a tmpfs is mounted by root only: the full disk is shown by the fault injected above")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+    )
     if mounted.returncode:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
 
@@ -190,7 +192,13 @@ def test_a_real_full_disk_during_analyze_is_one_line_and_the_rerun_finishes(tmp_
     _tmpfs(disk, "4m")
     try:
         out = disk / "out"
-        first = [TALDAU, "analyze", str(EXAMPLES / "togyz" / "playok-2024-2025-sample.pgn"), "--out", str(out)]
+        first = [
+            TALDAU,
+            "analyze",
+            str(EXAMPLES / "togyz" / "playok-2024-2025-sample.pgn"),
+            "--out",
+            str(out),
+        ]
         options = ["--depth", "1", "--jobs", "1"]
         assert subprocess.run([*first, *options], capture_output=True).returncode == 0
         before = _state(out)
@@ -250,7 +258,9 @@ def test_a_folder_written_before_generations_reads_and_is_checked(
     with pytest.raises(FolderError) as refused:
         open_folder(broken)
     said = str(refused.value)
-    assert said.startswith(f"{broken}: inconsistent analysis folder (moves/ 581 rows where it records 581, "), said
+    assert said.startswith(
+        f"{broken}: inconsistent analysis folder (moves/ 581 rows where it records 581, "
+    ), said
     assert "games/ 9 rows where it records 7" in said and f"--out {broken}` again to finish it" in said, said
 
 
@@ -278,7 +288,9 @@ def test_a_damaged_table_file_is_refused_by_every_reader_in_one_line(
         for command in commands:
             result = CliRunner().invoke(main, command)
             said = result.output + (result.stderr if result.stderr_bytes is not None else "")
-            assert result.exit_code != 0 and result.exception is None or isinstance(result.exception, SystemExit), (
+            assert (result.exit_code != 0 and result.exception is None) or isinstance(
+                result.exception, SystemExit
+            ), (
                 command,
                 said,
             )
@@ -293,7 +305,9 @@ def test_a_first_run_killed_says_to_run_it_again(two_runs: Any, tmp_path: Path) 
     (folder / MANIFEST).unlink()
     for name in ("moves", "games"):
         shutil.rmtree(folder / name)
-    with pytest.raises(FolderError, match=r"a `taldau analyze` run into it has not finished .* again to finish it"):
+    with pytest.raises(
+        FolderError, match=r"a `taldau analyze` run into it has not finished .* again to finish it"
+    ):
         open_folder(folder)
 
 

@@ -319,7 +319,7 @@ def run_analysis(
             game_ids.add(item.game_id)
             state.invalid += 1
             continue
-        for game in item.games:
+        for _ in item.games:
             inputs.game(item.source, valid=True)
         # a task analysed before game ids were made of content: its rows are stored under its former ids
         former = item.id not in done and item.former_id in done

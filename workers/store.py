@@ -366,7 +366,8 @@ class ResultStore:
         moves = _concat(MOVES_SCHEMA, [table for _, table, _ in tasks if table is not None])
         with self._full_disk(moves):
             _write_part(moves, self.part("moves", name))
-            _write_part(_concat(GAMES_SCHEMA, [_games(games) for _, _, games in tasks]), self.part("games", name))
+            games = _concat(GAMES_SCHEMA, [_games(rows) for _, _, rows in tasks])
+            _write_part(games, self.part("games", name))
 
     def compact(self, settings: dict[str, Any], run: RunRecord) -> Manifest:
         """Merge the parts into a new generation of the compacted files, switch both tables to it at once by
@@ -439,7 +440,9 @@ class ResultStore:
             _remove_if_empty([*(self.parts / table for table in TABLES), self.parts, self.parts.parent])
         return manifest
 
-    def _write_table(self, name: str, table: pa.Table, generation: int, written: list[Path]) -> tuple[str, ...]:
+    def _write_table(
+        self, name: str, table: pa.Table, generation: int, written: list[Path]
+    ) -> tuple[str, ...]:
         """Write ``table`` as the files of table ``name`` in ``generation`` (each path added to ``written``
         before it is written); their names."""
         folder = self.out / name
@@ -501,9 +504,7 @@ class ResultStore:
             if moves is not None:
                 new_moves.append(moves)
         merged_games = _concat(GAMES_SCHEMA, new_games)
-        replaced = pa.array(
-            sorted(set(merged_games.column("game_id").to_pylist()) | superseded), pa.string()
-        )
+        replaced = pa.array(sorted(set(merged_games.column("game_id").to_pylist()) | superseded), pa.string())
         games = self._compacted("games", GAMES_SCHEMA, manifest=manifest)
         moves = self._compacted("moves", MOVES_SCHEMA, manifest=manifest)
         kept_games = games.filter(pc.invert(pc.is_in(games.column("game_id"), value_set=replaced)))
