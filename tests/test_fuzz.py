@@ -127,6 +127,7 @@ TOKENS: dict[str, tuple[str, ...]] = {
         "\n",
         "99999999999",
     ),
+    "backgammon_xg": ("\x00", "\x01", "\xff", "x\x9c", "temp.xg", "RGMH", "DMLI", "\x00" * 64),
     "backgammon_ids": (
         "4HPwATDgc/ABMA",
         "cAngAAAAAAAE",

@@ -56,7 +56,6 @@ from .record import OFF, Action, ActionKind, GameRecord, MatchRecord, Segment, V
 from .writer import format_action
 
 FORMAT = "xg"
-SUFFIX = ".xg"
 MAGIC = b"RGMH"  # the first bytes of every XG file (its header's magic number, $484D4752)
 HEADER_BYTES = 8232  # XG's file header (TRichGameHeader)
 TAIL = struct.Struct("<Iiiiii12x")  # the archive's closing record: CRC-32, files, version, sizes, flag
@@ -105,10 +104,9 @@ class XgError(ValueError):
 
 
 def is_xg(file: RecordFile) -> bool:
-    """Whether a record file is XG's: its name ends in ``.xg`` or its first bytes are XG's mark (a file that
-    cannot be opened is not)."""
-    if file.name.lower().endswith(SUFFIX):
-        return True
+    """Whether a record file is XG's, by its first bytes (XG's mark; its name does not decide: a match read
+    from a ``.xg`` file travels to the analysis as Jellyfish text under the file's name); a file that cannot
+    be opened is not."""
     try:
         with file.open() as stream:
             return read_at_least(stream, len(MAGIC))[: len(MAGIC)] == MAGIC
@@ -456,8 +454,8 @@ class XgReader:
         if state is None:
             append_error(self.match.errors, 0, 0, f"{where} outside any game: passed over")
             return False
-        if state.spoiled:
-            return False
+        if state.spoiled and (kind != GAME_FOOTER or state.game.winner is not None):
+            return False  # a spoiled game's result is still read: the match score carries on from it
         try:
             if kind == CUBE:
                 self.read_cube(state, record)
@@ -558,7 +556,7 @@ class XgReader:
         if invalid:
             board = mover_board(POSITION.unpack_from(record, 35))
             after = Position(board[::-1], 1 - player).position_id()
-        verdicts += _some(_play_verdict(record))
+        verdicts += _some(_play_verdict(record, player, dice))
         segments = _segments(moves)
         action = Action(player, ActionKind.ROLL, 0, 0, dice=dice, segments=segments, verdicts=verdicts)
         action = replace(action, after=after)
@@ -640,15 +638,19 @@ def _cube_analysis(record: bytes) -> CubeAnalysis | None:
     )
 
 
-def _play_verdict(record: bytes) -> Verdict | None:
-    """XG's verdict on a checker play: its best candidate, at the level it judged it, and the error it
-    stored for the play made; None where XG did not analyse the play."""
+def _play_verdict(record: bytes, player: int, dice: tuple[int, int]) -> Verdict | None:
+    """XG's verdict on ``player``'s play of ``dice``: its best candidate (written as the legal play that
+    leaves the same position is), at the level it judged it, and the error it stored for the play made;
+    None where XG did not analyse the play."""
     error = _f64(record, 2312)
     candidates = _i32(record, 188)
     if error == NOT_ANALYSED or _i32(record, 2472) < 0 or not 0 < candidates <= CANDIDATES:
         return None
-    board = mover_board(POSITION.unpack_from(record, 124))
+    position = Position(mover_board(POSITION.unpack_from(record, 124)), player)
     best = _checker_moves(struct.unpack_from("<8b", record, 1024))
+    result = position.play_moves(best)
+    same = [play.text for play in position.plays(dice) if play.result == result]
+    text = same[0] if same else notation(position.board, best)[0]
     level = struct.unpack_from("<h", record, 1280)[0]
     loss = -error if error else 0.0  # XG stores a play's error as the equity given up, negative
-    return Verdict(JUDGE, level_name(level), DecisionKind.MOVE, notation(board, best)[0], loss)
+    return Verdict(JUDGE, level_name(level), DecisionKind.MOVE, text, loss)

@@ -13,15 +13,21 @@ import io
 import itertools
 import json
 import re
+import struct
 import sys
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 GNUBG = ROOT / "tests" / "data" / "backgammon" / "gnubg"
+XG_SAMPLE = ROOT.parent / "shared" / "data" / "backgammon" / "xg" / "hsbt-paris-2023.xg"
+XG_RECORD = 2560
+# XG's header of a file with no thumbnail: its mark, version 1, its size (8,232 bytes), no thumbnail.
+XG_HEADER = struct.pack("<4sIIqI", b"RGMH", 1, 8232, 0, 0).ljust(8232, b"\x00")
 MAX_SEED = 8192
 
 TOGYZ_FENS = (
@@ -36,6 +42,32 @@ TOGYZ_FENS = (
 
 Seeds = Callable[[], Iterator[tuple[str, bytes]]]  # one target's (name, data) seeds
 SEEDS: dict[str, Seeds] = {}  # target -> its seeds, in the order written
+
+
+def xg_archive(game_file: bytes, level: int = 6) -> bytes:
+    """What follows an eXtreme Gammon file's header when it holds ``game_file`` (XG's ``temp.xg``: its
+    2,560-byte records) and no thumbnail: the game file compressed with zlib at ``level``, the archive's
+    directory of that one file and the archive's closing record with its CRC-32."""
+    data = zlib.compress(game_file, level)
+    name = b"\x07temp.xg"
+    sizes = (len(game_file), len(data), 0, zlib.crc32(game_file))
+    entry = struct.pack("<256s256siiiIBB2x", name, b"", *sizes, 0, 0)
+    directory = zlib.compress(entry)
+    body = data + directory
+    return body + struct.pack("<Iiiiii12x", zlib.crc32(body), 1, 1, len(directory), len(data), 1)
+
+
+def xg_file(game_file: bytes, level: int = 6) -> bytes:
+    """An eXtreme Gammon file holding ``game_file`` (see ``xg_archive``) after XG's header."""
+    return XG_HEADER + xg_archive(game_file, level)
+
+
+def xg_records(path: Path) -> bytes:
+    """The game file (``temp.xg``) of an eXtreme Gammon file."""
+    data = path.read_bytes()
+    crc, files, _, directory_size, archive_size, _ = struct.unpack_from("<Iiiiii", data, len(data) - 36)
+    start = len(data) - 36 - directory_size - archive_size
+    return zlib.decompressobj().decompress(data[start:])
 
 
 def seed_source(function: Seeds) -> Seeds:
@@ -108,6 +140,22 @@ def backgammon_ids() -> Iterator[tuple[str, bytes]]:
         yield f"gnubg-{number}", f"{record['position_id']}:{record['match_id']}".encode()
         if "xgid" in record:
             yield f"xgid-{number}", record["xgid"].encode()
+
+
+@seed_source
+def backgammon_xg() -> Iterator[tuple[str, bytes]]:
+    """The sample's shortest games, each with the match's header and footer, as the archive of an XG file of
+    its own (the target adds XG's header, longer than a seed), and the start of the whole sample's."""
+    if not XG_SAMPLE.exists():
+        return
+    records = xg_records(XG_SAMPLE)
+    cut = [records[at : at + XG_RECORD] for at in range(0, len(records), XG_RECORD)]
+    starts = [number for number, record in enumerate(cut) if record[8] == 1] + [len(cut) - 1]
+    for game, (start, end) in enumerate(itertools.pairwise(starts), start=1):
+        data = xg_archive(b"".join([cut[0], *cut[start:end], cut[-1]]), 9)
+        if len(data) <= MAX_SEED:
+            yield f"hsbt-paris-2023-game{game}", data
+    yield "hsbt-paris-2023-cut", XG_SAMPLE.read_bytes()[len(XG_HEADER) + 12135 :][:MAX_SEED]
 
 
 @seed_source

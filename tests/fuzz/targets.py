@@ -3,7 +3,7 @@
 A target returns None for any input the reader handles as documented and raises (AssertionError, or the
 reader's own unexpected exception) otherwise. The contracts:
 
-- record readers (Togyz formats, Jellyfish, SGF, format detection, archives) never raise: a bad record
+- record readers (Togyz formats, Jellyfish, SGF, eXtreme Gammon, format detection, archives) never raise: a bad record
   becomes ``RecordError``s in its game, a file that cannot be read an ``UnreadableFile`` (which the archive
   walk reports as unreadable), a refused file or member a ``Refused``;
 - position parsers (Togyz FEN, gnubg Position ID, Match ID, GNUbgID, XGID) raise ``ValueError`` (the FEN
@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from fuzz.seeds import XG_HEADER
 from taldau.analysis.validation import Unreadable, archive_games
 from taldau.base.archive import Refused, iter_sources
 from taldau.base.records import ReadLimits, RecordError, RecordFile, UnreadableFile
@@ -34,6 +35,7 @@ from taldau.games.backgammon.replay import Game as BackgammonGame
 from taldau.games.backgammon.replay import replay_match
 from taldau.games.backgammon.sgf import read_sgf
 from taldau.games.backgammon.writer import write_jellyfish
+from taldau.games.backgammon.xg import read_xg
 from taldau.games.togyz import Game as TogyzGame
 from taldau.games.togyz import read_games as read_togyz_games
 from taldau.games.togyz import write_playok, write_scoresheet
@@ -152,6 +154,12 @@ def backgammon_sgf(data: bytes) -> None:
     _check_matches(read_sgf(text_of(data), SOURCE), "sgf")
 
 
+def backgammon_xg(data: bytes) -> None:
+    """eXtreme Gammon files: ``data`` is what follows XG's header (its archive; the header alone is longer
+    than a seed), read, replayed, written as Jellyfish and read back when clean."""
+    _check_matches([read_xg(XG_HEADER + data, SOURCE)], "xg")
+
+
 def _position_id(text: str) -> None:
     board = ids.board_from_position_id(text)
     assert ids.position_id(board) == text
@@ -261,6 +269,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "togyz_fen": togyz_fen,
     "backgammon_jellyfish": backgammon_jellyfish,
     "backgammon_sgf": backgammon_sgf,
+    "backgammon_xg": backgammon_xg,
     "backgammon_ids": backgammon_ids,
     "detect": detect,
     "archive": archive,
