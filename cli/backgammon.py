@@ -11,12 +11,16 @@ import click
 from taldau.cli.options import BACKGAMMON_PLIES, EX_USAGE, JSON, engine_option, say, whole_option
 from taldau.cli.progress import progress_line
 from taldau.games.backgammon.answers import (
-    analyse_roll,
+    context_json,
+    evaluation_json,
+    match_context,
     plays_json,
+    rank_roll,
     ranked_plays_json,
     rolled_plays_json,
+    rollout_plays,
 )
-from taldau.games.backgammon.engine import choose_evaluator, evaluate_position, rollout_plays
+from taldau.games.backgammon.engine import choose_evaluator
 from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
 from taldau.games.backgammon.position_text import PositionSetup, read_position
 
@@ -124,12 +128,15 @@ def plays(
 ) -> None:
     """List the legal backgammon plays of DICE (like 31) in POSITION (a gnubg Position ID, GNUbgID or
     XGID), each with the resulting position's Position ID from the next player's side. With --depth N,
-    ranked best first by the engine at N plies (gnubg's: 0 the raw evaluation, 2 its default analysis),
-    each with its cubeless equity, the difference to the best and the five probabilities (win, win gammon,
-    win backgammon, lose gammon, lose backgammon). With --batch, one JSON line per input line, the engine
-    loaded once; a bad line gets a JSON line with its error and the rest go on. With --rollout (--engine
-    sage), the best plays of the ranking at --depth (0 by default: up to 5 within 0.08) are rolled out and
-    ranked by the rollout, each with its standard errors; exit 2 with an engine that has no rollouts."""
+    ranked best first by the engine at N plies (gnubg's: 0 the raw evaluation, 2 its default analysis)
+    by cubeful equity (EMG) in the match context POSITION carries (an XGID's or GNUbgID's score, cube,
+    owner, Crawford, Jacoby; a bare Position ID: money, cube centred, Jacoby), as analyze ranks a play,
+    said on the first line; each play with its cubeful equity, the difference to the best, its cubeless
+    equity and the five probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon).
+    With --batch, one JSON line per input line, the engine loaded once; a bad line gets a JSON line with
+    its error and the rest go on. With --rollout (--engine sage), the best plays of the ranking at --depth
+    (0 by default: up to 5 within 0.08) are rolled out cubeful in the same context and ranked by the
+    rollout, each with its standard errors; exit 2 with an engine that has no rollouts."""
     if rollout:
         if batch_file is not None or position is None or dice is None:
             raise click.UsageError("--rollout takes POSITION and DICE, not --batch")
@@ -155,6 +162,8 @@ def plays(
     if as_json:
         click.echo(json.dumps(payload))
         return
+    if depth is not None:
+        click.echo(f"context: {payload['context']['text']}")
     for rank, play in enumerate(payload["plays"], start=1):
         move = play["move"] or "(no move)"
         if depth is None:
@@ -162,7 +171,8 @@ def plays(
             continue
         click.echo(
             f"{rank:>3}. {move:<24} {play['equity']:+.4f} {play['difference']:+.4f} "
-            f"{play['plies']}-ply  {_labelled(play['probabilities'], 3)}"
+            f"{play['plies']}-ply  cubeless {play['cubeless_equity']:+.4f}  "
+            f"{_labelled(play['probabilities'], 3)}"
         )
 
 
@@ -191,27 +201,28 @@ def _plays_batch(lines: Any, payload_of: Any) -> int:
 
 
 def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: bool) -> None:
-    """``plays --rollout``: the best plays at ``plies`` (ranked by bgsage) rolled out, with their standard
-    errors."""
+    """``plays --rollout``: the best plays at ``plies`` (ranked by bgsage in the position's match context)
+    rolled out cubeful in that context, with their standard errors."""
     from taldau.games.backgammon.eval.sage import SageEvaluator
 
     try:
-        analysis = analyse_roll(SageEvaluator(), position, dice, plies)
+        ranking = rank_roll(SageEvaluator(), position, dice, plies)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
     with progress_line("rolling out", "trial") as shown:
-        rolled = rollout_plays(rollout, analysis, progress=shown.update)
+        rolled = rollout_plays(rollout, ranking, progress=shown.update)
+    payload = rolled_plays_json(position, dice, rollout, plies, ranking, rolled)
     if as_json:
-        click.echo(json.dumps(rolled_plays_json(position, dice, rollout, plies, rolled)))
+        click.echo(json.dumps(payload))
         return
-    click.echo(f"{rollout.name} {rollout.settings}, variance reduction; the best of {plies}-ply")
-    for play in rolled:
-        result = play.result.to_json()
+    click.echo(f"{rollout.name} {rollout.settings}, cubeful, variance reduction; the best of {plies}-ply")
+    click.echo(f"context: {payload['context']['text']}")
+    for rank, play in enumerate(payload["plays"], start=1):
         click.echo(
-            f"{play.rank + 1:>3}. {play.play.text or '(no move)':<24} {result['equity']:+.4f} "
-            f"±{result['equity_se']:.4f} {play.difference:+.4f}  {_labelled(result['probabilities'], 3)}"
+            f"{rank:>3}. {play['move'] or '(no move)':<24} {play['equity']:+.4f} "
+            f"±{play['equity_se']:.4f} {play['difference']:+.4f}  {_labelled(play['probabilities'], 3)}"
         )
-        click.echo(f"{'':<29}SE {_labelled(result['standard_errors'], 4)}")
+        click.echo(f"{'':<29}SE {_labelled(play['standard_errors'], 4)}")
 
 
 @click.command("eval")
@@ -233,29 +244,47 @@ def eval_command(
 ) -> None:
     """Evaluate a backgammon POSITION (a gnubg Position ID, GNUbgID or XGID) before the roll, from the side
     on roll: the five cubeless probabilities (win, win gammon, win backgammon, lose gammon, lose
-    backgammon; gammons count backgammons too) and the cubeless equity, at --depth; with --rollout
-    (--engine sage) by a rollout, each number with its standard error (exit 2 with another engine)."""
+    backgammon; gammons count backgammons too) and the cubeless equity, at --depth; then the match
+    context POSITION carries (an XGID's or GNUbgID's score, cube, owner, Crawford, Jacoby; a bare Position
+    ID: money, cube centred, Jacoby) and the cube decision in it as analyze judges it: No double,
+    Double/take, Double/pass and the cubeful equity (EMG). With --rollout (--engine sage) a cubeless
+    rollout, each number with its standard error (exit 2 with another engine)."""
     setup = backgammon_position(position)
     if rollout:
         roller = _rollout(engine, trials, seed, threads)
         with progress_line("rolling out", "trial") as shown:
             rolled = roller.before_roll(setup.position.board, shown.update)
+        context = context_json(match_context(setup), setup.position.turn)
         if as_json:
             payload = {"position": position, "engine": roller.name, "rollout": roller.settings.to_json()}
-            click.echo(json.dumps(payload | rolled.to_json()))
+            click.echo(json.dumps(payload | {"context": context, "cubeless": True} | rolled.to_json()))
             return
         exact = ", exact: the game is over" if rolled.exact else ", variance reduction"
-        click.echo(f"{roller.name} {roller.settings}{exact}")
+        click.echo(f"{roller.name} {roller.settings}{exact}, cubeless (context: {context['text']})")
         click.echo(f"equity {rolled.equity:+.4f} ±{rolled.equity_error:.4f} (one standard error)")
         click.echo(_labelled(rolled.to_json()["probabilities"], 3))
         click.echo(f"SE {_labelled(rolled.to_json()['standard_errors'], 4)}")
         return
     chosen = evaluator(engine)
-    result = evaluate_position(chosen, setup.position, depth)
+    payload = evaluation_json(chosen, position, depth)
     if as_json:
-        click.echo(json.dumps({"position": position, "engine": chosen.name} | result.to_json()))
+        click.echo(json.dumps(payload))
         return
-    exact = ", exact: the game is over" if result.exact else ""
+    exact = ", exact: the game is over" if payload["exact"] else ""
     click.echo(f"{chosen.name} {depth}-ply{exact}")
-    click.echo(f"equity {result.equity:+.4f}")
-    click.echo(_labelled(result.to_json()["probabilities"], 3))
+    click.echo(f"equity {payload['equity']:+.4f}")
+    click.echo(_labelled(payload["probabilities"], 3))
+    click.echo(f"context: {payload['context']['text']}")
+    cube = payload["cube"]
+    if cube is None:
+        return
+    if not cube["available"]:
+        click.echo(
+            f"cubeful equity {cube['cubeful_equity']:+.4f} (EMG), no double: the cube is not available "
+            "to the side on roll (the opponent's, the Crawford game, dead or at its limit)"
+        )
+        return
+    click.echo(
+        f"cubeful equity {cube['cubeful_equity']:+.4f} (EMG): No double {cube['no_double']:+.4f}, "
+        f"Double/take {cube['double_take']:+.4f}, Double/pass {cube['double_pass']:+.4f}: {cube['action']}"
+    )

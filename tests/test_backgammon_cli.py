@@ -464,7 +464,8 @@ def test_plays_ranked_by_gnubg() -> None:
     code, output = run("plays", START_ID, "31", "--depth", "0", "--engine", "gnubg")
     assert code == 0
     lines = output.splitlines()
-    assert len(lines) == 16 and lines[0].split()[:2] == ["1.", "8/5"]
+    assert lines[0] == "context: money, cube 1 centred, Jacoby"
+    assert len(lines) == 17 and lines[1].split()[:2] == ["1.", "8/5"]
 
 
 @needs_gnubg

@@ -20,10 +20,10 @@ asking the evaluator. Everything is deterministic: ties keep the rules core's or
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -348,68 +348,3 @@ def evaluate_play(
     its rank, probabilities, equity and difference to the best."""
     analysis = analyse(evaluator, position, dice, limit, include=(play,))
     return analysis.play(analysis.rank_of(play))
-
-
-ROLLOUT_PLAYS = 5  # plays rolled out at most, the best of the ranking (bgsage's own filter: 5 ...)
-ROLLOUT_THRESHOLD = 0.08  # ... within 0.08 cubeless equity of the best
-
-
-class Roller(Protocol):
-    """Rollouts of positions (``eval.sage.SageRollout``): each answer with its standard errors."""
-
-    name: str
-
-    def after_play(self, board: np.ndarray, progress: Callable[[int, int], None] | None = None) -> Any: ...
-
-    def before_roll(self, board: np.ndarray, progress: Callable[[int, int], None] | None = None) -> Any: ...
-
-
-@dataclass(frozen=True)
-class RolledPlay:
-    """A play of a roll after a rollout: its rank by the rollout's equity, and the rollout of the position
-    it leaves from the side that played (``result``: ``eval.sage.RolloutResult``, standard errors
-    included); ``difference`` its equity minus the best rolled play's."""
-
-    rank: int
-    play: Play
-    result: Any
-    difference: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "move": self.play.text,
-            "result": self.play.result.position_id(),
-            "rollout": True,
-            "difference": round(self.difference, 6),
-        } | self.result.to_json()
-
-
-def rollout_plays(
-    rollout: Roller,
-    analysis: Analysis,
-    plays: int = ROLLOUT_PLAYS,
-    threshold: float = ROLLOUT_THRESHOLD,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[RolledPlay, ...]:
-    """The best ``plays`` plays of ``analysis`` within ``threshold`` of its best (at least two where the
-    roll has two), rolled out and ranked best first by the rollout's equity (ties in the analysis' order);
-    ``progress(done, total)`` told the trials played of all the plays as they finish."""
-    chosen = [
-        ranked
-        for ranked in analysis.plays[:plays]
-        if ranked.rank < 2 or ranked.equity >= analysis.best.equity - threshold
-    ]
-
-    def trials(index: int) -> Callable[[int, int], None] | None:
-        """The progress of the rollout of play ``index``, told as a share of all the plays'."""
-        if progress is None:
-            return None
-        return lambda done, total: progress(index * total + done, len(chosen) * total)
-
-    results = [rollout.after_play(play.play.result.board[::-1], trials(i)) for i, play in enumerate(chosen)]
-    order = sorted(range(len(chosen)), key=lambda index: (-results[index].equity, index))
-    best = results[order[0]].equity
-    return tuple(
-        RolledPlay(rank, chosen[index].play, results[index], results[index].equity - best)
-        for rank, index in enumerate(order)
-    )

@@ -80,14 +80,14 @@ from .cubeful import (
     emg_to_mwc,
     response_error,
 )
-from .engine import Search, after_plays, analyse, engine_search, evaluate_position
+from .engine import Analysis, RankedPlay, Search, after_plays, analyse, engine_search, evaluate_position
 from .eval import Evaluator
 from .eval.model import CONTACT, position_class
 from .eval.probabilities import equities, flipped
 from .eval.sage import CubefulRollout, CubeRollout, RolloutSettings, SageRollout
 from .ids import MatchId
 from .met import MatchEquityTable, kazaross_xg2
-from .position import Dice, Position
+from .position import Dice, Play, Position
 from .record import ActionKind
 from .replay import Game, Step
 
@@ -478,7 +478,7 @@ def _review_game(game: Game, judge: _Judge, index: int) -> ReviewedGame:
         player = step.action.player
         if kind is ActionKind.ROLL:
             if not opening and step.state.offered_by is None and step.state.can_double(player):
-                cube = _cube(judge, step, known, doubled=False)
+                cube = _cube(judge, step.position, step.state, known, doubled=False)
                 if cube.decision.available:
                     decisions.append(_doubling(cube, step, index, number, settings, doubled=False))
             if step.play is not None and step.action.dice is not None:
@@ -489,7 +489,7 @@ def _review_game(game: Game, judge: _Judge, index: int) -> ReviewedGame:
                     known = step.play.result, tuple(float(p) for p in turned)
             opening = False
         elif kind is ActionKind.DOUBLE:
-            cube = _cube(judge, step, known, doubled=True)
+            cube = _cube(judge, step.position, step.state, known, doubled=True)
             decisions.append(_doubling(cube, step, index, number, settings, doubled=True))
             offered = cube, step
         elif kind in ANSWERS and offered is not None:
@@ -556,16 +556,30 @@ class _Cube:
         return None if self.rolled is None else self.rolled.double_take.error
 
 
+def review_cube(
+    evaluator: Evaluator, position: Position, state: MatchState, settings: ReviewSettings
+) -> tuple[tuple[float, ...], CubeDecision]:
+    """The cube decision of the player on roll in ``position`` before his roll, in the match context
+    ``state``, as the review judges one he did not take (``taldau eval`` shows it): the cubeless
+    probabilities it was made from and the decision (No double, Double/take, Double/pass, EMG; its
+    ``available`` False where the cube is not his to turn, or dead)."""
+    cube = _cube(_judge(evaluator, settings), position, state, None, doubled=False)
+    return cube.probabilities, cube.decision
+
+
 def _cube(
-    judge: _Judge, step: Step, known: tuple[Position, tuple[float, ...]] | None, doubled: bool
+    judge: _Judge,
+    position: Position,
+    state: MatchState,
+    known: tuple[Position, tuple[float, ...]] | None,
+    doubled: bool,
 ) -> _Cube:
-    """The cube decision of the player on roll in ``step`` (before his roll or his double); ``known``: a
-    position with its probabilities at the cube plies, used when it is the step's; ``doubled``: he
-    doubled, so the decision is looked at cubeful (see ``ReviewSettings``), and settled by a rollout where
-    it is in doubt and the settings settle by rollouts."""
+    """The cube decision of the player on roll in ``position`` with the cube as ``state`` has it (before
+    his roll or his double); ``known``: a position with its probabilities at the cube plies, used when it
+    is this one; ``doubled``: he doubled, so the decision is looked at cubeful (see ``ReviewSettings``),
+    and settled by a rollout where it is in doubt and the settings settle by rollouts."""
     evaluator, settings = judge.evaluator, judge.settings
-    position = step.position
-    state = _without_beavers(step.state)
+    state = _without_beavers(state)
     if known is not None and known[0] == position:
         probabilities = known[1]
     else:
@@ -715,6 +729,74 @@ def _answer(
     )
 
 
+@dataclass(frozen=True, eq=False)
+class PlaysInContext:
+    """A roll's plays ranked in a match context as the review ranks them: ``analysis`` (``engine.analyse``,
+    cubeless, with the review's move filter), the match ``state`` they were valued in (beavers not valued,
+    as gnubg's analysis), ``judged`` the plays the search evaluated at its plies (the analysis' first
+    ranks, the plays the review compares) and ``values`` their cubeful equities (EMG, the mover's), in the
+    analysis' order: the position after a play, the opponent on roll with the cube as it stands, is worth
+    minus the opponent's equity after his best cube action (``cube_plies.after_play_equity``)."""
+
+    analysis: Analysis
+    state: MatchState
+    table: MatchEquityTable
+    judged: tuple[RankedPlay, ...]
+    values: np.ndarray
+
+    @property
+    def player(self) -> int:
+        """The player on roll, who plays."""
+        return self.analysis.position.turn
+
+    def value(self, ranked: RankedPlay) -> float:
+        """The cubeful equity (EMG) of one play of the analysis: the judged ones' ``values``, the others
+        (which the move filter kept at 0-ply) valued alike from their 0-ply probabilities."""
+        if ranked.rank < len(self.judged):
+            return float(self.values[ranked.rank])
+        probabilities = self.analysis.probabilities[ranked.rank]
+        return after_play_equity(probabilities, ranked.play.result.board, self.state, self.player, self.table)
+
+    def best_first(self) -> list[tuple[RankedPlay, float]]:
+        """Every play of the roll with its cubeful equity, best first: the judged plays by their equity,
+        then the plays the move filter dropped by theirs (ties in the analysis' order)."""
+        valued = [(ranked, self.value(ranked)) for ranked in self.analysis.plays]
+        return sorted(valued, key=lambda item: (item[0].rank >= len(self.judged), -item[1]))
+
+
+def rank_plays(
+    evaluator: Evaluator,
+    position: Position,
+    dice: Sequence[int],
+    state: MatchState,
+    settings: ReviewSettings,
+    include: Sequence[Play] = (),
+) -> PlaysInContext:
+    """The plays of ``dice`` in ``position`` ranked by cubeful equity in the match context ``state`` (the
+    score, match length, cube value and owner, Crawford, Jacoby; beavers are not valued) at the settings'
+    plies and move filter, as the review judges a checker play; ``include``: plays evaluated at those
+    plies even where the move filter drops them (the play made). ``taldau plays`` ranks by this too."""
+    state = _without_beavers(state)
+    analysis = analyse(evaluator, position, dice, settings.search, include=include)
+    # judged cubeful among the plays evaluated at the analysis plies (in rank order, deepest first)
+    judged = tuple(
+        analysis.play(rank) for rank in range(int(np.count_nonzero(analysis.plies == analysis.plies[0])))
+    )
+    values = np.array(
+        [
+            after_play_equity(
+                analysis.probabilities[ranked.rank],
+                ranked.play.result.board,
+                state,
+                position.turn,
+                settings.table,
+            )
+            for ranked in judged
+        ]
+    )
+    return PlaysInContext(analysis, state, settings.table, judged, values)
+
+
 def _move(judge: _Judge, step: Step, game: int, number: int, opening: bool) -> MoveDecision:
     """The review of the checker play of ``step`` (a roll with its play); ``opening``: the game's first
     roll (for the luck). A play in doubt is judged again where the settings settle (``_settle``)."""
@@ -723,20 +805,10 @@ def _move(judge: _Judge, step: Step, game: int, number: int, opening: bool) -> M
     state = _without_beavers(step.state)
     assert play is not None and dice is not None
     player = position.turn
-    analysis = analyse(evaluator, position, dice, settings.search, include=(play,))
-    # judged cubeful among the plays evaluated at the analysis plies (in rank order, deepest first)
-    deep = np.flatnonzero(analysis.plies == analysis.plies[0])
-    ranked = [analysis.play(int(rank)) for rank in deep]
-    values = np.array(
-        [
-            after_play_equity(
-                analysis.probabilities[rank], ranked_play.play.result.board, state, player, settings.table
-            )
-            for rank, ranked_play in zip(deep, ranked, strict=True)
-        ]
-    )
+    in_context = rank_plays(evaluator, position, dice, state, settings, include=(play,))
+    analysis, values, ranked = in_context.analysis, in_context.values, list(in_context.judged)
     probabilities = [ranked_play.probabilities for ranked_play in ranked]
-    played_at = int(np.flatnonzero(deep == analysis.rank_of(play))[0])
+    played_at = analysis.rank_of(play)
     forced = len(analysis) == 1
     plies, judged = int(analysis.plies[0]), settings.judged
     rolled: list[CubefulRollout | None] = []

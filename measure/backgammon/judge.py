@@ -59,6 +59,8 @@ GNUBG_JUDGE_LEVELS = ("gnubg:standard",)
 DEFAULT_DRAW = 300
 DEFAULT_SEED = 44
 NEAR = 0.02  # a rollout-settled loss this close to a mark threshold (EMG) is "near a threshold"
+# how the levels and the rollouts rank a roll's plays here: as the review does (review.rank_plays)
+RANKING = "cubeful equity in each decision's match context (score, cube, Crawford), as analyze ranks"
 MARKING = ReviewSettings()  # the marks' thresholds, the same at every level
 CACHE_FOLDER = Path(__file__).resolve().parents[2] / "tests" / "data" / "backgammon" / "judge"
 
@@ -272,6 +274,7 @@ class JudgeReport:
             "rolled_now": self.rolled_now,
             "rollout_seconds": round(self.rollout_seconds, 1),
             "cache_file": self.cache_file,
+            "ranking": RANKING,
             "levels": levels,
         }
 
@@ -283,6 +286,7 @@ class JudgeReport:
             f"{data['disputed']} in dispute, {data['rolled']} rolled out ({self.rollout}; {self.rolled_now} "
             f"of them now, {self.rollout_seconds:.0f} s CPU), {data['near_threshold']} near a mark "
             "threshold",
+            f"plays ranked by {RANKING}",
             f"{'level':<18}{'mean loss':>11}{'+-se':>9}{'marks near':>12}{'marks':>8}{'CPU ms':>9}",
         ]
         for level in data["levels"]:

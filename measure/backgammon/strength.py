@@ -52,6 +52,9 @@ DEFAULT_LEVELS = ("own:0", "own:1", "own:2", "sage:0", "sage:1", "sage:2", "sage
 GNUBG_LEVELS = ("gnubg:0", "gnubg:1", "gnubg:2")
 RECORD_SUFFIXES = (".txt", ".mat", ".sgf")
 BGLAB = Path("../shared/data/backgammon/bglab")  # the real matches beside the checkout
+# how the levels and the reference rank a roll's plays here: by engine.analyse alone, the score and cube
+# of the decision's match left out (review.rank_plays ranks in context: bench judge, analyze, plays)
+RANKING = "cubeless money equity, not in the match's context"
 
 
 @dataclass(frozen=True)
@@ -312,6 +315,7 @@ class StrengthReport:
             "cached": self.cached,
             "reference_seconds": round(self.reference_seconds, 3),
             "cache_file": self.cache_file,
+            "ranking": RANKING,
             "levels": [level.to_json() for level in self.levels],
         }
 
@@ -336,6 +340,7 @@ class StrengthReport:
             f"{self.decisions} decisions of real matches ({self.folder}, seed {self.seed}) judged by "
             f"{self.reference} ({self.reference_version}; filter {self.reference_filter}; "
             f"{self.cached} answers cached, {self.reference_seconds:.1f} s CPU for the rest)",
+            f"plays ranked by {RANKING}",
             f"{'level':<16}{'mean loss':>12}{'+-se':>10}{'agreement':>11}{'CPU ms':>10}{'outside':>9}",
         ]
         for level in self.levels:

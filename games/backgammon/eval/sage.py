@@ -456,29 +456,37 @@ class SageRollout:
         settings = self.settings
         return tuple(self._batch(position, settings.seed + batch) for batch in range(settings.batches))
 
-    def after_play_cubeful(self, board: np.ndarray, state: MatchState, player: int) -> CubefulRollout | None:
+    def after_play_cubeful(
+        self, board: np.ndarray, state: MatchState, player: int, progress: Progress | None = None
+    ) -> CubefulRollout | None:
         """The cubeful rollout of the board (2, 25) a play of ``player`` leaves (his checkers still in row
         ``MOVER``), in the match's context ``state`` (score, cube, Crawford; the cube before the opponent's
         turn, beavers not valued, as gnubg's analysis values them): his cubeful equity (EMG) with the
         opponent's best cube action at the start of every turn of every trial, each player doubling,
         taking and passing as bgsage's cube judges at 0-ply. None for a game the play has just won: the
-        result needs no rollout."""
+        result needs no rollout. ``progress(done, total)`` told the trials played, of all batches."""
         board = np.asarray(board)
         if _won(board) is not None:
             return None
         position = to_sage(board).tolist()
+        size = self.settings.trials // self.settings.batches
         results = []
         for batch in range(self.settings.batches):
             self._strategy.set_seed(self.settings.seed + batch)
+            told = None if progress is None else _offset(progress, batch * size, self.settings.trials)
             results.append(
-                self._strategy.cubeful_evaluate_board(position, position, **self._cube(state, player))
+                self._strategy.cubeful_evaluate_board(
+                    position, position, **self._cube(state, player), progress=told
+                )
             )
         probabilities = consistent(np.array([result["probs"] for result in results], dtype=np.float64))
+        errors = np.array([result["prob_std_errors"] for result in results], dtype=np.float64)
         return CubefulRollout(
             tuple(float(result["cubeful_equity"]) for result in results),
             tuple(float(result["cubeful_se"]) for result in results),
             tuple(float(p) for p in probabilities.mean(axis=0)),
             self.settings.trials,
+            tuple(float(e) for e in np.sqrt(np.square(errors).sum(axis=0)) / len(results)),
         )
 
     def cube_decision(self, board: np.ndarray, state: MatchState, roller: int) -> CubeRollout:
@@ -533,6 +541,11 @@ class SageRollout:
         }
 
 
+def _offset(progress: Progress, done: int, total: int) -> Progress:
+    """``progress`` told a batch's trials as a share of all the batches': ``done`` before it, of ``total``."""
+    return lambda trials, _: progress(done + trials, total)
+
+
 def _won(board: np.ndarray) -> RolloutResult | None:
     """The exact result, from the side that played, of the board (2, 25) a play leaves (its player in row
     ``MOVER``) where that play has borne off his last checker; None while the game goes on."""
@@ -554,12 +567,14 @@ def _won(board: np.ndarray) -> RolloutResult | None:
 class CubefulRollout:
     """A cubeful value rolled out in batches (``RolloutSettings.batches``): each batch's value (EMG) and
     its standard error as bgsage measures it, the cubeless ``probabilities`` from the same trials (the
-    player's after his play; empty where not asked), and the ``trials`` of all batches."""
+    player's after his play; empty where not asked), the ``trials`` of all batches, and the standard
+    errors of the probabilities over all trials (``standard_errors``; empty where not measured)."""
 
     values: tuple[float, ...]
     errors: tuple[float, ...]
     probabilities: tuple[float, ...]
     trials: int
+    standard_errors: tuple[float, ...] = ()
 
     @property
     def equity(self) -> float:
