@@ -21,9 +21,9 @@ from typing import Any
 
 import pyarrow as pa
 from taldau.base.identity import FirstFound
-from taldau.base.kind import Analyser, GameFacts, GameKind, Limit
+from taldau.base.kind import STORED, Analyser, GameFacts, GameKind, Limit
 from taldau.base.records import ReadLimits
-from taldau.games.registry import analyser, game_kind
+from taldau.games.registry import analyser, game_kind, stored_analyser
 from taldau.schemas import (
     GAMES_SCHEMA_VERSION,
     MOVES_SCHEMA_VERSION,
@@ -59,8 +59,11 @@ class BatchSettings:
 
     @property
     def analyser(self) -> Analyser:
-        """The game's analyser of ``engine`` (the process's one: ``registry.analyser``); ValueError when the
-        game has none yet, or no such engine."""
+        """The game's analyser of ``engine`` (the process's one: ``registry.analyser``), or at the level
+        ``stored`` the one that takes the judgements the record files hold (``registry.stored_analyser``:
+        no engine loaded); ValueError when the game has none yet, or no such engine."""
+        if self.limit.level == STORED:
+            return stored_analyser(self.game)
         return analyser(self.game, self.engine)
 
     @property

@@ -115,7 +115,8 @@ def player_stats(
     decision, in EMG and in match winning chances) and the match winning chances lost (over the counted
     ones) are sums for both sides when any decision has them, else None; the kinds of cube error
     (``base.kind.CUBE_ERRORS``, over the counted cube and take decisions) are counted where the game has
-    a cube (any luck or cube decision), else None."""
+    a cube (any luck or cube decision), else None; the PR by the reference where the record file judged
+    any counted decision (``reference_pr``)."""
     has_mwc = any(row.decision.loss_mwc is not None for row in rows)
     has_luck = any(row.decision.luck is not None for row in rows)
     has_luck_mwc = any(row.decision.luck_mwc is not None for row in rows)
@@ -174,7 +175,18 @@ def _side_figures(
             if has_luck_mwc
             else None
         ),
+        reference_pr=reference_pr(counted, scale),
     )
+
+
+def reference_pr(counted: Sequence[Decision], scale: MarkScale | None) -> float | None:
+    """A side's PR by the reference (the judgements the record file holds), as ``pr`` is made of
+    ``loss``: the scale's factor x the mean ``reference_loss`` over the ``counted`` decisions the reference
+    judged; None where it judged none of them or the scale has no PR."""
+    judged = [decision.reference_loss for decision in counted if decision.reference_loss is not None]
+    if scale is None or not judged:
+        return None
+    return scale.performance(sum(judged, 0.0) / len(judged))
 
 
 def _cube_errors(counted: Sequence[Decision]) -> dict[str, int | float]:

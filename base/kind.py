@@ -5,10 +5,12 @@ Protocols, so that none of them branches on the game. Each game implements them 
 
 The shape of an analysis, the same for both games:
 
-- A *task* is what one worker analyses at once, written as record text small enough for a task queue: one
+- A *task* is what one worker analyses at once, written as text small enough for a task queue: one
   Togyz Kumalak game (written back as PlayOK text), or one backgammon match (its games in order, written
-  back as Jellyfish match text, so that the match score and the cube carry from game to game).
-  ``GameKind.same_task`` says which consecutive games of a file make one task, ``task_text`` writes them.
+  as JSON of the match record, so that the match score and the cube carry from game to game and the
+  judgements the file holds travel with it).
+  ``GameKind.same_task`` says which consecutive games of a file make one task, ``task_text`` writes them,
+  ``read_games`` reads them back.
 - ``Analyser.review`` reads a task's text with the game's own readers and returns one ``GameAnalysis`` per
   valid game of it, in order: a ``Decision`` per decision (a Togyz move; a backgammon checker play, cube
   decision or take decision), each with what it loses in the analyser's own scale (``MarkScale``: for
@@ -116,6 +118,11 @@ class Limit:
             if value
         ]
         return ", ".join(parts + ([f"level {self.level}"] if self.level else []))
+
+
+STORED = "stored"
+"""The level of review that takes the judgements the record files hold as the analysis, searching nothing
+(``GameKind.stored``)."""
 
 
 class DecisionKind(StrEnum):
@@ -333,6 +340,12 @@ class Decision:
       (cube, score, dice); ``judged``: how the decision was judged (``2-ply``; ``3-ply`` or ``rollout,
       648 trials`` where a decision in doubt was settled again) and ``loss_se`` the standard error of its
       loss (EMG) where a rollout judged it. Togyz leaves them None.
+
+    The reference, where the record file holds another program's judgement of the decision (eXtreme
+    Gammon's analysis in a ``.xg`` file, GNU Backgammon's in an analysed SGF): ``reference`` who judged
+    and at what level (``XG Roller++``, ``gnubg 2-ply``), ``reference_best`` its best action in the
+    notation of ``best`` and ``reference_loss`` what it says the action taken lost, in the unit of
+    ``loss``; None where the file holds none.
     """
 
     ply: int
@@ -368,6 +381,9 @@ class Decision:
     luck_mark: LuckMark | None = None
     loss_mwc: float | None = None
     luck_mwc: float | None = None
+    reference: str | None = None
+    reference_best: str | None = None
+    reference_loss: float | None = None
 
     def __post_init__(self) -> None:
         if self.forced and self.counted:
@@ -572,6 +588,13 @@ class GameKind(Protocol[Game]):
     @property
     def analyser(self) -> Analyser | None: ...
 
+    @property
+    def stored(self) -> Analyser | None:
+        """The analyser that takes the judgements the game's record files hold (another program's
+        analysis kept in them) as the analysis, searching nothing (``--level stored``: STORED); None for a
+        game whose records hold none."""
+        ...
+
     def analyser_with(self, engine: str) -> Analyser:
         """The analyser of the engine called ``engine`` (one of ``engines``); ValueError for a game that has
         no choice of engine or an engine that cannot be loaded."""
@@ -586,7 +609,8 @@ class GameKind(Protocol[Game]):
         ...
 
     def read_games(self, data: bytes, source: str) -> Iterator[Game]:
-        """Every game of a record file's bytes, read and replayed, in order."""
+        """Every game of a record file's bytes or a task's text (``task_text``), read and replayed, in
+        order."""
         ...
 
     def facts(self, game: Game) -> GameFacts:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from taldau.base.kind import Limit
+from taldau.base.kind import STORED, Limit
 from taldau.games.backgammon.engine import DEFAULT_ENGINE, ENGINES
 from taldau.games.backgammon.eval.plies import MAX_PLIES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
@@ -133,15 +133,17 @@ LEVEL_HELP = (
     "look-ahead; deep: standard, with the checker plays in doubt judged again at 3 plies; world: standard, "
     "with the checker plays and cube decisions in doubt settled by rollouts (648 trials each, minutes a "
     "decision). In doubt: a loss within 0.015 of a mark's threshold, the best plays within 0.01 of each "
-    "other, a cube decision within 0.05 of the doubling or take point. --depth sets the level's plies."
+    "other, a cube decision within 0.05 of the doubling or take point. --depth sets the level's plies. "
+    "stored: the judgements the match files hold (XG's in a .xg, gnubg's in an analysed SGF) taken as the "
+    "analysis, nothing searched; a decision the file did not judge is not counted."
 )
 
 
 def level_option(function: Command) -> Command:
-    """--level, the named level of a backgammon review (``review.LEVELS``); None unless given."""
-    return click.option("--level", type=click.Choice(LEVELS), show_default="standard", help=LEVEL_HELP)(
-        function
-    )
+    """--level, the named level of a backgammon review (``review.LEVELS``, or ``stored``: the files' own
+    judgements, ``base.kind.STORED``); None unless given."""
+    choices = click.Choice([*LEVELS, STORED])
+    return click.option("--level", type=choices, show_default="standard", help=LEVEL_HELP)(function)
 
 
 def engine_option(

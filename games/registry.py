@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from taldau.base.kind import Analyser, GameKind
+from taldau.base.kind import STORED, Analyser, GameKind
 from taldau.base.records import RecordFile
 
 from .backgammon.kind import BackgammonKind
@@ -42,6 +42,16 @@ def analyser(name: str, engine: str | None = None) -> Analyser:
         raise ValueError(
             f"taldau has no {name} engine yet: `taldau validate` reads and checks {name} records"
         )
+    return found
+
+
+@functools.cache
+def stored_analyser(name: str) -> Analyser:
+    """The analyser of the game called ``name`` that takes the judgements its record files hold
+    (``GameKind.stored``), one per process; ValueError for a game whose records hold none."""
+    found = game_kind(name).stored
+    if found is None:
+        raise ValueError(f"{name} records hold no analysis to take: --level {STORED} is for files that do")
     return found
 
 

@@ -37,8 +37,9 @@ white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_sta
 all the match's games gives the same figures in Python.
 
 Version 2 added ``task``, the match columns and, per side, every figure after ``mean_loss``; version 1 files
-read with them null. Version 3 added the kinds of cube error, version 4 ``luck_mwc``; files before read with
-them null.
+read with them null. Version 3 added the kinds of cube error, version 4 ``luck_mwc``, version 5
+``reference_pr`` (each player's PR by the judgements the record file holds); files before read with them
+null.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import pyarrow as pa
 
 from .columns import column, column_names, columns_of, described, table_schema
 
-GAMES_SCHEMA_VERSION = "4"
+GAMES_SCHEMA_VERSION = "5"
 # the first and the second player's names where the record has no White / Black header (backgammon)
 PLAYER_NOTE = {"White": "; else the first player's name", "Black": "; else the second player's name"}
 HEADER_COLUMNS = {
@@ -146,6 +147,14 @@ class SideFigures:
         pa.float64(),
         "luck of the side's rolls summed, match winning chances (backgammon match play; null before "
         "schema 4)",
+        True,
+        None,
+    )
+    reference_pr: float | None = column(
+        pa.float64(),
+        "PR by the reference (the judgements the record file holds: XG's, gnubg's), 500 x the mean "
+        "reference_loss of the counted decisions it judged (backgammon; null where it judged none, and "
+        "before schema 5)",
         True,
         None,
     )

@@ -37,6 +37,14 @@ read with it null. Version 7 names every column as the decision record (``taldau
 names its field (``position``, ``played``, ``best``, ``chance_before``, ``chance_after`` were ``fen``,
 ``move``, ``best_move``, ``win_chance_before``, ``win_chance_after``: ``RENAMED_IN_7``) and stores
 ``drop``, the loss the marks were set by; ``as_current`` reads every earlier file as version 7 has it.
+Version 8 added the reference: ``reference``, ``reference_best`` and ``reference_loss``, the judgement of
+the decision that the record file holds (XG's in a ``.xg``, gnubg's in an analysed SGF); files before it
+read with them null.
+
+A folder analysed ``--level stored`` holds the files' own judgements as the analysis: ``loss``, ``drop``
+and ``best`` are the reference's; a decision the file did not judge has loss 0, no mark, ``counted`` false
+and null reference columns (not judged), and ``judged`` is null throughout (the reference says who
+judged); the values the file does not give (scores, winning chances, cube equities, luck) are 0 or null.
 """
 
 from __future__ import annotations
@@ -50,7 +58,7 @@ from taldau.base.kind import settled_label
 
 from .columns import column, column_names, columns_of, table_schema
 
-MOVES_SCHEMA_VERSION = "7"
+MOVES_SCHEMA_VERSION = "8"
 FIRST_PLY_FROM_ONE = 4  # the first version whose ``ply`` counts from 1
 FIRST_WITH_DROP = 7  # the first version that stores ``drop`` and names the columns as ``Decision`` does
 # The columns version 7 renamed: their names before it -> today's (the fields of ``base.kind.Decision``).
@@ -218,6 +226,25 @@ class MoveRow:
         pa.float64(),
         "backgammon match play: luck of the roll in match winning chances, mover's side (null before "
         "schema 6)",
+        nullable=True,
+        default=None,
+    )
+    reference: str | None = column(
+        pa.string(),
+        "who judged the decision in the record file, at what level ('XG Roller++', 'XG 4-ply', "
+        "'gnubg 2-ply'), where the file holds a judgement of it (null before schema 8)",
+        nullable=True,
+        default=None,
+    )
+    reference_best: str | None = column(
+        pa.string(),
+        "the reference's best action, in the notation of best",
+        nullable=True,
+        default=None,
+    )
+    reference_loss: float | None = column(
+        pa.float64(),
+        "what the reference says the action taken lost, in the unit of loss (backgammon EMG), >= 0",
         nullable=True,
         default=None,
     )

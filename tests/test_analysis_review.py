@@ -48,6 +48,7 @@ VERSION_3_COLUMNS = {
     "loss_mwc",
 }
 VERSION_5_COLUMNS = {"judged", "loss_se"}
+VERSION_8_COLUMNS = {"reference", "reference_best", "reference_loss"}
 
 
 def reviewed(game: Game, engine: Engine, limit: Limit = LIMIT) -> tuple[list[MoveRow], GameReview]:
@@ -323,7 +324,8 @@ def test_a_version_1_moves_file_reads_as_today_s(tmp_path: Path) -> None:
             field.with_name(before.get(field.name, field.name))
             for field in MOVES_SCHEMA
             if not field.name.startswith("plies_to_result")
-            and field.name not in VERSION_3_COLUMNS | VERSION_5_COLUMNS | {"luck_mwc", "drop"}
+            and field.name
+            not in VERSION_3_COLUMNS | VERSION_5_COLUMNS | VERSION_8_COLUMNS | {"luck_mwc", "drop"}
         ],
         metadata={b"taldau.schema_version": b"1"},
     )
@@ -347,4 +349,4 @@ def test_a_version_1_moves_file_reads_as_today_s(tmp_path: Path) -> None:
     assert (back["ply"], back["position"], back["played"], back["best"]) == (1, "f", "12", "91")
     assert (back["chance_before"], back["chance_after"], back["drop"]) == (-0.25, 0.5, 0.75)
     assert not {"plies_to_result_best", "fen", "move", "win_chance_after"} & set(back)
-    assert MOVES_SCHEMA_VERSION == "7"
+    assert MOVES_SCHEMA_VERSION == "8"

@@ -313,10 +313,10 @@ def test_analyze_writes_parquet_of_the_new_schemas_with_togyz_figures_from_its_m
     result = CliRunner().invoke(main, ["analyze", str(EXAMPLES), "--out", str(out), "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schemas"] == {"moves": "7", "games": "4"}
+    assert manifest["schemas"] == {"moves": "8", "games": "5"}
     for table in ("moves", "games"):
         (part,) = (out / table).glob("*.parquet")
-        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"7" if table == "moves" else b"4")
+        assert pq.read_schema(part).metadata[b"taldau.schema_version"] == (b"8" if table == "moves" else b"5")
     moves, games = pandas.read_parquet(out / "moves"), pandas.read_parquet(out / "games")
     assert len(games) == 13 and (games["status"] == "ok").all() and (games["task"] == games["game_id"]).all()
     assert set(moves["kind"]) == {"move"} and (moves["counted"] == ~moves["forced"]).all()

@@ -1,11 +1,14 @@
 """Backgammon behind taldau's common face (``taldau.base.kind``): match records (Jellyfish .mat/.txt, gnubg
-SGF) read and replayed game by game. A task is one match: its games in order, written back as Jellyfish
-match text, so that the score and the cube carry from game to game as they did at the table.
+SGF, XG) read and replayed game by game. A task is one match: its games in order, written as JSON of the
+match record (``task``), so that the score and the cube carry from game to game as they did at the table
+and the judgements the file holds (XG's, gnubg's) travel with it.
 
 The analyser (``BackgammonAnalyser``) reviews a match as GNU Backgammon's "analyse match" does
 (``review.review_match``: every checker play, cube decision and take decision judged in cubeful equity,
 EMG, with gnubg's marks and the luck of every roll) and hands the decisions on in the common shape
-(``taldau.base.kind.Decision``), values of positions from the match's first player's side.
+(``taldau.base.kind.Decision``), values of positions from the match's first player's side, each with the
+judgement the file holds of it as its reference (``verdicts``). ``StoredAnalyser`` takes those judgements
+as the analysis (``--level stored``), evaluating nothing.
 """
 
 from __future__ import annotations
@@ -56,7 +59,9 @@ from .review import (
     review_match,
 )
 from .svg import render_svg
-from .writer import format_action, write_jellyfish
+from .task import task_games, task_text
+from .verdicts import reference, stored_analyses
+from .writer import format_action
 
 DEFAULT_PLIES = LEVEL_PLIES[DEFAULT_LEVEL]  # gnubg's default analysis, 2 plies
 BOOK_PLIES = 10  # an opening book's default depth, in checker plays (five of each player)
@@ -151,7 +156,7 @@ class BackgammonAnalyser:
     ) -> list[GameAnalysis]:
         """Every valid game of the match in ``text``, reviewed in order with the match state carried
         (``progress`` hears each game's decisions once it is reviewed)."""
-        games = [game for game in read_games(text.encode(), source) if not game.errors]
+        games = [game for game in task_games(text.encode(), source) if not game.errors]
         return game_analyses(games, review_match(games, self.evaluator, self.search(limit), progress))
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
@@ -161,8 +166,75 @@ class BackgammonAnalyser:
         the roll; a cube or take decision with its three cubeful equities and the proper action), the
         result and gnubg's statistics table, then the match's. ``form`` ``full`` lists every decision,
         ``short`` only the marked ones and the cube actions taken."""
-        games = [game for game in read_games(text.encode(), source) if not game.errors]
-        return analysis_text(games, notes, form)
+        return annotated(text, source, notes, form)
+
+
+STORED_SEARCH = "stored: the judgements the match files hold, nothing searched"
+
+
+@dataclass(frozen=True)
+class StoredAnalyser:
+    """The judgements a match file holds taken as its analysis (``--level stored``; see
+    ``taldau.base.kind.Analyser``): XG's of a ``.xg``, gnubg's of an analysed SGF, evaluating nothing, so
+    that an archive analysed by XG gets its players' figures, reports and books at no cost
+    (``verdicts.stored_analyses``). Its version, and with it the settings key, names no engine."""
+
+    @property
+    def scale(self) -> MarkScale:
+        return EMG_SCALE
+
+    def search(self, limit: Limit) -> str:
+        """STORED_SEARCH; ValueError where the limit asks for a search (plies, nodes, time)."""
+        if limit.stops:
+            raise ValueError(
+                f"--level {limit.level} searches nothing: give no --depth, --nodes or --movetime"
+            )
+        return STORED_SEARCH
+
+    def version(self) -> str:
+        return "stored judgements"
+
+    def engine_name(self) -> str:
+        return "stored"
+
+    def fallback(self) -> str | None:
+        return None
+
+    def time_budget(self, limit: Limit, decisions: int) -> float:
+        """What replaying a match takes, with room: SECONDS_PER_DECISION's quickest per decision, MARGIN
+        times."""
+        return MARGIN * SECONDS_PER_DECISION[0] * decisions
+
+    def warm(self) -> None:
+        """Replay WARM_UP_MATCH as a stored review does: the kernels of the rules (the legal plays) are the
+        only ones it runs."""
+        stored_analyses(list(read_games(WARM_UP_MATCH.encode(), "warm-up")))
+
+    def review(
+        self,
+        text: str,
+        source: str,
+        limit: Limit,
+        progress: Callable[[int], object] | None = None,
+    ) -> list[GameAnalysis]:
+        """Every valid game of the match in ``text`` judged by the verdicts its file holds."""
+        games = [game for game in task_games(text.encode(), source) if not game.errors]
+        analyses = stored_analyses(games)
+        if progress is not None:
+            for analysis in analyses:
+                progress(len(analysis.decisions))
+        return analyses
+
+    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
+        """As ``BackgammonAnalyser.annotate``."""
+        return annotated(text, source, notes, form)
+
+
+def annotated(text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
+    """The match's valid games of a task's ``text`` as an analysis text with ``notes``
+    (``BackgammonAnalyser.annotate``)."""
+    games = [game for game in task_games(text.encode(), source) if not game.errors]
+    return analysis_text(games, notes, form)
 
 
 def settle_seconds(settings: ReviewSettings) -> float:
@@ -207,6 +279,7 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
         "plies_to_result_played": None,
         "nodes": 0,
         "seconds": 0.0,
+        **reference(step, reviewed.kind),
     }
     if isinstance(reviewed, MoveDecision):
         state = step.state
@@ -276,6 +349,11 @@ class BackgammonKind:
         """The default engine's analyser."""
         return BackgammonAnalyser()
 
+    @cached_property
+    def stored(self) -> StoredAnalyser:
+        """The judgements the match files hold (XG's, gnubg's) as the analysis."""
+        return StoredAnalyser()
+
     def analyser_with(self, engine: str) -> BackgammonAnalyser:
         """The analyser of ``engine`` (``own``, ``gnubg``, ``sage``); its evaluator is loaded on first use."""
         if engine not in ENGINES:
@@ -289,7 +367,8 @@ class BackgammonKind:
         return replay_file(file.preferring(self.encodings))
 
     def read_games(self, data: bytes, source: str) -> Iterator[Game]:
-        return read_games(data, source)
+        """Every game of a task's text (``task.task_games``) or a record file's bytes, read and replayed."""
+        return task_games(data, source)
 
     def facts(self, game: Game) -> GameFacts:
         match = game.match
@@ -342,9 +421,10 @@ class BackgammonKind:
         return first.match is second.match
 
     def task_text(self, games: Sequence[Game]) -> str:
-        """The whole match of ``games`` as Jellyfish text (every game of it, in order)."""
+        """The whole match of ``games`` (every game of it, in order, with the judgements its file holds) as
+        a task's text (``task.task_text``)."""
         (match,) = {id(game.match): game.match for game in games}.values()
-        return write_jellyfish(match)
+        return task_text(match)
 
     def opening(self, game: Game, plies: int) -> Opening:
         """The first ``plies`` checker plays (cube actions are not book moves), each keyed by the board as

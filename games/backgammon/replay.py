@@ -530,13 +530,19 @@ def read_games(data: bytes, source: str, limits: ReadLimits | None = None) -> It
 def replay_file(file: RecordFile) -> Iterator[Game]:
     """Every game of every match in a record file, read and replayed, in order."""
     for match in read_matches(file):
-        if not match.games:
-            empty = GameRecord(index=0, line=0, errors=list(match.errors) or [RecordError(0, 0, "no game")])
-            yield Game(match, empty, MatchState(rules_of(match)), errors=list(empty.errors))
-            continue
-        games = replay_match(match)
-        # what belongs to no game comes before the first game's own, in the order found
-        first = games[0]
-        first.errors = capped([*match.errors, *first.errors])
-        first.warnings = capped([*match.warnings, *first.warnings], "warnings")
-        yield from games
+        yield from match_games(match)
+
+
+def match_games(match: MatchRecord) -> list[Game]:
+    """Every game of a match record replayed, in order, what belongs to no game of it (an unreadable
+    header) an error or warning of the first; a match of no game is one game of index 0 holding its
+    errors."""
+    if not match.games:
+        empty = GameRecord(index=0, line=0, errors=list(match.errors) or [RecordError(0, 0, "no game")])
+        return [Game(match, empty, MatchState(rules_of(match)), errors=list(empty.errors))]
+    games = replay_match(match)
+    # what belongs to no game comes before the first game's own, in the order found
+    first = games[0]
+    first.errors = capped([*match.errors, *first.errors])
+    first.warnings = capped([*match.warnings, *first.warnings], "warnings")
+    return games

@@ -10,8 +10,21 @@ Letters ``a``..``x`` are the points 1..24 counted from White's side, ``y`` the b
 
 Property names are read as the SGF standard writes them, in capitals and case-sensitive (``PW``, not ``pw``;
 the lowercase letters that SGF's third version allowed inside a name, ``PlayerWhite``, are dropped, as it
-says). White is player 0 (the left column of a Jellyfish file), Black player 1. Analysis, comments and the
-other properties are ignored; variations are skipped, the main line is read.
+says). White is player 0 (the left column of a Jellyfish file), Black player 1. Comments and the other
+properties are ignored; variations are skipped, the main line is read.
+
+gnubg's analysis, where the file holds it, becomes one ``Verdict`` per decision (judge ``gnubg``, its level
+the plies of the evaluation, ``2-ply``), as gnubg's own analysis reports it:
+
+- ``A[n][play E ver 3 p1 .. p5 equity context]...`` on a roll's node: the candidate plays, best first, each
+  with its cubeful equity (EMG) and evaluation context (``2C``: 2 plies, cubeful), ``n`` the one played;
+  the best is the first candidate, the error the first's equity minus the played one's.
+- ``DA[E ver 3 context nd1 .. nd7 dt1 .. dt7]`` on a roll's node (the decision not to double before it), a
+  double's or an answer's: the doubler's No double and Double/take evaluations, the cubeful one last of
+  each, in match winning chances in a match (made EMG at the cube and score of the decision by gnubg's
+  ``mwc2eq``, ``cubeful.mwc_to_emg``, with gnubg's default table, Kazaross-XG2), Double/pass being 1 EMG;
+  the best action and the error of the one taken as gnubg reckons them. A money session's cube analysis
+  is not read (no analysed sample to check its scale on), nor rollouts (``R``).
 """
 
 from __future__ import annotations
@@ -19,12 +32,15 @@ from __future__ import annotations
 import bisect
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
+from taldau.base.kind import DecisionKind
 from taldau.base.records import MAX_ERRORS_PER_GAME, Line, ReadLimits, RecordError, append_error, excerpt
 
-from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
+from .cube import MatchState, Rules
+from .cubeful import mwc_to_emg
+from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment, Verdict
 
 FORMAT = "sgf"
 
@@ -53,6 +69,7 @@ class Cube:
     offered: int = 0
     offered_by: int | None = None
     beavered: bool = False
+    owner: int | None = None
 
     def answer(self, player: int, kind: ActionKind) -> ActionKind | None:
         """What a cube word of ``player`` is, the cube updated: gnubg writes a beaver as the doubled
@@ -64,10 +81,12 @@ class Cube:
             self.offered, self.offered_by, self.beavered = self.value * 2, player, False
         elif kind is ActionKind.BEAVER:
             self.offered, self.offered_by, self.beavered = max(self.offered, self.value * 2) * 2, player, True
+            self.owner = player
         else:
             beaver_taken = kind is ActionKind.TAKE and waiting and self.beavered
             if kind is ActionKind.TAKE and self.offered:
                 self.value = self.offered
+                self.owner = self.owner if beaver_taken else player
             self.offered, self.offered_by, self.beavered = 0, None, False
             if beaver_taken:
                 return None
@@ -327,9 +346,11 @@ class SgfReader:
                 cube.value = int(names["CV"].values[0])
             for prop in (prop for prop in node if prop.name in COLOURS):
                 count += 1
+                state = _state(match, game, cube)
                 action = self.action(game, prop, f"move {count}: ", cube)
                 if action is None:
                     continue
+                action = replace(action, verdicts=_verdicts(names, action, state))
                 if unplayed is not None and not _plays(action, unplayed):
                     game.actions.append(unplayed)
                 unplayed = None
@@ -425,6 +446,94 @@ class SgfReader:
             segments.append(Segment(_point(start, player), _point(end, player)))
         dice = (int(roll["d1"]), int(roll["d2"]))
         return Action(player, ActionKind.ROLL, line, column, 0, dice, tuple(segments), 0, text)
+
+
+JUDGE = "gnubg"
+CONTEXT = re.compile(r"(\d{1,2})C?")  # an evaluation context's plies, cubeful or not
+
+
+def _state(match: MatchRecord, game: GameRecord, cube: Cube) -> MatchState | None:
+    """The match state of a cube decision made now, as far as gnubg's cube analysis needs it (the score,
+    the cube and its owner: a Crawford game has no cube decision); None in money play or without a score."""
+    if not match.length or game.score is None or max(game.score) >= match.length:
+        return None
+    rules = Rules(length=match.length, crawford=match.crawford, jacoby=False, beavers=False)
+    return MatchState(rules, game.score, cube=cube.value, cube_owner=cube.owner)
+
+
+def _verdicts(names: dict[str, Property], action: Action, state: MatchState | None) -> tuple[Verdict, ...]:
+    """gnubg's verdicts on the decisions ``action`` made, from its node's ``DA`` and ``A`` (see the module's
+    words); none where the node holds none or what it holds is not read."""
+    found: list[Verdict] = []
+    if "DA" in names and state is not None:
+        doubler = action.player if action.kind in (ActionKind.ROLL, ActionKind.DOUBLE) else 1 - action.player
+        cube = _cube_verdict(names["DA"].values[0], action.kind, state, doubler)
+        if cube is not None:
+            found.append(cube)
+    if "A" in names and action.kind is ActionKind.ROLL:
+        play = _play_verdict(names["A"].values, action.player)
+        if play is not None:
+            found.append(play)
+    return tuple(found)
+
+
+def _cube_verdict(value: str, kind: ActionKind, state: MatchState, doubler: int) -> Verdict | None:
+    """gnubg's verdict from a ``DA`` value on the cube decision an action of ``kind`` made (a roll: not
+    doubling; a double; an answer) in ``state``, ``doubler`` the player who doubled or might have."""
+    tokens = value.split()
+    if len(tokens) < 18 or tokens[:2] != ["E", "ver"] or not CONTEXT.fullmatch(tokens[3]):
+        return None
+    try:
+        numbers = [float(token) for token in tokens[-14:]]
+        no_double, double_take = (mwc_to_emg(mwc, state, doubler) for mwc in (numbers[6], numbers[13]))
+    except ValueError:
+        return None
+    level = f"{CONTEXT.fullmatch(tokens[3])[1]}-ply"  # type: ignore[index]
+    double_pass = 1.0
+    doubled = min(double_take, double_pass)
+    optimal = max(no_double, doubled)
+    if kind is ActionKind.ROLL or kind is ActionKind.DOUBLE:
+        best = "double" if doubled > no_double else "no double"
+        loss = optimal - (no_double if kind is ActionKind.ROLL else doubled)
+        return Verdict(JUDGE, level, DecisionKind.CUBE, best, max(0.0, loss))
+    best = "take" if double_take <= double_pass else "pass"
+    loss = double_pass - double_take if kind is ActionKind.DROP else double_take - double_pass
+    return Verdict(JUDGE, level, DecisionKind.TAKE, best, max(0.0, loss))
+
+
+def _play_verdict(values: Sequence[str], player: int) -> Verdict | None:
+    """gnubg's verdict from the values of an ``A`` property on ``player``'s play: the first candidate the
+    best, the error the first's equity minus the played one's (``values[0]`` its index)."""
+    if not values or not NUMBER.fullmatch(values[0].strip()):
+        return None
+    candidates = [value.split() for value in values[1:]]
+    played = int(values[0].strip())
+    if not 0 <= played < len(candidates):
+        return None
+    equities: list[float] = []
+    for tokens in (candidates[0], candidates[played]):
+        at = tokens.index("E") if "E" in tokens else -1
+        if at not in (0, 1) or len(tokens) < at + 11 or tokens[at + 1] != "ver":
+            return None
+        try:
+            equities.append(float(tokens[at + 8]))
+        except ValueError:
+            return None
+    best = candidates[0]
+    letters = best[0] if best[0] != "E" else ""
+    context = CONTEXT.fullmatch(best[(1 if letters else 0) + 9])
+    if context is None or len(letters) % 2 or not re.fullmatch(r"[a-z]*", letters):
+        return None
+    moves = [
+        f"{_point_name(_point(letters[at], player))}/{_point_name(_point(letters[at + 1], player))}"
+        for at in range(0, len(letters), 2)
+    ]
+    loss = max(0.0, equities[0] - equities[1])
+    return Verdict(JUDGE, f"{context[1]}-ply", DecisionKind.MOVE, " ".join(moves), loss)
+
+
+def _point_name(point: int) -> str:
+    return "bar" if point == BAR else "off" if point == OFF else str(point)
 
 
 def _plays(action: Action, unplayed: Action) -> bool:

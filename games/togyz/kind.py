@@ -144,6 +144,11 @@ class TogyzKind:
         """The engine with the shipped win curve, read once per kind."""
         return TogyzAnalyser(load_win_curve())
 
+    @property
+    def stored(self) -> None:
+        """Togyz records hold no engine's judgements to take as an analysis."""
+        return None
+
     def analyser_with(self, engine: str) -> TogyzAnalyser:
         """Togyz Kumalak has one engine: ValueError for any choice."""
         raise ValueError(f"Togyz Kumalak has one engine, taldau's own search: no engine {engine!r} to choose")
