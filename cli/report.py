@@ -4,11 +4,13 @@ the report draws its boards; the game is the one whose notation the position is,
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
 import click
 from taldau.analysis.report import ReportError, write_report
+from taldau.cli.options import EX_USAGE, say
 from taldau.cli.outputs import writable_file, writable_folder
 from taldau.cli.progress import progress_line
 from taldau.games.registry import game_kind, position_game
@@ -35,16 +37,20 @@ def report(folder: str, out: str, query: str | None, book: str | None) -> None:
     """Write an HTML report of the analysis in FOLDER (the --out of `taldau analyze`) into OUT:
     index.html (settings, mark counts, a sortable players table, the games, the worst blunders) and one
     page per game (evaluation graph, moves with marks, a board diagram of every mistake and blunder). It
-    opens from disk, with no server and no network. With --book, each move of the book's first plies
-    shows the games in which it was played in that position, its score and whether it is the book's most
-    played move there."""
+    opens from disk, with no server and no network. With --book (a book of the analysis' game), each
+    move of the book's first plies shows the games in which it was played in that position, its score and
+    whether it is the book's most played move there. OUT must be empty (or new) or hold an earlier report:
+    only the files a report wrote there (listed in its .taldau-report) are replaced or removed. Exit 2,
+    with one line and before anything is written, for a FOLDER that is not an analysis, a book of another
+    game, or an OUT holding files no report wrote."""
     writable_folder(out)
     started = time.perf_counter()
     try:
         with progress_line("writing", "game page") as shown:
             summary = write_report(folder, out, query, lambda done, total: shown.update(done, total), book)
     except ReportError as error:
-        raise click.UsageError(str(error)) from None
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
     seconds = time.perf_counter() - started
     click.echo(
         f"{Path(out) / 'index.html'}: games {summary.games}, pages {summary.pages}, diagrams "

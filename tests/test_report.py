@@ -4,6 +4,7 @@ is the ``analysed_examples`` fixture's PlayOK sample (7 Togyz Kumalak games anal
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 from taldau.analysis.book import Book, BookSettings, build_book
 from taldau.analysis.book.query import entries, position_key
 from taldau.analysis.players import players
+from taldau.analysis.report.site import player_pages
 from taldau.cli.main import main
 
 
@@ -188,3 +190,108 @@ def test_book_column_shows_each_opening_moves_games_in_the_book(
 def test_a_folder_that_is_no_analysis_is_refused_by_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2 and f"{tmp_path}: not a `taldau analyze` output folder" in result.output
+
+
+def test_a_folder_of_the_users_files_is_refused_and_left_as_it_was(
+    analysed_examples: dict[str, Path], tmp_path: Path
+) -> None:
+    """Issue 54, item 2: a report deleted every page under games/ and players/ and overwrote index.html of
+    a folder that no report had written."""
+    out = tmp_path / "out"
+    files = {"games/notes.html": "my notes", "players/x.html": "a player", "index.html": "my index"}
+    for name, text in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["report", str(analysed_examples["togyz"]), "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"error: {out}: holds files that taldau report did not write (no .taldau-report listing them): "
+        "give --out an empty or new folder, or the folder of an earlier report\n"
+    )
+    assert {str(path.relative_to(out)) for path in out.rglob("*") if path.is_file()} == set(files)
+    assert all((out / name).read_text(encoding="utf-8") == text for name, text in files.items())
+
+
+def test_a_report_replaces_and_removes_only_the_files_it_wrote(
+    analysed_examples: dict[str, Path], tmp_path: Path
+) -> None:
+    folder, out = analysed_examples["togyz"], tmp_path / "out"
+    report(folder, out)
+    first = json.loads((out / ".taldau-report").read_text(encoding="utf-8"))["files"]
+    assert (
+        sorted(str(path.relative_to(out)) for path in out.rglob("*.*") if path.name != ".taldau-report")
+        == first
+    )
+    mine = {out / "notes.txt": "mine", out / "games" / "mine.html": "mine too"}
+    for path, text in mine.items():
+        path.write_text(text, encoding="utf-8")
+    index = report(
+        folder, out, "--games", "abeke93"
+    )  # fewer games: the others' pages are the report's to remove
+    kept = set(re.findall(r'href="games/([0-9a-f]+)\.html"', index))
+    assert {path.stem for path in (out / "games").glob("*.html")} == kept | {"mine"}
+    assert all(path.read_text(encoding="utf-8") == text for path, text in mine.items())
+    second = json.loads((out / ".taldau-report").read_text(encoding="utf-8"))["files"]
+    assert set(second) < set(first) and "notes.txt" not in second and "games/mine.html" not in second
+    # A file of the user's where the next report would write a page: refused, nothing written or removed.
+    other = next(name for name in first if name.startswith("games/") and name not in second)
+    (out / other).write_text("the user's", encoding="utf-8")
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    result = CliRunner().invoke(main, ["report", str(folder), "--out", str(out)])
+    assert result.exit_code == 2 and result.output == (
+        f"error: {out}: {other} is not a file taldau report wrote: move it away, or give --out an empty "
+        "or new folder\n"
+    )
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+
+
+def test_a_book_of_the_other_game_is_refused(analysed_examples: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 54, item 10: a backgammon book given to a Togyz report was silently ignored."""
+    matches = Path(__file__).parents[1] / "examples" / "backgammon" / "studio-llabba-iradch49.txt"
+    build_book([matches], tmp_path / "book", BookSettings(game="backgammon"))
+    folder = analysed_examples["togyz"]
+    result = CliRunner().invoke(
+        main, ["report", str(folder), "--out", str(tmp_path / "out"), "--book", str(tmp_path / "book")]
+    )
+    assert result.exit_code == 2 and result.output == (
+        f"error: --book {tmp_path / 'book'}: a book of backgammon games, and {folder} holds an analysis of "
+        "togyz games: give a book of togyz\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_player_pages_are_named_in_latin_letters_each_its_own() -> None:
+    """Issue 54, item 12: Cyrillic names gave page files such as ``3-_.html``."""
+    names = ["Магжан", "Әлия Қасым", "José", "abc", "ABC!", "李", "lasse"]
+    pages = player_pages(names)
+    assert pages["Магжан"] == "players/magzhan.html" and pages["Әлия Қасым"] == "players/aliya-qasym.html"
+    assert pages["José"] == "players/jose.html" and pages["lasse"] == "players/lasse.html"
+    assert re.fullmatch(r"players/abc-[0-9a-f]{8}\.html", pages["abc"]) and pages["abc"] != pages["ABC!"]
+    assert re.fullmatch(r"players/player-[0-9a-f]{8}\.html", pages["李"])
+    assert len(set(pages.values())) == len(names)
+    assert player_pages(list(reversed(names))) == pages  # the same pages whatever the order
+    assert player_pages(["Магжан", "someone else"])["Магжан"] == pages["Магжан"]
+
+
+def test_a_report_of_cyrillic_names_names_their_pages_in_latin_letters(
+    togyz_examples: Path, tmp_path: Path
+) -> None:
+    text = (togyz_examples / "playok-2024-2025-sample.pgn").read_text(encoding="utf-8")
+    renamed = text.replace("abeke93", "Әбеке").replace("alekozh99", "Алекож")
+    (tmp_path / "games.pgn").write_text(renamed, encoding="utf-8")
+    command = [
+        "analyze",
+        str(tmp_path / "games.pgn"),
+        "--out",
+        str(tmp_path / "a"),
+        "--depth",
+        "1",
+        "--jobs",
+        "1",
+    ]
+    assert CliRunner().invoke(main, command).exit_code == 0
+    index = report(tmp_path / "a", tmp_path / "out")
+    assert (
+        'href="players/abeke.html">Әбеке</a>' in index and 'href="players/alekozh.html">Алекож</a>' in index
+    )
+    assert all(re.fullmatch(r"[a-z0-9_-]+", page.stem) for page in (tmp_path / "out" / "players").glob("*"))

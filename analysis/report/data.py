@@ -1,32 +1,35 @@
 """What a report shows, read from a ``taldau analyze`` output folder (its manifest's settings and its
 ``games`` and ``moves`` tables, through ``taldau.analysis.folder``) into typed rows, and the figures derived
-from them (each player's figures over the archive, the count of each mark, the worst blunders).
+from them (each player's figures over the archive, the worst blunders).
 
-The decisions are the table's own rows (``taldau.schemas.MoveRow``), made straight from its columns
-(``move_rows_of``), so that a whole archive (the 2,398 real Togyz games: about 260,000 moves) loads in a
-few seconds. Nothing here knows the game: the values are the tables' own (see ``taldau.schemas``).
+The games are read whole (a row each); the decisions game by game (``Archive.with_moves``), a batch of the
+``moves`` table at a time, so that a report holds one game's decisions at once, whatever the archive's
+size: a page is written as its game's decisions arrive, and what the index and the player pages need of
+them is kept small (counts, and the worst blunders in a ``Worst`` of bounded size). The decisions are the
+table's own rows (``taldau.schemas.MoveRow``), made straight from its columns (``move_rows_of``). Nothing
+here knows the game: the values are the tables' own (see ``taldau.schemas``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field, fields
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
 from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers
 from taldau.schemas import MoveRow, SideFigures, move_rows_of
 
 from ..accounting import count
-from ..folder import FolderError, FolderSettings, open_folder
+from ..folder import AnalysisFolder, FolderError, FolderSettings, open_folder
 from ..players import DATE_HEADERS, EVENT_HEADERS, SIDES, scale_of
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
 DIAGRAM_MARKS = (Mark.BAD, Mark.VERY_BAD)  # the marks whose positions a game page draws
+BATCH_ROWS = 16_384  # rows of a table read at a time
 
 
 class ReportError(ValueError):
@@ -250,12 +253,21 @@ class Section:
 
 @dataclass(frozen=True)
 class Archive:
-    """What a report shows: the analysis' settings (the manifest's), the games (those the query kept)
-    with their moves, in the tables' order (by record file and index)."""
+    """What a report shows: the analysis folder (``stored``: its manifest's settings) and its games (those
+    the query kept) in the tables' order (by record file and index), without their decisions unless read
+    with them (``read_archive``); ``with_moves`` brings each analysed game's decisions, one game at a
+    time."""
 
-    folder: Path
-    settings: FolderSettings
+    stored: AnalysisFolder
     games: list[Game]
+
+    @property
+    def folder(self) -> Path:
+        return self.stored.path
+
+    @property
+    def settings(self) -> FolderSettings:
+        return self.stored.settings
 
     @property
     def analysed(self) -> list[Game]:
@@ -294,14 +306,6 @@ class Archive:
             sections.append(Section(Match(games, _match_sides(games, scale_of(games[0].game))), numbered))
         return sections
 
-    def mark_counts(self) -> dict[Mark, int]:
-        counts = dict.fromkeys(MARKS, 0)
-        for game in self.analysed:
-            for move in game.moves:
-                if move.mark in counts:
-                    counts[move.mark] += 1
-        return counts
-
     def players(self) -> list[Player]:
         """Every named player's figures over the analysed games, most games first."""
         players: dict[str, Player] = {}
@@ -314,18 +318,85 @@ class Archive:
                     players.setdefault(name, Player(name, scale=scales[game.game])).add(side)
         return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
 
-    def worst(self, count: int) -> list[tuple[Game, MoveRow]]:
-        """The ``count`` worst blunders: the decisions marked ``??``, by loss then by winning chances
-        given away."""
-        blunders = [
-            (game, move) for game in self.analysed for move in game.moves if move.mark == Mark.VERY_BAD
-        ]
-        blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
-        return blunders[:count]
+    def with_moves(self) -> Iterator[Game]:
+        """Each analysed game with its decisions (in order of ply), one at a time, in the ``moves`` table's
+        order (by game id; a game without decisions last), read ``BATCH_ROWS`` rows at a time: only one
+        game's decisions are made into rows at once. ReportError when the table cannot be read, or holds
+        a game's decisions apart (not the order ``taldau analyze`` writes)."""
+        wanted = {game.game_id: game for game in self.analysed}
+        done: set[str] = set()
+        current: tuple[str, list[MoveRow]] | None = None
+        try:
+            for batch in self.stored.batches("moves", rows=BATCH_ROWS):
+                ids = batch.column("game_id").to_pylist()
+                starts = [0, *(row for row in range(1, len(ids)) if ids[row] != ids[row - 1])]
+                for start, end in zip(starts, [*starts[1:], len(ids)], strict=True):
+                    game_id = ids[start]
+                    if current is not None and current[0] != game_id:
+                        yield self._played(wanted[current[0]], current[1])
+                        current = None
+                    if game_id not in wanted:
+                        continue
+                    if current is None:
+                        if game_id in done:
+                            raise ReportError(
+                                f"{self.folder}: the decisions of game {game_id} are not together in its "
+                                "moves table: analyse the archive again into a new --out folder"
+                            )
+                        done.add(game_id)
+                        current = (game_id, [])
+                    current[1].extend(move_rows_of(batch.slice(start, end - start)))
+        except FolderError as error:
+            raise ReportError(str(error)) from None
+        if current is not None:
+            yield self._played(wanted[current[0]], current[1])
+        for game_id, game in wanted.items():
+            if game_id not in done:
+                yield game
+
+    @staticmethod
+    def _played(game: Game, moves: list[MoveRow]) -> Game:
+        return replace(game, moves=sorted(moves, key=lambda move: move.ply))
 
 
-def _game(row: dict[str, Any]) -> Game:
-    headers = dict(row.get("headers") or [])
+@dataclass(frozen=True)
+class Blunder:
+    """A blunder as a list of the worst shows it: its game (without its decisions), the decision, and the
+    decision named as its game's page names it (``Move 7``, ``Ply 8``)."""
+
+    game: Game
+    move: MoveRow
+    label: str
+
+
+@dataclass
+class Worst:
+    """The ``size`` worst blunders offered: by loss, then by winning chances given away, then the first
+    offered by ``order`` (a tuple of numbers, its own for every blunder offered); the others are not
+    kept."""
+
+    size: int
+    kept: list[tuple[float, float, tuple[int, ...], Blunder]] = field(default_factory=list)  # mildest first
+
+    def offer(self, blunder: Blunder, order: tuple[int, ...]) -> None:
+        entry = (blunder.move.loss, blunder.move.drop, tuple(-number for number in order), blunder)
+        if len(self.kept) < self.size:
+            heapq.heappush(self.kept, entry)
+        elif self.kept and entry[:3] > self.kept[0][:3]:
+            heapq.heapreplace(self.kept, entry)
+
+    def worst(self) -> list[Blunder]:
+        """The blunders kept, worst first."""
+        return [entry[-1] for entry in sorted(self.kept, key=lambda entry: entry[:3], reverse=True)]
+
+
+def _game(row: dict[str, Any], strings: dict[str, str]) -> Game:
+    """The game of a ``games`` row; its headers' names and values held once in ``strings`` (a record's
+    headers repeat from game to game: Site, Event, Variation ...)."""
+    headers = {
+        strings.setdefault(name, name): strings.setdefault(value, value)
+        for name, value in row.get("headers") or []
+    }
     white_score, black_score = row.get("white_match_score"), row.get("black_match_score")
     game = Game(
         game_id=row["game_id"],
@@ -355,24 +426,28 @@ def _game(row: dict[str, Any]) -> Game:
     return Game(**{**{f.name: getattr(game, f.name) for f in fields(Game)}, "sides": sides})
 
 
-def read_archive(folder: str | Path, query: str | None = None) -> Archive:
+def open_archive(folder: str | Path, query: str | None = None) -> Archive:
     """The analysed archive in ``folder``: its manifest's settings and its games (only those whose
-    players, event, site, date, round, file or id contain ``query``, any case, when given) with their
-    moves. Raises ReportError when the folder is not an analysis' output."""
+    players, event, site, date, round, file or id contain ``query``, any case, when given), without their
+    decisions. Raises ReportError when the folder is not an analysis' output or cannot be read."""
+    strings: dict[str, str] = {}
     try:
         stored = open_folder(folder)
+        games = [
+            _game(row, strings)
+            for batch in stored.batches("games", rows=BATCH_ROWS)
+            for row in batch.to_pylist()
+        ]
     except FolderError as error:
         raise ReportError(str(error)) from None
-    games = [_game(row) for row in stored.rows("games")]
     if query:
         games = [game for game in games if game.matches(query)]
-    wanted = {game.game_id: game for game in games if game.status == "ok"}
-    by_game: dict[str, list[MoveRow]] = defaultdict(list)
-    moves = stored.table("moves")
-    if query:
-        moves = moves.filter(pc.is_in(moves["game_id"], pa.array(list(wanted), pa.string())))
-    for move in move_rows_of(moves):
-        by_game[move.game_id].append(move)
-    for game_id, game in wanted.items():
-        game.moves.extend(sorted(by_game.get(game_id, ()), key=lambda move: move.ply))
-    return Archive(stored.path, stored.settings, games)
+    return Archive(stored, games)
+
+
+def read_archive(folder: str | Path, query: str | None = None) -> Archive:
+    """``open_archive`` with every analysed game's decisions, all held at once (a report reads them game
+    by game instead: ``Archive.with_moves``)."""
+    archive = open_archive(folder, query)
+    played = {game.game_id: game for game in archive.with_moves()}
+    return replace(archive, games=[played.get(game.game_id, game) for game in archive.games])

@@ -5,15 +5,22 @@ so that the report opens from disk with no server, no network and no script (the
 tables sortable).
 
 Board diagrams come from each game's kind (``GameKind.svg``): the report never looks into a position.
+
+The report is written game by game (``Archive.with_moves``): each game's page as its decisions are read,
+and for the index and the player pages only what they show of them (``Tally``: counts, openings, the
+worst blunders in a ``Worst`` of bounded size), so that its memory follows the largest game, not the
+archive. It writes only into a folder of its own (``output.ReportFolder``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
+import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -21,14 +28,28 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from taldau.base.kind import GameKind, Mark
+from taldau.base.names import name_key
 from taldau.games.registry import game_kind
 from taldau.schemas import MoveRow
 
 from ..accounting import count
-from ..players import MIN_GAMES, Player, PlayerSettings, players, shown_figures, side_score
+from ..folder import FolderError
+from ..players import MIN_GAMES, Player, PlayerSettings, PlayersReport, players, shown_figures, side_score
 from .book import BookMove, BookView
-from .data import DIAGRAM_MARKS, MARK_NAMES, MARK_PLURALS, MARKS, Archive, Game, ReportError, read_archive
+from .data import (
+    DIAGRAM_MARKS,
+    MARK_NAMES,
+    MARK_PLURALS,
+    MARKS,
+    Archive,
+    Blunder,
+    Game,
+    ReportError,
+    Worst,
+    open_archive,
+)
 from .graph import evaluation_graph, form_graph
+from .output import ReportFolder
 
 STATIC = Path(__file__).with_name("static")
 WORST = 25  # blunders listed on the index
@@ -104,23 +125,30 @@ def write_report(
     progress: Callable[[int, int], None] | None = None,
     book: str | Path | None = None,
 ) -> ReportSummary:
-    """The report of the analysis in ``folder`` written into ``out`` (created; pages of an earlier report
+    """The report of the analysis in ``folder`` written into ``out`` (created; an earlier report's files
     there are replaced), only for the games that match ``query`` when given (see ``Game.matches``).
-    ``progress(done, total)`` is told once the Parquet is read (none done) and after each game page. With
-    ``book`` (an opening book's folder), each game page's move list says how every move of the book's plies
-    stands in it (see ``BookView``). Raises ``ReportError`` for a folder that is not an analysis' output or a
-    book that cannot be opened."""
-    archive = read_archive(folder, query)
-    opened = None
-    if book is not None:
-        try:
-            opened = BookView.open(book)
-        except ValueError as error:
-            raise ReportError(f"--book {book}: {error}") from None
-    out = Path(out)
-    (out / "games").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "games").glob("*.html"):  # an earlier report's pages: its games may be others
-        stale.unlink()
+    ``progress(done, total)`` is told once the games are read (none done) and after each game page. With
+    ``book`` (an opening book's folder, of the analysis' game), each game page's move list says how every
+    move of the book's plies stands in it (see ``BookView``). Raises ``ReportError``, before anything is
+    written, for a folder that is not an analysis' output, a book that cannot be opened or is of another
+    game, and an ``out`` that holds files no report wrote (``ReportFolder``)."""
+    target = ReportFolder.claim(out)
+    try:  # first, while nothing else is held: their bootstrap is the report's largest need of memory
+        roster = players([folder], PlayerSettings(by="month"))
+        events = players([folder], PlayerSettings(by="event"))
+    except FolderError as error:
+        raise ReportError(str(error)) from None
+    archive = open_archive(folder, query)
+    opened = _book(book, archive)
+    analysed = archive.analysed
+    if not analysed:
+        roster = events = None
+    pages = player_pages([found.name for found in roster.players]) if roster else {}
+    written = ["index.html", "report.css", "report.js", *(game.page for game in analysed), *pages.values()]
+    target.begin(written)
+    out = target.path
+    for name in ("games", *(["players"] if pages else [])):
+        (out / name).mkdir(exist_ok=True)
     for name in ("report.css", "report.js"):
         shutil.copyfile(STATIC / name, out / name)
     environment = _environment()
@@ -132,49 +160,93 @@ def write_report(
         "made": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "book": opened,
     }
-    analysed = archive.analysed
     page = environment.get_template("game.html")
-    diagrams = 0
     kinds = {name: game_kind(name) for name in {game.game for game in analysed}}
+    order = {game.game_id: index for index, game in enumerate(analysed)}
+    tally = Tally.of(roster)
     if progress is not None:
         progress(0, len(analysed))
-    for index, game in enumerate(analysed):
+    for done, game in enumerate(archive.with_moves(), start=1):
+        index = order[game.game_id]
         drawn = [diagram(kinds[game.game], move) for move in game.moves if move.mark in DIAGRAM_MARKS]
-        diagrams += len(drawn)
+        in_book = opened.moves(game.moves) if opened else {}
         text = page.render(
             game=game,
             graph=evaluation_graph(game.moves, game.players, game.move_label, game.axis),
             diagrams=drawn,
-            in_book=opened.moves(game.moves) if opened and opened.game == game.game else {},
+            in_book=in_book,
             previous=analysed[index - 1] if index else None,
             next=analysed[index + 1] if index + 1 < len(analysed) else None,
             root="../",
             **common,
         )
         (out / game.page).write_text(text, encoding="utf-8")
+        tally.add(index, analysed[index], game, in_book, len(drawn))
         if progress is not None:
-            progress(index + 1, len(analysed))
-    pages, roster = _player_pages(archive, analysed, kinds, environment, out, common)
+            progress(done, len(analysed))
+    figures: dict[str, Player] = {}
+    if roster is not None and events is not None:
+        figures = _player_pages(roster, events, pages, tally, kinds, environment, out, common)
     index_text = environment.get_template("index.html").render(
         archive=archive,
         games=archive.games,
         sections=archive.sections(),
         analysed=analysed,
-        decisions=sum(len(game.moves) for game in analysed),
+        decisions=tally.decisions,
         plies=sum(game.plies for game in analysed),
-        judged=sorted(
-            Counter(move.judged for game in analysed for move in game.moves if move.judged).items()
-        ),
-        marks=archive.mark_counts(),
+        judged=sorted(tally.judged.items()),
+        marks=tally.marks,
         players=archive.players(),
-        player_pages=pages,
-        player_figures=roster,
-        worst=archive.worst(WORST),
+        player_pages={spelling: pages[found.name] for found in roster.players for spelling in found.spellings}
+        if roster
+        else {},
+        player_figures=figures,
+        worst=tally.worst.worst(),
         root="",
         **common,
     )
     (out / "index.html").write_text(index_text, encoding="utf-8")
-    return ReportSummary(out, len(archive.games), len(analysed) + 1 + len(set(pages.values())), diagrams)
+    target.finish(written)
+    return ReportSummary(out, len(archive.games), len(analysed) + 1 + len(pages), tally.diagrams)
+
+
+def _book(book: str | Path | None, archive: Archive) -> BookView | None:
+    """The opening book at ``book`` opened for the report of ``archive``; ReportError when it cannot be
+    opened or is a book of another game than the analysis'."""
+    if book is None:
+        return None
+    try:
+        opened = BookView.open(book)
+    except ValueError as error:
+        raise ReportError(f"--book {book}: {error}") from None
+    if opened.game != archive.settings.game:
+        raise ReportError(
+            f"--book {book}: a book of {opened.game} games, and {archive.folder} holds an analysis of "
+            f"{archive.settings.game} games: give a book of {archive.settings.game}"
+        )
+    return opened
+
+
+def player_pages(names: Sequence[str]) -> dict[str, str]:
+    """Each player's page under ``players/`` by the name the player is shown by: the name as players are
+    recognised by (``name_key``: Cyrillic in Latin letters, ``Магжан`` as ``magzhan``), in ASCII letters,
+    digits and ``_``, anything else as ``-``; where two names come out alike, or a name as nothing, it is
+    followed by a digest of the name, so that each page is a player's own and keeps its name from one
+    report to the next."""
+    slugs = {name: _slug(name) for name in names}
+    taken = Counter(slugs.values())
+    pages = {}
+    for name, slug in slugs.items():
+        if not slug or taken[slug] > 1:
+            digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+            slug = f"{slug or 'player'}-{digest}"
+        pages[name] = f"players/{slug}.html"
+    return pages
+
+
+def _slug(name: str) -> str:
+    latin = unicodedata.normalize("NFKD", name_key(name)).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9_]+", "-", latin).strip("-")[:40].rstrip("-")
 
 
 OPENING_PLIES = 4  # the decisions of a game that name its opening on a player's page
@@ -195,48 +267,96 @@ class Opening:
 
 
 @dataclass(frozen=True)
-class Worst:
-    """A blunder of a player's, drawn, with its game."""
+class Played:
+    """The opening of one of a player's games, as the player's page counts it: where the game and the
+    player's side come in the report (``order``: the game's index, the side), the side, the opening's
+    moves, the player's score and the book's word on its last move."""
 
-    game: Game
-    move: MoveRow
+    order: tuple[int, int]
+    side: int
+    moves: str
+    score: float | None
+    book: BookMove | None
+
+
+@dataclass
+class Tally:
+    """What the index and the player pages keep of the games as their pages are written: the decisions,
+    how many were judged each way (backgammon's settled in doubt), of each mark, the diagrams drawn and
+    the worst blunders; for each player (by the name shown) the openings played and the worst blunders.
+    ``owners``: each spelling of a name, the players (names shown) it is."""
+
+    owners: dict[str, list[str]]
+    decisions: int = 0
+    diagrams: int = 0
+    judged: Counter[str] = field(default_factory=Counter)
+    marks: dict[Mark, int] = field(default_factory=lambda: dict.fromkeys(MARKS, 0))
+    worst: Worst = field(default_factory=lambda: Worst(WORST))
+    openings: dict[str, list[Played]] = field(default_factory=lambda: defaultdict(list))
+    blunders: dict[str, Worst] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, roster: PlayersReport | None) -> Tally:
+        """An empty tally for the players of ``roster``."""
+        owners: dict[str, list[str]] = defaultdict(list)
+        for found in roster.players if roster else ():
+            for spelling in found.spellings:
+                owners[spelling].append(found.name)
+        return cls(owners)
+
+    def add(self, index: int, listed: Game, game: Game, in_book: dict[int, BookMove], diagrams: int) -> None:
+        """Count ``game`` (``listed`` without its decisions), the ``index``-th analysed game, with the
+        book's word on its moves and the ``diagrams`` drawn on its page."""
+        self.decisions += len(game.moves)
+        self.diagrams += diagrams
+        self.judged.update(move.judged for move in game.moves if move.judged)
+        for position, move in enumerate(game.moves):
+            if move.mark in self.marks:
+                self.marks[move.mark] += 1
+            if move.mark == Mark.VERY_BAD:
+                self.worst.offer(Blunder(listed, move, game.move_label(move)), (index, position))
+        plays = [move for move in game.moves if move.kind == "move"][:OPENING_PLIES]  # not cube decisions
+        opening = " ".join(move.played for move in plays)
+        known = in_book.get(plays[-1].ply) if plays else None
+        for side, name in enumerate(game.names):
+            for shown in self.owners.get(name, ()) if name is not None else ():
+                score = side_score(game.result, game.winner, side)
+                self.openings[shown].append(Played((index, side), side, opening, score, known))
+                worst = self.blunders.setdefault(shown, Worst(PLAYER_WORST))
+                for position, move in enumerate(game.moves):
+                    if move.side == side and move.mark == Mark.VERY_BAD:
+                        worst.offer(Blunder(listed, move, game.move_label(move)), (index, side, position))
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A blunder of a player's, drawn."""
+
+    blunder: Blunder
     diagram: Diagram
 
 
 def _player_pages(
-    archive: Archive,
-    analysed: list[Game],
+    roster: PlayersReport,
+    events: PlayersReport,
+    pages: dict[str, str],
+    tally: Tally,
     kinds: dict[str, GameKind[Any]],
     environment: Environment,
     out: Path,
     common: dict[str, Any],
-) -> tuple[dict[str, str], dict[str, Player]]:
-    """One page per player of the analysed games under ``players/`` (``taldau.analysis.players``: figures
-    with intervals, form by month, by event, head to head, openings and worst blunders drawn), and by each
-    spelling of each player's name the page and the player's figures, for the index's links and
-    intervals."""
-    if not analysed:
-        return {}, {}
-    roster = players([archive.folder], PlayerSettings(by="month"))
-    events = {found.name: found for found in players([archive.folder], PlayerSettings(by="event")).players}
-    folder = out / "players"
-    folder.mkdir(exist_ok=True)
-    for stale in folder.glob("*.html"):
-        stale.unlink()
+) -> dict[str, Player]:
+    """One page per player of ``roster`` (``taldau.analysis.players``: figures with intervals, form by
+    month, by event (``events``' periods), head to head, openings and worst blunders drawn) at ``pages``,
+    and by each spelling of
+    each player's name the player's figures, for the index's intervals."""
+    by_event = {found.name: found for found in events.players}
     template = environment.get_template("player.html")
-    pages: dict[str, str] = {}
     figures: dict[str, Player] = {}
     columns = shown_figures(roster.rated)
     heading, figure = columns[0]  # the form graph follows the first
-    by_name: dict[str, list[tuple[int, int]]] = defaultdict(list)  # a name -> (game's index, side), once
-    for index, item in enumerate(analysed):
-        for side, name in enumerate(item.names):
-            if name is not None:
-                by_name[name].append((index, side))
-    for number, found in enumerate(roster.players, start=1):
-        page = f"players/{number}-{re.sub(r'[^A-Za-z0-9_-]+', '_', found.name)[:40]}.html"
-        places = sorted(place for spelling in found.spellings for place in by_name.get(spelling, ()))
-        sides = [(analysed[index], side) for index, side in places]  # in the games' order, as they come
+    for found in roster.players:
+        worst = tally.blunders.get(found.name, Worst(PLAYER_WORST)).worst()
         text = template.render(
             player=found,
             rated=roster.rated,
@@ -246,28 +366,25 @@ def _player_pages(
             form=form_graph(
                 [(period, getattr(part, figure)) for period, part in found.periods.items()], heading
             ),
-            events=events[found.name].periods if found.name in events else {},
-            openings=_openings(sides, common["book"]),
+            events=by_event[found.name].periods if found.name in by_event else {},
+            openings=_openings(tally.openings.get(found.name, [])),
             opening_plies=OPENING_PLIES,
-            worst=_worst(sides, kinds),
+            worst=[Drawn(blunder, diagram(kinds[blunder.game.game], blunder.move)) for blunder in worst],
             root="../",
             **common,
         )
-        (out / page).write_text(text, encoding="utf-8")
-        pages.update(dict.fromkeys(found.spellings, page))
+        (out / pages[found.name]).write_text(text, encoding="utf-8")
         figures.update(dict.fromkeys(found.spellings, found))
-    return pages, figures
+    return figures
 
 
-def _openings(sides: list[tuple[Game, int]], book: BookView | None) -> list[Opening]:
+def _openings(played: list[Played]) -> list[Opening]:
+    """A player's openings (``played``: one per game and side), most played first."""
     counts: dict[tuple[str, int], list[float | None]] = defaultdict(list)
     in_book: dict[tuple[str, int], BookMove | None] = {}
-    for item, side in sides:
-        plays = [move for move in item.moves if move.kind == "move"][:OPENING_PLIES]  # not cube decisions
-        moves = " ".join(move.played for move in plays)
-        counts[moves, side].append(side_score(item.result, item.winner, side))
-        if (moves, side) not in in_book and book is not None and book.game == item.game and plays:
-            in_book[moves, side] = book.moves(item.moves).get(plays[-1].ply)
+    for item in sorted(played, key=lambda item: item.order):
+        counts[item.moves, item.side].append(item.score)
+        in_book.setdefault((item.moves, item.side), item.book)
     openings = []
     for (moves, side), scores in counts.items():
         finished = [score for score in scores if score is not None]
@@ -276,14 +393,3 @@ def _openings(sides: list[tuple[Game, int]], book: BookView | None) -> list[Open
             Opening(moves, ("first", "second")[side], len(scores), score, in_book.get((moves, side)))
         )
     return sorted(openings, key=lambda opening: (-opening.games, opening.moves))
-
-
-def _worst(sides: list[tuple[Game, int]], kinds: dict[str, GameKind[Any]]) -> list[Worst]:
-    blunders = [
-        (item, move)
-        for item, side in sides
-        for move in item.moves
-        if move.side == side and move.mark == Mark.VERY_BAD
-    ]
-    blunders.sort(key=lambda pair: (-pair[1].loss, -pair[1].drop))
-    return [Worst(item, move, diagram(kinds[item.game], move)) for item, move in blunders[:PLAYER_WORST]]
