@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from conftest import SHARED_DATA
 from taldau.analysis.batch import BatchSettings
 from taldau.analysis.folder import open_folder
-from taldau.base.kind import EMG_SCALE, STORED, Limit
+from taldau.base.kind import EMG_SCALE, STORED, DecisionKind, Limit
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.cli.main import main
 from taldau.games.backgammon import engine, kind, review
@@ -125,6 +125,8 @@ def test_analyze_level_stored_takes_xgs_verdicts_and_searches_nothing(
         assert all(
             row["mark"] == (EMG_SCALE.mark(row["loss"]) if not row["forced"] else None) for row in rows
         )
+    cube = [row for row in moves if row["kind"] != "move"]  # XG's equities, and gnubg's words for them
+    assert cube and all(row["verdict"] and abs(row["double_pass"]) == 1.0 for row in cube)
     # the same decisions as our search lists, but for cube decisions XG did not judge
     quick, _ = tables(quick_xg)
     assert {(row["game_id"], row["kind"], row["position"]) for row in moves if row["kind"] != "cube"} == {
@@ -218,3 +220,16 @@ def test_a_folder_of_the_versions_before_reads_with_the_reference_null(
     moves, games = tables(out)
     assert moves and all(row[name] is None for row in moves for name in REFERENCE_COLUMNS)
     assert all(game["white_reference_pr"] is None and game["white_pr"] is not None for game in games)
+
+
+def test_gnubg_analysis_that_cannot_be_read_is_no_verdict_and_no_error() -> None:
+    text = SGF.read_text(encoding="utf-8")
+    text = re.sub(r"DA\[[^\]]*\]", "DA[E ver 3 2C 1 nan x 0.5]", text)
+    text = re.sub(r"A\[(\d+)\]\[", "A[99][", text, count=20)
+    text = re.sub(r"(A\[\d+\]\[[a-z]*) E ver 3 ", r"\1 E ver 3 inf ", text, count=20)
+    backgammon = BackgammonKind()
+    games = list(backgammon.read_games(text.encode(), "damaged.sgf"))
+    assert len(games) == 7 and all(game.valid for game in games)
+    verdicts = [verdict for game in games for step in game.steps for verdict in step.action.verdicts]
+    assert verdicts and {verdict.kind for verdict in verdicts} == {DecisionKind.MOVE}
+    assert all(verdict.loss >= 0 for verdict in verdicts)

@@ -373,15 +373,17 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
         if (how := settled(decision)) is not None:
             lines.append(f"        settled in doubt: {how}")
         return lines
-    assert decision.cube is not None
     cube = decision.cube
     what = "cube decision" if decision.kind is DecisionKind.CUBE else "take decision"
     error = f" ({-decision.loss:+.3f})" if decision.loss > 0 else ""
-    lines = [
-        f"{where}{player}: {what}, {decision.played}{glyph}{error}{position}",
+    lines = [f"{where}{player}: {what}, {decision.played}{glyph}{error}{position}"]
+    if cube is None:  # a decision the file did not judge, in an analysis of the files' own judgements
+        lines.append("        not judged")
+        return lines
+    lines.append(
         f"        No double {cube.no_double:+.3f}  Double, take {cube.double_take:+.3f}  "
-        f"Double, pass {cube.double_pass:+.3f}  Proper cube action: {cube.verdict}",
-    ]
+        f"Double, pass {cube.double_pass:+.3f}  Proper cube action: {cube.verdict}"
+    )
     if (how := settled(decision)) is not None:
         lines.append(f"        settled in doubt: {how}")
     return lines

@@ -54,13 +54,16 @@ class Verdict:
     decision was (``kind``: a checker play, whether to double, whether to take), the judge's ``best`` action
     in the notation of an analysis's best (a play as ``Play.text`` writes it, ``13/8 24/23``; a cube action
     as the review names it: ``no double``, ``double``, ``take``, ``pass``) and the ``loss`` of the action
-    played, in EMG as the judge stored it (0 for the best)."""
+    played, in EMG as the judge stored it (0 for the best). A cube or take verdict has the judge's
+    ``equities`` of No double, Double/take and Double/pass (the doubler's, EMG at the cube before the
+    double: Double/pass is 1), where the file stores them."""
 
     judge: str
     level: str
     kind: DecisionKind
     best: str
     loss: float
+    equities: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)

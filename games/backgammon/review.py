@@ -597,15 +597,30 @@ def _cube(
         assert settings.settle is not None
         rolled = judge.rollout.cube_decision(position.board, state, position.turn)
         values = (rolled.no_double.equity, rolled.double_take.equity, 1.0)
-        if state.rules.money:
-            decision = decide(values, None, state, position.turn)
-        else:
-            no_double, double_take, cash = (
-                emg_to_mwc(value, state, position.turn, settings.table) for value in values
-            )
-            decision = decide(None, (no_double, double_take, cash), state, position.turn, settings.table)
+        decision = decision_of(values, state, position.turn, settings.table)
         return _Cube(rolled.probabilities, decision, settings.settle.label, rolled)
     return _Cube(probabilities, decision, settings.cube_judged)
+
+
+def decision_of(
+    values: tuple[float, float, float], state: MatchState, roller: int, table: MatchEquityTable | None = None
+) -> CubeDecision:
+    """The cube decision of ``roller`` in ``state`` from his No double, Double/take and Double/pass in EMG
+    at the current cube, however they were found (a rollout; a judge's analysis a file holds), valued
+    without beavers as gnubg's analysis values the cube."""
+    state = _without_beavers(state)
+    if state.rules.money:
+        return decide(values, None, state, roller)
+    no_double, double_take, cash = (emg_to_mwc(value, state, roller, table) for value in values)
+    return decide(None, (no_double, double_take, cash), state, roller, table)
+
+
+def close_cube(equities: tuple[float, float, float], doubled: bool, missed: bool) -> bool:
+    """Whether a cube decision counts as gnubg's "close or actual" ones do (its ``isCloseCubedecision``):
+    an actual double, a missed double, or doubling that would cost less than CLOSE_CUBE (No double minus
+    the worse of Double/take and Double/pass, the doubler's ``equities``)."""
+    no_double, double_take, double_pass = equities
+    return doubled or missed or no_double - min(double_take, double_pass) < CLOSE_CUBE
 
 
 def cube_in_doubt(decision: CubeDecision, doubled: bool, doubt: Doubt) -> bool:
@@ -668,8 +683,8 @@ def _doubling(
     player = step.position.turn
     state = _without_beavers(step.state)
     mistake, loss = double_error(decision, doubled)
-    doubling_costs = decision.no_double - min(decision.double_take, decision.double_pass)
-    close = doubled or mistake is CubeMistake.MISSED_DOUBLE or doubling_costs < CLOSE_CUBE
+    equities = (decision.no_double, decision.double_take, decision.double_pass)
+    close = close_cube(equities, doubled, mistake is CubeMistake.MISSED_DOUBLE)
     mwc = None
     if decision.mwc is not None:
         no_double, double_take, double_pass = decision.mwc

@@ -30,6 +30,7 @@ the plies of the evaluation, ``2-ply``), as gnubg's own analysis reports it:
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -485,20 +486,23 @@ def _cube_verdict(value: str, kind: ActionKind, state: MatchState, doubler: int)
         return None
     try:
         numbers = [float(token) for token in tokens[-14:]]
-        no_double, double_take = (mwc_to_emg(mwc, state, doubler) for mwc in (numbers[6], numbers[13]))
     except ValueError:
         return None
+    if not all(math.isfinite(number) for number in numbers):
+        return None
+    no_double, double_take = (mwc_to_emg(mwc, state, doubler) for mwc in (numbers[6], numbers[13]))
     level = f"{CONTEXT.fullmatch(tokens[3])[1]}-ply"  # type: ignore[index]
     double_pass = 1.0
+    equities = (no_double, double_take, double_pass)
     doubled = min(double_take, double_pass)
     optimal = max(no_double, doubled)
     if kind is ActionKind.ROLL or kind is ActionKind.DOUBLE:
         best = "double" if doubled > no_double else "no double"
         loss = optimal - (no_double if kind is ActionKind.ROLL else doubled)
-        return Verdict(JUDGE, level, DecisionKind.CUBE, best, max(0.0, loss))
+        return Verdict(JUDGE, level, DecisionKind.CUBE, best, max(0.0, loss), equities)
     best = "take" if double_take <= double_pass else "pass"
     loss = double_pass - double_take if kind is ActionKind.DROP else double_take - double_pass
-    return Verdict(JUDGE, level, DecisionKind.TAKE, best, max(0.0, loss))
+    return Verdict(JUDGE, level, DecisionKind.TAKE, best, max(0.0, loss), equities)
 
 
 def _play_verdict(values: Sequence[str], player: int) -> Verdict | None:
@@ -519,6 +523,8 @@ def _play_verdict(values: Sequence[str], player: int) -> Verdict | None:
             equities.append(float(tokens[at + 8]))
         except ValueError:
             return None
+    if not all(math.isfinite(equity) for equity in equities):
+        return None
     best = candidates[0]
     letters = best[0] if best[0] != "E" else ""
     context = CONTEXT.fullmatch(best[(1 if letters else 0) + 9])

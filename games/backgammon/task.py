@@ -79,7 +79,14 @@ def _segment(value: Mapping[str, Any]) -> Segment:
 
 
 def _verdict(value: Mapping[str, Any]) -> Verdict:
-    return Verdict(**{**value, "kind": DecisionKind(value["kind"])})
+    equities = value.get("equities")
+    return Verdict(
+        **{
+            **value,
+            "kind": DecisionKind(value["kind"]),
+            "equities": None if equities is None else (equities[0], equities[1], equities[2]),
+        }
+    )
 
 
 def _action(value: Mapping[str, Any]) -> Action:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from taldau.base.kind import Decision, DecisionKind, GameAnalysis, pov
+from taldau.base.kind import CubeEquities, Decision, DecisionKind, GameAnalysis, pov
 
 from .record import BAR, OFF, Action, ActionKind, Verdict
 from .replay import Game, Step
-from .review import ANSWERS, CubeChoice, match_id
+from .review import ANSWERS, CubeChoice, close_cube, decision_of, match_id
 
 CHECKER_MOVE = re.compile(r"(\d{1,2}|bar)/(\d{1,2}|off)")
 
@@ -77,10 +77,10 @@ def stored_analyses(games: Sequence[Game]) -> list[GameAnalysis]:
     ``GameAnalysis`` per game, in order, with a decision per checker play, per double and answer, and per
     roll before which the file judged not doubling (each with the match state as a review has it). A
     decision's ``loss``, ``drop`` and ``best`` are its verdict's; one the file did not judge loses 0, is
-    not counted and has no reference. Counted, as a review counts them: the plays not forced, the doubles
-    and answers but beavers, and a decision not to double where the judge says it loses (a missed double;
-    a judge's equities, which would say how close the others are, are not kept). The values the file
-    does not give (equities, winning chances, luck) are 0 or None."""
+    not counted and has no reference. Counted, as a review counts them: the plays not forced, the answers
+    but beavers, and the cube decisions gnubg counts (actual doubles, missed doubles, and those the
+    judge's equities say are close). The values the file does not give (a play's equities, winning
+    chances, luck) are 0 or None."""
     return [GameAnalysis(tuple(_game_decisions(game))) for game in games]
 
 
@@ -157,26 +157,41 @@ def _play(ply: int, step: Step) -> Decision:
 
 def _cube(ply: int, doubling: Step, step: Step, choice: CubeChoice) -> Decision:
     """The cube decision of ``doubling``'s roller (``choice`` no double or double) or the answer to it
-    made in ``step`` (take, pass, beaver), as its verdict judges it."""
+    made in ``step`` (take, pass, beaver), as its verdict judges it: with the judge's three equities and
+    gnubg's words for the right action where the file stores them (``CubeEquities``; the taker's the
+    doubler's negated, as a review has them), counted where gnubg would count it (a close or actual
+    decision: ``review.close_cube``), beavers aside."""
     kind = DecisionKind.CUBE if choice in (CubeChoice.NO_DOUBLE, CubeChoice.DOUBLE) else DecisionKind.TAKE
     doubler = doubling.position.turn
     player = doubler if kind is DecisionKind.CUBE else 1 - doubler
     common = _common(ply, step, kind, str(choice), None)
     loss = float(common["loss"])  # type: ignore[arg-type]
-    judged = common["reference"] is not None
-    missed = choice is CubeChoice.NO_DOUBLE and (
-        loss > 0 or common["reference_best"] == str(CubeChoice.DOUBLE)
-    )
+    verdict = verdict_of(step.action, kind)
+    equities = None if verdict is None else verdict.equities
+    cube: CubeEquities | None = None
+    optimal, close = loss, verdict is not None
+    if equities is not None:
+        words = decision_of(equities, doubling.state, doubler).action.value
+        no_double, double_take, double_pass = equities
+        if kind is DecisionKind.CUBE:
+            cube = CubeEquities(no_double, double_take, double_pass, words)
+            optimal = max(no_double, min(double_take, double_pass))
+            missed = choice is CubeChoice.NO_DOUBLE and loss > 0
+            close = close_cube(equities, choice is CubeChoice.DOUBLE, missed)
+        else:
+            cube = CubeEquities(-no_double, -double_take, -double_pass, words)
+            optimal = max(-double_take, -double_pass)
     return Decision(
         **common,  # type: ignore[arg-type]
         side=player,
         dice=None,
         position=doubling.position.position_id(),
         match_id=match_id(doubling.state, doubler, answering=kind is DecisionKind.TAKE),
-        score_best=0.0,
-        score_played=pov(-loss, player),
+        score_best=pov(optimal, player),
+        score_played=pov(optimal - loss, player),
         chance_before=0.0,
         chance_after=0.0,
+        cube=cube,
         forced=False,
-        counted=judged and choice is not CubeChoice.BEAVER and (choice is not CubeChoice.NO_DOUBLE or missed),
+        counted=close and choice is not CubeChoice.BEAVER,
     )

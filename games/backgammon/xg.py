@@ -214,7 +214,7 @@ def _directory(data: bytes, limits: ReadLimits, warnings: list[str]) -> Stored:
     crc, files, _, directory_size, archive_size, compressed = TAIL.unpack_from(data, len(data) - TAIL.size)
     directory_start = len(data) - TAIL.size - directory_size
     archive_start = directory_start - archive_size
-    if not (0 < files <= MAX_ARCHIVE_FILES and 0 < directory_size and 0 <= archive_size) or not (
+    if not (0 < files <= MAX_ARCHIVE_FILES and directory_size > 0 and archive_size >= 0) or not (
         HEADER_BYTES <= archive_start <= directory_start
     ):
         raise XgError("the archive's directory is missing or damaged (the file may be cut short)")
@@ -231,7 +231,7 @@ def _directory(data: bytes, limits: ReadLimits, warnings: list[str]) -> Stored:
         name, _, length, size, start, file_crc, method, _ = ENTRY.unpack_from(listing, number * ENTRY.size)
         if name[1 : 1 + name[0]].decode("latin-1").lower() != GAME_FILE:
             continue
-        if not (0 <= start and 0 <= size and archive_start + start + size <= directory_start):
+        if not (start >= 0 and size >= 0 and archive_start + start + size <= directory_start):
             raise XgError(f"the archive's directory puts {GAME_FILE} outside the archive")
         return Stored(archive_start + start, size, method == 0, length, file_crc)
     raise XgError(f"the archive holds no {GAME_FILE} (XG's game file)")
@@ -605,12 +605,17 @@ class CubeAnalysis:
     take_error: float
     beaver_error: float
 
+    @property
+    def equities(self) -> tuple[float, float, float]:
+        """No double, Double/take and Double/pass, as a ``Verdict`` holds them."""
+        return (self.no_double, self.double_take, self.double_pass)
+
     def doubler(self) -> Verdict | None:
         """The verdict on doubling (or not), None where XG did not judge it."""
         if self.double_error == NOT_ANALYSED:
             return None
         best = "double" if min(self.double_take, self.double_pass) > self.no_double else "no double"
-        return Verdict(JUDGE, self.level, DecisionKind.CUBE, best, abs(self.double_error))
+        return Verdict(JUDGE, self.level, DecisionKind.CUBE, best, abs(self.double_error), self.equities)
 
     def taker(self, take: int) -> Verdict | None:
         """The verdict on the answer ``take`` (XG's: 0 pass, 1 take, 2 beaver), None where not judged."""
@@ -618,7 +623,7 @@ class CubeAnalysis:
         if error == NOT_ANALYSED:
             return None
         best = "take" if self.double_take <= self.double_pass else "pass"
-        return Verdict(JUDGE, self.level, DecisionKind.TAKE, best, abs(error))
+        return Verdict(JUDGE, self.level, DecisionKind.TAKE, best, abs(error), self.equities)
 
 
 def _cube_analysis(record: bytes) -> CubeAnalysis | None:
