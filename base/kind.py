@@ -7,8 +7,8 @@ The shape of an analysis, the same for both games:
 
 - A *task* is what one worker analyses at once, written as text small enough for a task queue: one
   Togyz Kumalak game (written back as PlayOK text), or one backgammon match (its games in order, written
-  as JSON of the match record, so that the match score and the cube carry from game to game and the
-  judgements the file holds travel with it).
+  back as Jellyfish match text, so that the match score and the cube carry from game to game, with the
+  judgements the file holds beside it).
   ``GameKind.same_task`` says which consecutive games of a file make one task, ``task_text`` writes them,
   ``read_games`` reads them back.
 - ``Analyser.review`` reads a task's text with the game's own readers and returns one ``GameAnalysis`` per

@@ -1,7 +1,7 @@
 """Backgammon behind taldau's common face (``taldau.base.kind``): match records (Jellyfish .mat/.txt, gnubg
-SGF, XG) read and replayed game by game. A task is one match: its games in order, written as JSON of the
-match record (``task``), so that the score and the cube carry from game to game as they did at the table
-and the judgements the file holds (XG's, gnubg's) travel with it.
+SGF, XG) read and replayed game by game. A task is one match: its games in order, written back as
+Jellyfish match text, so that the score and the cube carry from game to game as they did at the table,
+with the judgements the file holds (XG's, gnubg's) beside it (``task``).
 
 The analyser (``BackgammonAnalyser``) reviews a match as GNU Backgammon's "analyse match" does
 (``review.review_match``: every checker play, cube decision and take decision judged in cubeful equity,
@@ -156,7 +156,7 @@ class BackgammonAnalyser:
     ) -> list[GameAnalysis]:
         """Every valid game of the match in ``text``, reviewed in order with the match state carried
         (``progress`` hears each game's decisions once it is reviewed)."""
-        games = [game for game in task_games(text.encode(), source) if not game.errors]
+        games = valid_games(text, source)
         return game_analyses(games, review_match(games, self.evaluator, self.search(limit), progress))
 
     def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
@@ -218,7 +218,7 @@ class StoredAnalyser:
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
         """Every valid game of the match in ``text`` judged by the verdicts its file holds."""
-        games = [game for game in task_games(text.encode(), source) if not game.errors]
+        games = valid_games(text, source)
         analyses = stored_analyses(games)
         if progress is not None:
             for analysis in analyses:
@@ -230,10 +230,15 @@ class StoredAnalyser:
         return annotated(text, source, notes, form)
 
 
+def valid_games(text: str, source: str) -> list[Game]:
+    """The valid games of a task's ``text``, in order (``task.task_games``)."""
+    return [game for game in task_games(text.encode(), source) if not game.errors]
+
+
 def annotated(text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
     """The match's valid games of a task's ``text`` as an analysis text with ``notes``
     (``BackgammonAnalyser.annotate``)."""
-    games = [game for game in task_games(text.encode(), source) if not game.errors]
+    games = valid_games(text, source)
     return analysis_text(games, notes, form)
 
 
