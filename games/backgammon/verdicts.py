@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from taldau.base.kind import CubeEquities, Decision, DecisionKind, GameAnalysis, pov
 
@@ -59,7 +60,7 @@ def _point(text: str) -> int:
     return BAR if text == "bar" else OFF if text == "off" else int(text)
 
 
-def reference(step: Step, kind: DecisionKind) -> dict[str, object]:
+def reference(step: Step, kind: DecisionKind) -> dict[str, Any]:
     """The reference fields of a ``Decision`` of ``kind`` made in ``step``: who judged, the best action,
     the loss of the action taken (all None where the file holds no verdict on it)."""
     verdict = verdict_of(step.action, kind)
@@ -108,9 +109,9 @@ def _game_decisions(game: Game) -> list[Decision]:
     return decisions
 
 
-def _common(ply: int, step: Step, kind: DecisionKind, played: str, best: str | None) -> dict[str, object]:
+def _common(ply: int, step: Step, kind: DecisionKind, played: str) -> dict[str, Any]:
     """The fields a stored decision of ``kind`` made in ``step`` has whatever it is: its verdict's loss and
-    best (``best`` where it has none: the action taken), not counted where there is none."""
+    best (where it has none: loss 0, the action taken ``played`` as the best)."""
     found = reference(step, kind)
     loss = found["reference_loss"]
     return {
@@ -119,8 +120,8 @@ def _common(ply: int, step: Step, kind: DecisionKind, played: str, best: str | N
         "kind": kind,
         "key": step.position.key,
         "played": played,
-        "best": found["reference_best"] or best or played,
-        "pv": found["reference_best"] or best or played,
+        "best": found["reference_best"] or played,
+        "pv": found["reference_best"] or played,
         "loss": 0.0 if loss is None else loss,
         "drop": 0.0 if loss is None else loss,
         "plies_to_result_best": None,
@@ -137,11 +138,11 @@ def _play(ply: int, step: Step) -> Decision:
     assert step.play is not None and step.action.dice is not None
     dice = step.action.dice
     player = step.position.turn
-    common = _common(ply, step, DecisionKind.MOVE, step.play.text, None)
+    common = _common(ply, step, DecisionKind.MOVE, step.play.text)
     forced = len(step.position.plays(dice)) == 1
-    loss = float(common["loss"])  # type: ignore[arg-type]
+    loss = common["loss"]
     return Decision(
-        **common,  # type: ignore[arg-type]
+        **common,
         side=player,
         dice=(int(dice[0]), int(dice[1])),
         position=step.position.position_id(),
@@ -164,8 +165,8 @@ def _cube(ply: int, doubling: Step, step: Step, choice: CubeChoice) -> Decision:
     kind = DecisionKind.CUBE if choice in (CubeChoice.NO_DOUBLE, CubeChoice.DOUBLE) else DecisionKind.TAKE
     doubler = doubling.position.turn
     player = doubler if kind is DecisionKind.CUBE else 1 - doubler
-    common = _common(ply, step, kind, str(choice), None)
-    loss = float(common["loss"])  # type: ignore[arg-type]
+    common = _common(ply, step, kind, str(choice))
+    loss = common["loss"]
     verdict = verdict_of(step.action, kind)
     equities = None if verdict is None else verdict.equities
     cube: CubeEquities | None = None
@@ -182,7 +183,7 @@ def _cube(ply: int, doubling: Step, step: Step, choice: CubeChoice) -> Decision:
             cube = CubeEquities(-no_double, -double_take, -double_pass, words)
             optimal = max(-double_take, -double_pass)
     return Decision(
-        **common,  # type: ignore[arg-type]
+        **common,
         side=player,
         dice=None,
         position=doubling.position.position_id(),
