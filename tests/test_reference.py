@@ -136,6 +136,12 @@ def test_analyze_level_stored_takes_xgs_verdicts_and_searches_nothing(
     for game in games:  # the figures are the reference's
         for side in ("white", "black"):
             assert game[f"{side}_pr"] == pytest.approx(game[f"{side}_reference_pr"], abs=1e-9)
+    annotated = CliRunner().invoke(main, ["annotate", str(tmp_path / "stored"), "--form", "full"])
+    assert annotated.exit_code == 0, annotated.output
+    assert (
+        "Analysis: taldau, stored" in annotated.stdout
+        and "Proper cube action: Double, pass" in annotated.stdout
+    )
 
 
 def gnubg_statistics() -> list[tuple[list[float], list[float]]]:
