@@ -1,13 +1,18 @@
-"""``taldau bench``, a group of measurements, one subcommand each: ``speed`` and ``gnubg`` here, ``marks`` in
+"""``taldau bench``, a group of measurements, one subcommand each: ``speed``, ``gnubg`` and ``reference``
+here, ``marks`` in
 ``cli.marks``, ``engines`` and ``judge`` in ``cli.strength``, ``service``, ``capacity`` and ``soak`` in
 ``cli.bench_service``; each parses, calls ``taldau.measure`` and prints."""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import click
+from taldau.analysis.players import MIN_GAMES
 from taldau.base.kind import Limit
 from taldau.cli.backgammon import evaluator
 from taldau.cli.bench_service import capacity, service, soak
@@ -15,15 +20,29 @@ from taldau.cli.marks import marks
 from taldau.cli.options import (
     BACKGAMMON_PLIES,
     BOTH_GAMES_LIMIT,
+    EX_USAGE,
     EXAMPLES,
     JSON,
     REVIEW_DEFAULT,
     engine_option,
     game_option,
+    say,
+    whole_option,
 )
 from taldau.cli.progress import progress_line
 from taldau.cli.strength import engines, judge
 from taldau.games.backgammon.kind import DEFAULT_PLIES
+from taldau.measure.backgammon.against_reference import (
+    DEFAULT_DECISIONS as DISPUTED,
+)
+from taldau.measure.backgammon.against_reference import (
+    DEFAULT_TRIALS as DISPUTE_TRIALS,
+)
+from taldau.measure.backgammon.against_reference import (
+    NOT_SCORED,
+    ReferenceReport,
+    Settlement,
+)
 from taldau.measure.backgammon.strength import BGLAB
 
 DECISIONS = 200  # real decisions timed by the backgammon speed bench
@@ -39,7 +58,8 @@ def real_matches() -> Path:
 def bench() -> None:
     """Measure taldau: the speed of a game's core and engine (speed), how right the marks are (marks),
     backgammon's engines and levels against a deeper reference, rollouts and GNU Backgammon (engines,
-    judge, gnubg), and the batch service (service, capacity, soak)."""
+    judge, gnubg), an analysis against the one its record files hold (reference), and the batch service
+    (service, capacity, soak)."""
 
 
 @bench.command()
@@ -92,6 +112,54 @@ def gnubg(matches: int, depth: int, engine: str, as_json: bool) -> None:
     review (--engine's) and by Debian's gnubg at --depth plies, in turn: CPU time, agreement of the marks,
     and each player's cube error against gnubg's."""
     _against_gnubg(matches, depth, as_json, engine)
+
+
+@bench.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--rollout",
+    is_flag=True,
+    help="Roll out (bgsage, cubeful in each decision's match context) our best and the reference's where "
+    "they differ, to say who was right.",
+)
+@whole_option("--decisions", default=DISPUTED, help="With --rollout: the disputed decisions rolled out.")
+@whole_option(
+    "--trials",
+    default=DISPUTE_TRIALS,
+    help="With --rollout: games played out per action (in 6 batches where they split so: the standard "
+    "error of the difference on common dice).",
+)
+@click.option("--seed", type=int, default=42, show_default=True, help="With --rollout: the seed of the dice.")
+@JSON
+def reference(folder: Path, rollout: bool, decisions: int, trials: int, seed: int, as_json: bool) -> None:
+    """Backgammon: the analysis in FOLDER (`taldau analyze` of XG's .xg files or gnubg's analysed .sgf, at
+    any level) beside the reference its record files hold: how often our best is the reference's (95%
+    interval), each player's PR by our losses and by the reference's (95% intervals bootstrapped over
+    games, from 8 games on), and with --rollout the decisions where the two bests differ rolled out by
+    bgsage, to say who was right, with standard errors. Our picks scored by the reference's own equities
+    are not available: the files keep the reference's loss of the action played, not its candidates'."""
+    from taldau.analysis.folder import FolderError
+    from taldau.games.backgammon.eval.sage import SageRollout, SageUnavailable
+    from taldau.measure.backgammon.against_reference import against_reference, rollout_settings, settle
+
+    try:
+        report = against_reference(folder)
+    except (FolderError, ValueError) as error:
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
+    if rollout:
+        try:
+            roller = SageRollout(rollout_settings(trials, seed))
+        except SageUnavailable as error:
+            raise click.ClickException(f"{error}: no rollout") from None
+        with progress_line("rolling out", "decision") as shown:
+            settled = settle(report.disputed, roller, decisions, progress=shown.update)
+        report = replace(report, settlement=settled)
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    for line in reference_lines(report):
+        click.echo(line)
 
 
 def _togyz_speed(limit: Limit, as_json: bool) -> None:
@@ -171,6 +239,83 @@ def _engine_bench_lines(report) -> list[str]:
         lines.append(
             f"analyse at {label} picks gnubg's play in {agreement:.1%} of decisions; "
             f"the others give up {loss:.4f} on average by gnubg's own evaluation at the same plies"
+        )
+    return lines
+
+
+def reference_lines(report: ReferenceReport) -> list[str]:
+    """The text lines of ``bench reference``."""
+    judges = report.judges
+    used = ", ".join(f"{name} {count}" for name, count in report.references.items())
+    lines = [
+        f"{report.folder}: ours ({report.engine}; {report.limit}) against {judges} ({used} decisions)",
+    ]
+    for agreement in report.agreement:
+        interval = agreement.interval
+        shown = "" if interval is None else f" [{interval[0]:.1%}, {interval[1]:.1%}]"
+        share = "-" if agreement.share is None else f"{agreement.share:.1%}"
+        lines.append(
+            f"our best is {judges}'s on {share}{shown} of {agreement.decisions} counted {agreement.what} "
+            "(95% Wilson interval)"
+            if agreement.what != "every decision"
+            else f"agreement: our best is {judges}'s on {share}{shown} of the {agreement.decisions} counted "
+            "decisions both judged (95% Wilson interval)"
+        )
+    lines.append(f"our picks scored by {judges}'s equities: {NOT_SCORED}")
+    if report.played_ours_loss is not None:
+        lines.append(
+            f"  where the player played our best and {judges} preferred another ({report.played_ours} "
+            f"decisions), {judges} says it lost {report.played_ours_loss:.4f} EMG a decision"
+        )
+    lines.append(
+        f"PR (500 x EMG lost per counted decision), ours and by {judges}, 95% intervals bootstrapped over "
+        f"games (from {MIN_GAMES} games on):"
+    )
+    width = max((len(player.name) for player in report.players), default=6)
+    for player in report.players:
+        lines.append(
+            f"  {player.name:<{width}}  {player.games} games, {player.counted} counted ({player.judged} "
+            f"judged by {judges}): ours {player.ours}, by {judges} {player.reference}"
+        )
+    kinds = Counter(decision.kind for decision in report.disputed)
+    lines.append(
+        f"disputed: {len(report.disputed)} decisions where our best is not {judges}'s ("
+        + ", ".join(f"{kind} {number}" for kind, number in sorted(kinds.items()))
+        + ")"
+    )
+    if report.settlement is not None:
+        lines.extend(_settlement_lines(report.settlement, judges))
+    return lines
+
+
+def _settlement_lines(settlement: Settlement, judges: str) -> list[str]:
+    """The text lines of the disputed decisions rolled out."""
+    lines = [
+        f"{settlement.rollout}, {settlement.rollout.batches} batches, cubeful in each decision's match "
+        f"context: {len(settlement.settled)} decisions (equities EMG, the decider's; difference ours less "
+        f"{judges}'s +- its standard error)"
+    ]
+    for item in settlement.settled:
+        decision = item.decision
+        rolled = f" {decision.dice}" if decision.dice else ""
+        where = f"{decision.game_id} ply {decision.ply} {decision.kind}{rolled}"
+        if item.difference is None:
+            lines.append(f"  {where}: not rolled out: {item.note}")
+            continue
+        right = {"ours": "ours", "reference": f"{decision.reference}'s", "neither": "within 2 SE"}[
+            item.right or "neither"
+        ]
+        lines.append(
+            f"  {where}: ours {decision.best} {item.ours:+.4f}, {decision.reference} "
+            f"{decision.reference_best} {item.theirs:+.4f}: {item.difference:+.4f} +- {item.error:.4f}, "
+            f"{right}"
+        )
+    mean, counts = settlement.mean, settlement.counts
+    if mean is not None:
+        lines.append(
+            f"rolled out {len(settlement.rolled)}: ours better on {counts['ours']}, {judges}'s on "
+            f"{counts['reference']}, within 2 SE on {counts['neither']}; mean difference ours less "
+            f"{judges}'s {mean[0]:+.4f} +- {mean[1]:.4f} EMG a decision"
         )
     return lines
 

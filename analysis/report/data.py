@@ -5,7 +5,8 @@ from them (each player's figures over the archive, the worst blunders).
 The games are read whole (a row each); the decisions game by game (``Archive.with_moves``), a batch of the
 ``moves`` table at a time, so that a report holds one game's decisions at once, whatever the archive's
 size: a page is written as its game's decisions arrive, and what the index and the player pages need of
-them is kept small (counts, and the worst blunders in a ``Worst`` of bounded size). The decisions are the
+them is kept small (counts, the worst blunders in a ``Worst`` of bounded size, and what the judgements the
+record files hold say in a ``ReferenceTally``: two numbers per player and game). The decisions are the
 table's own rows (``taldau.schemas.MoveRow``), made straight from its columns (``move_rows_of``). Nothing
 here knows the game: the values are the tables' own (see ``taldau.schemas``).
 """
@@ -13,23 +14,102 @@ here knows the game: the values are the tables' own (see ``taldau.schemas``).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from taldau.base.kind import MARKS, Mark, MarkScale, move_numbers
 from taldau.schemas import MoveRow, SideFigures, move_rows_of
 
 from ..accounting import count
 from ..folder import AnalysisFolder, FolderError, FolderSettings, open_folder
-from ..players import DATE_HEADERS, EVENT_HEADERS, SIDES, scale_of
+from ..players import DATE_HEADERS, EVENT_HEADERS, SIDES, Bootstrap, Estimate, PlayersReport, scale_of
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
 DIAGRAM_MARKS = (Mark.BAD, Mark.VERY_BAD)  # the marks whose positions a game page draws
 BATCH_ROWS = 16_384  # rows of a table read at a time
+
+
+def disputed(move: MoveRow) -> bool:
+    """Whether the reference (the judgement the record file holds: XG's, gnubg's) picks another best than
+    ours for ``move``."""
+    return move.reference is not None and move.reference_best is not None and move.best != move.reference_best
+
+
+def judge_of(reference: str) -> str:
+    """The program a reference names, without its level: ``XG`` of ``XG Roller++``, ``gnubg`` of ``gnubg
+    2-ply`` (the reader names the judge first)."""
+    return reference.split(" ", 1)[0]
+
+
+def judges(references: Iterable[str]) -> str:
+    """The programs of ``references`` as one name: ``XG``, ``XG and gnubg``; "" for none."""
+    return " and ".join(sorted({judge_of(reference) for reference in references}, key=str.casefold))
+
+
+@dataclass
+class ReferenceTally:
+    """What the judgements the record files hold (the reference: XG's, gnubg's) say of the games added:
+    the decisions each reference judged (by its name, ``XG Roller++``), how many of them have a best
+    other than ours (``disputed``), and for each spelling of a player's name, game by game, the
+    reference's summed loss and count of the side's counted decisions it judged (``games``: a pair a game,
+    as a games list holds a row a game)."""
+
+    references: Counter[str] = field(default_factory=Counter)
+    disputed: int = 0
+    games: dict[str, list[tuple[float, int]]] = field(default_factory=lambda: defaultdict(list))
+
+    @property
+    def judge(self) -> str:
+        """The programs that judged, as one name (``judges``)."""
+        return judges(self.references)
+
+    def add(self, game: Game) -> None:
+        """Count ``game``'s decisions (nothing where the reference judged none of them)."""
+        judged = [move for move in game.moves if move.reference is not None]
+        if not judged:
+            return
+        self.references.update(move.reference for move in judged if move.reference is not None)
+        self.disputed += sum(disputed(move) for move in judged)
+        for side, name in enumerate(game.names):
+            losses = [
+                move.reference_loss
+                for move in judged
+                if move.side == side and move.counted and move.reference_loss is not None
+            ]
+            if name is not None:
+                self.games[name].append((sum(losses, 0.0), len(losses)))
+
+    def pr(self, spelling: str, scale: MarkScale | None) -> float | None:
+        """The PR by the reference of the player named ``spelling`` (``scale``'s factor x the reference's
+        mean loss over the counted decisions it judged, as ``Player.pr`` is made of ours); None where it
+        judged none or the scale has no PR."""
+        games = self.games.get(spelling, [])
+        judged = sum(count for _, count in games)
+        if scale is None or scale.pr_factor is None or not judged:
+            return None
+        return scale.pr_factor * sum(loss for loss, _ in games) / judged
+
+    def estimates(self, roster: PlayersReport, scale: MarkScale | None) -> dict[str, Estimate]:
+        """Each player of ``roster`` (by the name shown, over every spelling) with the PR by the reference
+        and its interval bootstrapped over games (the players' ``Bootstrap``, from ``MIN_GAMES`` games
+        on, ``roster``'s settings); none where the scale has no PR."""
+        if scale is None or scale.pr_factor is None:
+            return {}
+        rng = np.random.default_rng(roster.settings.seed)
+        found = {}
+        for player in roster.players:
+            games = [game for spelling in player.spellings for game in self.games.get(spelling, ())]
+            numerator = np.array([loss for loss, _ in games], dtype=np.float64)
+            denominator = np.array([count for _, count in games], dtype=np.float64)
+            bootstrap = Bootstrap(len(games), roster.settings, rng)
+            found[player.name] = bootstrap.ratio(numerator, denominator, scale.pr_factor)
+        return found
 
 
 class ReportError(ValueError):

@@ -19,7 +19,7 @@ import re
 import shutil
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -27,14 +27,24 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from taldau.base.kind import GameKind, Mark
+from taldau.base.kind import GameKind, Mark, MarkScale
 from taldau.base.names import name_key
 from taldau.games.registry import game_kind
 from taldau.schemas import MoveRow
 
 from ..accounting import count
 from ..folder import FolderError
-from ..players import MIN_GAMES, Player, PlayerSettings, PlayersReport, players, shown_figures, side_score
+from ..players import (
+    MIN_GAMES,
+    Estimate,
+    Player,
+    PlayerSettings,
+    PlayersReport,
+    players,
+    scale_of,
+    shown_figures,
+    side_score,
+)
 from .book import BookMove, BookView
 from .data import (
     DIAGRAM_MARKS,
@@ -44,8 +54,10 @@ from .data import (
     Archive,
     Blunder,
     Game,
+    ReferenceTally,
     ReportError,
     Worst,
+    disputed,
     open_archive,
 )
 from .graph import evaluation_graph, form_graph
@@ -114,7 +126,10 @@ def _environment() -> Environment:
     )
     environment.filters["number"] = number
     environment.filters["count"] = count
-    environment.globals.update(MARKS=MARKS, MARK_NAMES=MARK_NAMES, MARK_PLURALS=MARK_PLURALS)
+    environment.globals.update(
+        MARKS=MARKS, MARK_NAMES=MARK_NAMES, MARK_PLURALS=MARK_PLURALS, disputed=disputed
+    )
+    environment.tests["disputed"] = disputed
     return environment
 
 
@@ -185,8 +200,9 @@ def write_report(
         if progress is not None:
             progress(done, len(analysed))
     figures: dict[str, Player] = {}
+    reference = reference_prs(tally.reference, roster, scale_of(archive.settings.game))
     if roster is not None and events is not None:
-        figures = _player_pages(roster, events, pages, tally, kinds, environment, out, common)
+        figures = _player_pages(roster, events, pages, tally, kinds, environment, out, common, reference)
     index_text = environment.get_template("index.html").render(
         archive=archive,
         games=archive.games,
@@ -201,6 +217,9 @@ def write_report(
         if roster
         else {},
         player_figures=figures,
+        reference=reference,
+        references=tally.reference.references.most_common(),
+        differ=tally.reference.disputed,
         worst=tally.worst.worst(),
         root="",
         **common,
@@ -283,8 +302,9 @@ class Played:
 class Tally:
     """What the index and the player pages keep of the games as their pages are written: the decisions,
     how many were judged each way (backgammon's settled in doubt), of each mark, the diagrams drawn and
-    the worst blunders; for each player (by the name shown) the openings played and the worst blunders.
-    ``owners``: each spelling of a name, the players (names shown) it is."""
+    the worst blunders; for each player (by the name shown) the openings played and the worst blunders;
+    what the judgements the record files hold say of the games (``reference``). ``owners``: each spelling
+    of a name, the players (names shown) it is."""
 
     owners: dict[str, list[str]]
     decisions: int = 0
@@ -294,6 +314,7 @@ class Tally:
     worst: Worst = field(default_factory=lambda: Worst(WORST))
     openings: dict[str, list[Played]] = field(default_factory=lambda: defaultdict(list))
     blunders: dict[str, Worst] = field(default_factory=dict)
+    reference: ReferenceTally = field(default_factory=ReferenceTally)
 
     @classmethod
     def of(cls, roster: PlayersReport | None) -> Tally:
@@ -310,6 +331,7 @@ class Tally:
         self.decisions += len(game.moves)
         self.diagrams += diagrams
         self.judged.update(move.judged for move in game.moves if move.judged)
+        self.reference.add(game)
         for position, move in enumerate(game.moves):
             if move.mark in self.marks:
                 self.marks[move.mark] += 1
@@ -329,6 +351,43 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class ReferencePR:
+    """The players' PR by the reference (the judgements the record files hold), named by its ``judge``
+    (``XG``): by each spelling of a name as the index lists players (``by_spelling``), and by each player
+    of the roster with its interval over games (``by_player``)."""
+
+    judge: str
+    by_spelling: dict[str, float | None]
+    by_player: dict[str, Estimate]
+
+    def of(self, spelling: str, figures: Mapping[str, Player]) -> Estimate | None:
+        """The PR by the reference of the player the index lists as ``spelling``, with the interval of the
+        roster's player it is (``figures``: the roster's players by spelling); None where unknown."""
+        value = self.by_spelling.get(spelling)
+        if value is None:
+            return None
+        found = self.by_player.get(figures[spelling].name) if spelling in figures else None
+        if found is None or found.low is None or found.high is None:
+            return Estimate(value)
+        return Estimate(value, found.low, found.high)
+
+
+def reference_prs(
+    tally: ReferenceTally, roster: PlayersReport | None, scale: MarkScale | None
+) -> ReferencePR | None:
+    """The players' PR by the reference of the games ``tally`` counted, by spelling and by ``roster``'s
+    player (``ReferenceTally.pr``, ``ReferenceTally.estimates``); None where no decision has a reference,
+    or the game's ``scale`` has no PR."""
+    if not tally.references or scale is None or scale.pr_factor is None:
+        return None
+    return ReferencePR(
+        tally.judge,
+        {spelling: tally.pr(spelling, scale) for spelling in tally.games},
+        tally.estimates(roster, scale) if roster is not None else {},
+    )
+
+
+@dataclass(frozen=True)
 class Drawn:
     """A blunder of a player's, drawn."""
 
@@ -345,11 +404,12 @@ def _player_pages(
     environment: Environment,
     out: Path,
     common: dict[str, Any],
+    reference: ReferencePR | None,
 ) -> dict[str, Player]:
     """One page per player of ``roster`` (``taldau.analysis.players``: figures with intervals, form by
-    month, by event (``events``' periods), head to head, openings and worst blunders drawn) at ``pages``,
-    and by each spelling of
-    each player's name the player's figures, for the index's intervals."""
+    month, by event (``events``' periods), head to head, openings and worst blunders drawn; the PR by the
+    ``reference`` where the record files hold one) at ``pages``, and by each spelling of each player's name
+    the player's figures, for the index's intervals."""
     by_event = {found.name: found for found in events.players}
     template = environment.get_template("player.html")
     figures: dict[str, Player] = {}
@@ -370,6 +430,8 @@ def _player_pages(
             openings=_openings(tally.openings.get(found.name, [])),
             opening_plies=OPENING_PLIES,
             worst=[Drawn(blunder, diagram(kinds[blunder.game.game], blunder.move)) for blunder in worst],
+            reference=reference,
+            reference_pr=reference.by_player.get(found.name) if reference else None,
             root="../",
             **common,
         )
