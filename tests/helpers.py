@@ -4,6 +4,7 @@ rows of the moves table made by hand, filler but for what a test names."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -87,3 +88,11 @@ def gnubg_case_state(case: dict) -> MatchState:
         cube=case["cube"],
         cube_owner=None if case["cube_owner"] == -1 else case["cube_owner"],
     )
+
+
+def another_game(record: str, event: str) -> str:
+    """A PGN game ``record`` as another game of the same moves: its Event header ``event`` (which the
+    tests' worker hooks look for) and its White player renamed, a game's identity being its players and
+    moves (a copy under another Event alone is a duplicate of the game, analysed once)."""
+    renamed = re.sub(r'\[White "([^"]*)"\]', rf'[White "\1 {event}"]', record, count=1)
+    return re.sub(r'\[Event "[^"]*"\]', f'[Event "{event}"]', renamed, count=1)

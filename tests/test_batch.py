@@ -18,6 +18,7 @@ import pandas
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from helpers import another_game
 from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
@@ -131,7 +132,7 @@ def test_a_game_that_kills_its_worker_process_fails_alone(tmp_path: Path, togyz_
     archive.mkdir()
     shutil.copy(togyz_examples / "playok-2024-2025-sample.pgn", archive)
     sample = (archive / "playok-2024-2025-sample.pgn").read_text()
-    crash = sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "crash"]')
+    crash = another_game(sample.split("\n\n[Event")[0], "crash")
     (archive / "crash.pgn").write_text(crash)
     hook = str(Path(__file__).with_name("crash_hook"))  # kills the process analysing Event "crash"
     taldau = str(Path(sys.executable).with_name("taldau"))

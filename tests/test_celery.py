@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 import redis
 from click.testing import CliRunner
+from helpers import another_game
 from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.analysis.folder import Manifest
 from taldau.base.kind import Limit
@@ -146,9 +147,7 @@ def test_unreachable_broker_exits_69(tmp_path: Path, archive: Path) -> None:
 @pytest.mark.slow
 def test_a_record_that_always_crashes_fails_after_the_cap(tmp_path: Path, archive: Path, broker) -> None:
     sample = (archive / "playok-2024-2025-sample.pgn").read_text()
-    (archive / "crash.pgn").write_text(
-        sample.split("\n\n[Event")[0].replace('[Event "9245757"]', '[Event "crash"]')
-    )
+    (archive / "crash.pgn").write_text(another_game(sample.split("\n\n[Event")[0], "crash"))
     hook = str(Path(__file__).with_name("crash_hook"))
     crashing = WorkerProcess(broker.url, tmp_path / "worker.log", env={"PYTHONPATH": hook})
     try:
@@ -264,9 +263,7 @@ def add_hold_game(archive: Path) -> None:
     sample = archive / "playok-2024-2025-sample.pgn"
     tasks = [item for item in plan([sample], BatchSettings(game="togyz")) if isinstance(item, GameTask)]
     longest = max(tasks, key=lambda task: task.plies).record
-    event = re.search(r'\[Event "([^"]*)"\]', longest)
-    assert event is not None
-    (archive / "hold.pgn").write_text(longest.replace(event.group(0), '[Event "hold"]'))
+    (archive / "hold.pgn").write_text(another_game(longest, "hold"))
 
 
 def hold_env(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -161,6 +161,7 @@ def test_a_progress_bar_keeps_its_cursor_and_escapes_the_lines_above_it(
     monkeypatch.setattr(sys, "stdout", Terminal())
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", "200")  # a line of the escaped names unwrapped, whatever ran before
     with escaped_output():
         with progress_line("reading", "game", 2) as shown:
             shown.note(f"skipped: {WHITE}")
