@@ -10,10 +10,11 @@ Layout of an output directory::
     parts/<settings key>/{moves,games}/part-round-<random>.parquet
                                                         the tasks a Celery client collected in one round,
                                                         together (its ``games`` rows name their tasks)
-    moves/<settings key>-00000.parquet                  compacted, sorted by game and ply, zstd
-    games/<settings key>-00000.parquet                  compacted, sorted by source and index
+    moves/<settings key>.<g>-00000.parquet              compacted, sorted by game and ply, zstd (generation g)
+    games/<settings key>.<g>-00000.parquet              compacted, sorted by source and index
     manifest.json                                       settings, schema versions, the last run's counts,
-                                                        failures and inputs, and the folder's totals
+                                                        failures and inputs, the folder's totals, and the
+                                                        files of the generation its tables are
     .lock                                               exists only while compacting (or reading the
                                                         compacted files for a task) and is then removed
 
@@ -26,13 +27,15 @@ run again after it failed) counts as the newer part says. The client makes the o
 folders as it writes a part (a run that stores nothing makes nothing), each time: another client's
 compaction may have removed them.
 
-Compaction merges the parts into the compacted files (a part's games replace the rows of the same games
-stored before, and of the older parts: a task analysed again), writes the manifest, then removes the parts
-it merged, under the folder's lock. The compacted files are then the record of what is done: a resumed
-run skips the tasks whose rows there are ``ok`` (and those whose parts say so, from a run not compacted
-yet). Parts written meanwhile (another run's client writing into the same folder) stay for the next
-compaction; the part folders are removed when they are empty (one that is not, with a part or a
-temporary file of another client's in it, stays), and a client about to write in one makes it again.
+Compaction merges the parts into a new generation of the compacted files (a part's games replace the rows
+of the same games stored before, and of the older parts: a task analysed again), switches both tables to it
+by writing the manifest (one rename: the folder is the old generation or the new, never a mix), then removes
+the old generation and the parts it merged, under the folder's lock. The compacted files are then the
+record of what is done: a resumed run skips the tasks whose rows there are ``ok`` (and those whose parts
+say so, from a run not compacted yet). Parts written meanwhile (another run's client writing into the same
+folder) stay for the next compaction; the part folders are removed when they are empty (one that is not,
+with a part or a temporary file of another client's in it, stays), and a client about to write in one
+makes it again.
 """
 
 from __future__ import annotations
