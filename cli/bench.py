@@ -1,5 +1,5 @@
-"""``taldau bench``, a group of measurements, one subcommand each: ``speed``, ``gnubg`` and ``reference``
-here, ``marks`` in
+"""``taldau bench``, a group of measurements, one subcommand each: ``speed``, ``gnubg``, ``reference``
+and ``cube-bias`` here, ``marks`` in
 ``cli.marks``, ``engines`` and ``judge`` in ``cli.strength``, ``service``, ``capacity`` and ``soak`` in
 ``cli.bench_service``; each parses, calls ``taldau.measure`` and prints."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import click
@@ -43,6 +43,7 @@ from taldau.measure.backgammon.against_reference import (
     ReferenceReport,
     Settlement,
 )
+from taldau.measure.backgammon.cube_bias import JUDGES, XG, CubeBias
 from taldau.measure.backgammon.strength import BGLAB
 
 DECISIONS = 200  # real decisions timed by the backgammon speed bench
@@ -160,6 +161,54 @@ def reference(folder: Path, rollout: bool, decisions: int, trials: int, seed: in
         return
     for line in reference_lines(report):
         click.echo(line)
+
+
+@bench.command("cube-bias")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@engine_option("The engine whose cube decisions are set beside XG's.")
+@JSON
+def cube_bias(path: Path, engine: str, as_json: bool) -> None:
+    """Backgammon: every cube decision XG analysed in the XG file PATH, judged by our default review, by
+    our cube formula on our probabilities and on XG's own (which the file stores), set beside XG's: the
+    mean of Double/take minus Double/pass less XG's near the take, of No double minus Double/take less
+    XG's near the double (XG's margin within 0.16 EMG), with standard errors, and how often the action
+    (double or not; take or pass) is XG's; over every decision, by score and by cube value."""
+    from taldau.games.backgammon.review import DEFAULT_LEVEL, ReviewSettings
+    from taldau.games.backgammon.xg import XgError
+    from taldau.measure.backgammon.cube_bias import cube_bias as measure
+
+    chosen = evaluator(engine)
+    try:
+        report = measure(path, chosen, ReviewSettings.of_level(DEFAULT_LEVEL, chosen.name))
+    except XgError as error:
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
+    if as_json:
+        figures = {name: [asdict(figure) for figure in report.splits(name)] for name in JUDGES if name != XG}
+        click.echo(json.dumps({"source": report.source, "settings": report.settings, "figures": figures}))
+        return
+    for line in cube_bias_lines(report):
+        click.echo(line)
+
+
+def cube_bias_lines(report: CubeBias) -> list[str]:
+    """The text lines of ``bench cube-bias``: each judge but XG against XG, over every decision and by
+    split."""
+    lines = [f"{report.source}: {len(report.cases)} cube decisions analysed by XG; ours: {report.settings}"]
+    for name in JUDGES:
+        if name == XG:
+            continue
+        lines.append(f"{name}, less XG's (EMG):")
+        for figure in report.splits(name):
+            take, double, near = figure.take, figure.double, figure.take_near
+            lines.append(
+                f"  {figure.where:>15}: DT-DP {take.mean:+.4f} +- {take.error:.4f} ({take.count} near the "
+                f"take; {near.mean:+.4f} +- {near.error:.4f} on {near.count} near either), "
+                f"ND-DT {double.mean:+.4f} +- {double.error:.4f} ({double.count} near the double); "
+                f"XG's double or not on {figure.same_double}/{figure.decisions}, take or pass on "
+                f"{figure.same_take}/{figure.decisions}"
+            )
+    return lines
 
 
 def _togyz_speed(limit: Limit, as_json: bool) -> None:

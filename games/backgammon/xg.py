@@ -72,6 +72,7 @@ EPOCH = datetime(1899, 12, 30)  # day 0 of a Delphi date (TDateTime)
 
 # The kinds of record, by the ninth byte of each.
 MATCH_HEADER, GAME_HEADER, CUBE, MOVE, GAME_FOOTER, MATCH_FOOTER = range(6)
+CUBE_EVAL = struct.Struct("<7f")  # a cube entry's Eval: lose BG, lose G, lose, win, win G, win BG, equity
 RECORD_NAMES = ("match header", "game header", "cube entry", "move entry", "game footer", "match footer")
 VARIATIONS = ("backgammon", "Nackgammon", "Hypergammon", "Longgammon")
 # XG's analysis levels (its PLAYERLEVEL table, and 998, which it gives opening plays from its book).
@@ -641,6 +642,23 @@ def _cube_analysis(record: bytes) -> CubeAnalysis | None:
         _f64(record, 216),
         _f64(record, 240),
     )
+
+
+def cube_probabilities(
+    data: bytes, limits: ReadLimits | None = None
+) -> dict[tuple[float, ...], tuple[float, ...]]:
+    """XG's cubeless probabilities of each cube decision it analysed in the XG file ``data``, the roller's
+    (win, win gammon, win backgammon, lose gammon, lose backgammon, as our evaluators give them), keyed by
+    XG's equities of that decision (``Verdict.equities``); raises XgError for a file that is not XG's."""
+    contents = game_file(data, limits or ReadLimits()).data
+    found: dict[tuple[float, ...], tuple[float, ...]] = {}
+    for start in range(0, len(contents) - RECORD_BYTES + 1, RECORD_BYTES):
+        record = contents[start : start + RECORD_BYTES]
+        analysed = _cube_analysis(record) if record[8] == CUBE else None
+        if analysed is not None:
+            lose_bg, lose_g, _, win, win_g, win_bg, _ = CUBE_EVAL.unpack_from(record, 124)
+            found[analysed.equities] = tuple(float(p) for p in (win, win_g, win_bg, lose_g, lose_bg))
+    return found
 
 
 def _play_verdict(record: bytes, player: int, dice: tuple[int, int]) -> Verdict | None:

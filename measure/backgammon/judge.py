@@ -186,7 +186,7 @@ def near_threshold(loss: float) -> bool:
     return any(abs(loss - threshold) <= NEAR for threshold in MARKING.scale.thresholds)
 
 
-def _mean_and_error(values: Sequence[float]) -> tuple[float, float]:
+def mean_and_error(values: Sequence[float]) -> tuple[float, float]:
     """The mean of ``values`` and its standard error (0 for fewer than two)."""
     if not values:
         return 0.0, 0.0
@@ -240,7 +240,7 @@ class JudgeReport:
         levels = []
         for index, level in enumerate(self.levels):
             losses = [self._loss(verdict, verdict.results[index]) for verdict in disputed]
-            mean, error = _mean_and_error(losses)
+            mean, error = mean_and_error(losses)
             agree = sum(self._agrees(verdict, index) for verdict in near)
             agree_all = sum(self._agrees(verdict, index) for verdict in marked)
             paired = {}
@@ -249,7 +249,7 @@ class JudgeReport:
                     differences = [
                         self._loss(v, v.results[index]) - self._loss(v, v.results[other]) for v in disputed
                     ]
-                    diff, diff_error = _mean_and_error(differences)
+                    diff, diff_error = mean_and_error(differences)
                     paired[name] = {"mean": round(diff, 6), "se": round(diff_error, 6)}
             seconds = [verdict.seconds[index] for verdict in self.verdicts]
             levels.append(
