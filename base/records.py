@@ -19,7 +19,7 @@ import io
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import BinaryIO, NamedTuple
 

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-
 LINE_BREAK = 0x0A
 CONTROLS = (*range(0x00, 0x20), *range(0x7F, 0xA0))  # C0, DEL and C1
 ESCAPES = {code: f"\\u{code:04x}" for code in CONTROLS if code != LINE_BREAK}  # JSON's escape of each

@@ -5,7 +5,6 @@ for every decision XG analysed, and damaged files cost one error and never the o
 from __future__ import annotations
 
 import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,9 @@ from taldau.games.backgammon.xg import read_xg
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg"
 XG = SAMPLE / "hsbt-paris-2023.xg"
-needs_sample = pytest.mark.skipif(not XG.exists(), reason="needs ../shared/data/backgammon/xg (the XG sample)")
+needs_sample = pytest.mark.skipif(
+    not XG.exists(), reason="needs ../shared/data/backgammon/xg (the XG sample)"
+)
 
 
 def replayed(path: Path) -> list[Game]:
@@ -94,7 +95,15 @@ def test_the_sample_s_match() -> None:
     )
     games = replayed(XG)
     assert [game.valid for game in games] == [True] * 7
-    assert [(game.winner, game.points) for game in games] == [(0, 1), (0, 2), (1, 1), (1, 1), (1, 2), (0, 2), (0, 2)]
+    assert [(game.winner, game.points) for game in games] == [
+        (0, 1),
+        (0, 2),
+        (1, 1),
+        (1, 1),
+        (1, 2),
+        (0, 2),
+        (0, 2),
+    ]
     assert [game.termination for game in games].count(Termination.RESIGNED) == 3
     assert games[-1].record.match_won and sum(len(game.steps) for game in games) == 348
 
@@ -179,7 +188,7 @@ def test_a_directory_reads_the_xg_file() -> None:
     assert "21 games: 21 valid, 0 invalid" in result.output
 
 
-# --- damaged files -------------------------------------------------------------------------------------------
+# --- damaged files ------------------------------------------------------------------------------------------
 
 
 def one_line(data: bytes, name: str = "broken.xg") -> list[str]:
@@ -289,4 +298,3 @@ def test_xg_s_mat_export_reads_as_xg_meant() -> None:
     assert game.steps[-1].action.unrecorded
     [warning] = game.warnings
     assert "33: ????: the play was not recorded, the last action of the game" in warning.message
-

@@ -313,8 +313,9 @@ def test_a_book_refuses_analyses_judged_otherwise(tmp_path: Path, analysis: Path
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: {analysis} and {deeper} were judged differently")
-    assert ", depth 1 against togyz, " in line and line.endswith("depth 2; a book holds one judge's values: "
-                                                               "build another book (another --out folder)")
+    assert ", depth 1 against togyz, " in line and line.endswith(
+        "depth 2; a book holds one judge's values: build another book (another --out folder)"
+    )
     assert not (tmp_path / "mixed").exists()
     players = runner.invoke(main, ["players", str(analysis), str(deeper)])
     assert players.exit_code != 0 and "judged differently" in players.output

@@ -161,7 +161,7 @@ def test_a_match_as_mat_and_as_sgf_is_one_match(tmp_path: Path) -> None:
     text = write_jellyfish(sgf[0].match)  # as another program exports it: other tags, no date
     lines = [line for line in text.splitlines() if not line.startswith(("; [Site", "; [EventDate"))]
     mat = tmp_path / "match.mat"
-    mat.write_text("; [Transcriber \"someone\"]\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    mat.write_text('; [Transcriber "someone"]\n' + "\n".join(lines) + "\n", encoding="utf-8")
     again = list(kind.read_games(mat.read_bytes(), str(mat)))
     assert [len(g.record.actions) for g in again] == [len(g.record.actions) for g in sgf]
     assert all(kind.former_identity(a) != kind.former_identity(b) for a, b in zip(sgf, again, strict=True))

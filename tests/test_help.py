@@ -58,7 +58,9 @@ def test_the_depth_options_say_each_game_s_default() -> None:
         text = " ".join(runner.invoke(main, [*command, "--help"], terminal_width=200).output.split())
         assert f"[default: (Togyz {REVIEW_DEPTH}, backgammon {DEFAULT_PLIES})" in text, text
     text = " ".join(runner.invoke(main, ["search", "--help"], terminal_width=200).output.split())
-    assert f"[default: ({REVIEW_DEPTH}); 1<=x<=100]" in text and "Its depth unless given is a review's" in text
+    assert (
+        f"[default: ({REVIEW_DEPTH}); 1<=x<=100]" in text and "Its depth unless given is a review's" in text
+    )
     text = " ".join(runner.invoke(main, ["fit-curve", "--help"], terminal_width=200).output.split())
     assert "[default: (8); 1<=x<=100]" in text
     assert f"Its depth unless given is 8, not the {REVIEW_DEPTH} of every other search" in text

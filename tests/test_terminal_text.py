@@ -162,11 +162,10 @@ def test_a_progress_bar_keeps_its_cursor_and_escapes_the_lines_above_it(
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setenv("COLUMNS", "200")  # a line of the escaped names unwrapped, whatever ran before
-    with escaped_output():
-        with progress_line("reading", "game", 2) as shown:
-            shown.note(f"skipped: {WHITE}")
-            click.echo(f"said: {BLACK}", err=True)
-            shown.update(2)
+    with escaped_output(), progress_line("reading", "game", 2) as shown:
+        shown.note(f"skipped: {WHITE}")
+        click.echo(f"said: {BLACK}", err=True)
+        shown.update(2)
     written = terminal.getvalue()
     assert escaped(WHITE) in written and escaped(BLACK) in written
     assert OSC52 not in written and "\x1b[2J" not in written

@@ -53,8 +53,29 @@ FORMAT = "jellyfish"
 # The headers read under one spelling whatever their case: those of gnubg, BackgammonGalaxy, Backgammon Studio
 # and eXtreme Gammon.
 HEADERS = HeaderNames(
-    "Site|Match ID|Event|Round|Player 1|Player 2|Player 1 Elo|Player 2 Elo|EventDate|EventTime|Date|"
-    "Variation|Unrated|Crawford|Jacoby|Beaver|CubeLimit|ClockType|Transcriber|Annotator|Place".split("|")
+    [
+        "Site",
+        "Match ID",
+        "Event",
+        "Round",
+        "Player 1",
+        "Player 2",
+        "Player 1 Elo",
+        "Player 2 Elo",
+        "EventDate",
+        "EventTime",
+        "Date",
+        "Variation",
+        "Unrated",
+        "Crawford",
+        "Jacoby",
+        "Beaver",
+        "CubeLimit",
+        "ClockType",
+        "Transcriber",
+        "Annotator",
+        "Place",
+    ]
 )
 # The key keeps its blanks (stripped when read): \s* on both sides of a lazy key backtracks cubically.
 HEADER = re.compile(r'^\s*;\s*\[(?P<key>[^"\]]*)"(?P<value>.*)"\s*\]\s*$')

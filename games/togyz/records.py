@@ -59,8 +59,32 @@ RESULTS = {
 # PlayOK, lichess-like sites and apps write); an app's ``Start`` (when the game started, date and time) is
 # the game's ``Date`` where the record has none.
 HEADERS = HeaderNames(
-    "Event Site Date Round White Black Result WhiteElo BlackElo Time TimeControl EventDate UTCDate UTCTime "
-    "Termination Annotator PlyCount FEN SetUp WhiteTime BlackTime WhiteTitle BlackTitle ID".split(),
+    [
+        "Event",
+        "Site",
+        "Date",
+        "Round",
+        "White",
+        "Black",
+        "Result",
+        "WhiteElo",
+        "BlackElo",
+        "Time",
+        "TimeControl",
+        "EventDate",
+        "UTCDate",
+        "UTCTime",
+        "Termination",
+        "Annotator",
+        "PlyCount",
+        "FEN",
+        "SetUp",
+        "WhiteTime",
+        "BlackTime",
+        "WhiteTitle",
+        "BlackTitle",
+        "ID",
+    ],
     {"Start": "Date"},
 )
 NO_GAME_TEXT = "no game record: text with no move, move number, tag or result"

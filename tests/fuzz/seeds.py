@@ -65,7 +65,7 @@ def xg_file(game_file: bytes, level: int = 6) -> bytes:
 def xg_records(path: Path) -> bytes:
     """The game file (``temp.xg``) of an eXtreme Gammon file."""
     data = path.read_bytes()
-    crc, files, _, directory_size, archive_size, _ = struct.unpack_from("<Iiiiii", data, len(data) - 36)
+    _, _, _, directory_size, archive_size, _ = struct.unpack_from("<Iiiiii", data, len(data) - 36)
     start = len(data) - 36 - directory_size - archive_size
     return zlib.decompressobj().decompress(data[start:])
 

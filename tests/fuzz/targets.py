@@ -3,9 +3,9 @@
 A target returns None for any input the reader handles as documented and raises (AssertionError, or the
 reader's own unexpected exception) otherwise. The contracts:
 
-- record readers (Togyz formats, Jellyfish, SGF, eXtreme Gammon, format detection, archives) never raise: a bad record
-  becomes ``RecordError``s in its game, a file that cannot be read an ``UnreadableFile`` (which the archive
-  walk reports as unreadable), a refused file or member a ``Refused``;
+- record readers (Togyz formats, Jellyfish, SGF, eXtreme Gammon, format detection, archives) never raise: a
+  bad record becomes ``RecordError``s in its game, a file that cannot be read an ``UnreadableFile`` (which the
+  archive walk reports as unreadable), a refused file or member a ``Refused``;
 - position parsers (Togyz FEN, gnubg Position ID, Match ID, GNUbgID, XGID) raise ``ValueError`` (the FEN
   parser its subclass ``FenError``) and nothing else;
 - where a writer exists, what was read without error and written back reads again as the same game.
@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from fuzz.seeds import XG_HEADER
 from taldau.analysis.validation import Unreadable, archive_games
 from taldau.base.archive import Refused, iter_sources
 from taldau.base.records import ReadLimits, RecordError, RecordFile, UnreadableFile
@@ -42,6 +41,8 @@ from taldau.games.togyz import write_playok, write_scoresheet
 from taldau.games.togyz.fen import FenError, format_fen, parse_fen
 from taldau.games.togyz.records import FORMATS as TOGYZ_FORMATS
 from taldau.games.togyz.records import detect_format as detect_togyz
+
+from fuzz.seeds import XG_HEADER
 
 SOURCE = "fuzz"
 
