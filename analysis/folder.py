@@ -287,6 +287,14 @@ def own_table_file(key: str, name: str) -> bool:
     return re.fullmatch(rf"{re.escape(key)}(\.\d+)?-\d{{5}}\.parquet", name) is not None
 
 
+def table_files(folder: Path, key: str, manifest: Manifest | None, table: str) -> list[Path]:
+    """The files of ``table`` of settings key ``key`` in ``folder``, in order: those ``manifest`` lists, or
+    in a folder written before it listed them (or with no manifest yet), those of the key's name."""
+    if manifest is not None and manifest.key == key and manifest.tables is not None:
+        return [folder / table / name for name in manifest.tables.files[table]]
+    return sorted((folder / table).glob(f"{key}-*.parquet"))
+
+
 def _parts(folder: Path) -> Path:
     return folder / "parts"
 
@@ -326,10 +334,7 @@ class AnalysisFolder:
         its manifest lists, or in a folder written before it listed them, those of the key's name."""
         if table not in TABLES:
             raise ValueError(f"an analysis folder has the tables {TABLES}, not {table!r}")
-        listed = self.manifest.tables
-        if listed is not None:
-            return [self.path / table / name for name in listed.files[table]]
-        return sorted((self.path / table).glob(f"{self.key}-*.parquet"))
+        return table_files(self.path, self.key, self.manifest, table)
 
     def check(self) -> None:
         """FolderError, saying what to run, unless each table's files are there, readable as Parquet, and

@@ -71,6 +71,7 @@ from taldau.analysis.folder import (
     own_table_file,
     read_manifest,
     table_file,
+    table_files,
 )
 from taldau.base.files import temporary_writer, write_text_atomic
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, Status, games_table
@@ -326,7 +327,7 @@ class ResultStore:
             listed = read_manifest(self.out) if manifest is None else manifest
             tables = []
             try:
-                for path in self._table_files(name, listed):
+                for path in table_files(self.out, self.key, listed, name):
                     tables.append(pq.read_table(path, schema=schema, columns=columns, filters=where))
             except FileNotFoundError as error:
                 if manifest is None and attempt < 2:
@@ -430,7 +431,7 @@ class ResultStore:
                 for path in written:
                     path.unlink(missing_ok=True)
                 if error.errno in (errno.ENOSPC, errno.EDQUOT):
-                    raise FolderFull(self.out, self._space_needed(merged), error) from None
+                    raise FolderFull(self.out, self._space_needed(previous, merged), error) from None
                 raise
             for name in TABLES:  # the generations before, named as taldau names its files only
                 kept = set(files[name])
@@ -458,19 +459,11 @@ class ResultStore:
             names.append(path.name)
         return tuple(names)
 
-    def _space_needed(self, merged: _Merged) -> int:
+    def _space_needed(self, previous: Manifest | None, merged: _Merged) -> int:
         """About how many bytes a compaction needs free: the compacted files' size again (the new
         generation is written beside the old), and the parts'."""
-        previous = read_manifest(self.out)
-        files = [path for name in TABLES for path in self._table_files(name, previous)]
+        files = [path for name in TABLES for path in table_files(self.out, self.key, previous, name)]
         return sum(_size(path) for path in files) + sum(_size(path) for path, _ in merged.parts)
-
-    def _table_files(self, name: str, manifest: Manifest | None) -> list[Path]:
-        """The compacted files of table ``name`` as ``manifest`` lists them (by the key's name in a folder
-        written before it listed them)."""
-        if manifest is not None and manifest.key == self.key and manifest.tables is not None:
-            return [self.out / name / file for file in manifest.tables.files[name]]
-        return sorted((self.out / name).glob(f"{self.key}-*.parquet"))
 
     def _merge(self, manifest: Manifest | None, superseded: frozenset[str] = frozenset()) -> _Merged:
         """The compacted tables (as ``manifest`` lists them) with the parts merged in (a part's games

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from taldau.base.records import Line, ReadLimits, RecordError, RecordFile, UnreadableFile, text_lines
+from taldau.base.records import Line, ReadLimits, RecordFile, UnreadableFile, text_lines
 
 from .jellyfish import JellyfishReader
 from .record import MatchRecord
@@ -87,13 +87,6 @@ def read_matches(file: RecordFile) -> Iterator[MatchRecord]:
             yield from JellyfishReader(file.name, file.limits).read(file.lines())
         else:
             message = "not a backgammon record (neither Jellyfish match text nor gnubg SGF)"
-            yield _unreadable(file.name, message)
+            yield MatchRecord.unreadable(file.name, message)
     except UnreadableFile as error:
-        yield _unreadable(file.name, str(error))
-
-
-def _unreadable(source: str, message: str) -> MatchRecord:
-    """A match standing for a file that could not be read."""
-    match = MatchRecord(source, "")
-    match.errors.append(RecordError(0, 0, message))
-    return match
+        yield MatchRecord.unreadable(file.name, str(error))

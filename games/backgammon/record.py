@@ -125,6 +125,13 @@ class MatchRecord:
     errors: list[RecordError] = field(default_factory=list)
     warnings: list[RecordError] = field(default_factory=list)
 
+    @classmethod
+    def unreadable(cls, source: str, message: str, format: str = "") -> MatchRecord:
+        """A match standing for a file of ``format`` that could not be read, ``message`` saying why."""
+        match = cls(source, format)
+        match.errors.append(RecordError(0, 0, message))
+        return match
+
     def _flag(self, name: str) -> bool:
         """A rule header (``Crawford``, ``Jacoby``, ``Beaver``): on unless the header turns it off."""
         return self.headers.get(name, "On").strip().lower() not in ("off", "false", "no", "0")

@@ -122,13 +122,15 @@ def read_xg_file(file: RecordFile) -> Iterator[MatchRecord]:
         with file.open() as stream:
             data = read_at_least(stream, limits.max_member_bytes + 1)
     except (OSError, EOFError, zlib.error) as error:
-        yield _unreadable(file.name, f"cannot read: {error}")
+        yield MatchRecord.unreadable(file.name, f"cannot read: {error}", FORMAT)
         return
     except UnreadableFile as error:
-        yield _unreadable(file.name, str(error))
+        yield MatchRecord.unreadable(file.name, str(error), FORMAT)
         return
     if len(data) > limits.max_member_bytes:
-        yield _unreadable(file.name, f"refused: larger than the limit of {limits.max_member_bytes:,} bytes")
+        yield MatchRecord.unreadable(
+            file.name, f"refused: larger than the limit of {limits.max_member_bytes:,} bytes", FORMAT
+        )
         return
     yield read_xg(data, file.name, limits)
 
@@ -140,14 +142,8 @@ def read_xg(data: bytes, source: str, limits: ReadLimits | None = None) -> Match
     try:
         contents = game_file(data, limits)
     except XgError as error:
-        return _unreadable(source, str(error))
+        return MatchRecord.unreadable(source, str(error), FORMAT)
     return XgReader(source, limits).read(contents)
-
-
-def _unreadable(source: str, message: str) -> MatchRecord:
-    match = MatchRecord(source, FORMAT)
-    match.errors.append(RecordError(0, 0, message))
-    return match
 
 
 # --- the container ----------------------------------------------------------------------------------------
