@@ -1,5 +1,5 @@
-"""``taldau bench``, a group of measurements, one subcommand each: ``speed``, ``gnubg``, ``reference``
-and ``cube-bias`` here, ``marks`` in
+"""``taldau bench``, a group of measurements, one subcommand each: ``speed``, ``gnubg``, ``reference``,
+``cube-bias`` and ``review`` here, ``marks`` in
 ``cli.marks``, ``engines`` and ``judge`` in ``cli.strength``, ``service``, ``capacity`` and ``soak`` in
 ``cli.bench_service``; each parses, calls ``taldau.measure`` and prints."""
 
@@ -188,6 +188,39 @@ def cube_bias(path: Path, engine: str, as_json: bool) -> None:
         click.echo(json.dumps({"source": report.source, "settings": report.settings, "figures": figures}))
         return
     for line in cube_bias_lines(report):
+        click.echo(line)
+
+
+@bench.command()
+@click.argument("archives", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--against",
+    "commit",
+    required=True,
+    metavar="COMMIT",
+    help="The earlier commit of this checkout the current code is measured against (installed once in "
+    "$XDG_CACHE_HOME/taldau/bench-review/).",
+)
+@whole_option("--rounds", default=2, help="Rounds, each running every archive by the old code, then the new.")
+@JSON
+def review(archives: tuple[Path, ...], commit: str, rounds: int, as_json: bool) -> None:
+    """Both games: the CPU per decision of `taldau analyze --jobs 1` (default level and depth) on the record
+    files ARCHIVES, by the code of COMMIT installed beside the current code and by the current code, run in
+    turn (old, new) --rounds times: CPU and wall time per game, the ratio old/new (median and range over
+    the rounds) with and without the start-up (the analysis of a one-decision record), and whether both
+    say the same, decision by decision: the same best play and mark (backgammon), the same mark (Togyz)."""
+    from taldau.measure.review_cpu import ReviewError, review_cpu
+
+    try:
+        with progress_line("timing", "run") as shown:
+            report = review_cpu(archives, commit, rounds, progress=shown.update, say=shown.note)
+    except ReviewError as error:
+        say(f"error: {error}")
+        sys.exit(EX_USAGE)
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+        return
+    for line in report.lines():
         click.echo(line)
 
 
