@@ -20,9 +20,9 @@ from taldau.games.backgammon.answers import (
     rolled_plays_json,
     rollout_plays,
 )
-from taldau.games.backgammon.engine import choose_evaluator
-from taldau.games.backgammon.eval import PROBABILITIES, Evaluator
-from taldau.games.backgammon.position_text import PositionSetup, read_position
+from taldau.games.backgammon.engine import PROBABILITIES, Evaluator
+from taldau.games.backgammon.engine.analyse import choose_evaluator
+from taldau.games.backgammon.rules.position_text import PositionSetup, read_position
 
 PROBABILITY_LABELS = ("W", "WG", "WBG", "LG", "LBG")  # gnubg's short names of the five probabilities
 ENGINE = engine_option("Plies are gnubg's for every engine.")
@@ -49,12 +49,12 @@ def evaluator(engine: str) -> Evaluator:
 
 
 def _rollout(engine: str, trials: int, seed: int, threads: int) -> Any:
-    """bgsage's rollouts (``eval.sage.SageRollout``) of ``trials`` trials from ``seed``: exit 2 when the
+    """bgsage's rollouts (``engine.sage.SageRollout``) of ``trials`` trials from ``seed``: exit 2 when the
     engine chosen is not ``sage`` (own and gnubg have no rollouts for users), 1 when bgsage cannot run."""
     if engine != "sage":
         say(f"error: the engine {engine} has no rollouts: rollouts are bgsage's, give --engine sage")
         sys.exit(EX_USAGE)
-    from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout, SageUnavailable
+    from taldau.games.backgammon.engine.sage import RolloutSettings, SageRollout, SageUnavailable
 
     try:
         return SageRollout(RolloutSettings(trials=trials, seed=seed, threads=threads))
@@ -203,7 +203,7 @@ def _plays_batch(lines: Any, payload_of: Any) -> int:
 def _plays_rollout(position: str, dice: str, plies: int, rollout: Any, as_json: bool) -> None:
     """``plays --rollout``: the best plays at ``plies`` (ranked by bgsage in the position's match context)
     rolled out cubeful in that context, with their standard errors."""
-    from taldau.games.backgammon.eval.sage import SageEvaluator
+    from taldau.games.backgammon.engine.sage import SageEvaluator
 
     try:
         ranking = rank_roll(SageEvaluator(), position, dice, plies)

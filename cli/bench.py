@@ -140,7 +140,7 @@ def reference(folder: Path, rollout: bool, decisions: int, trials: int, seed: in
     bgsage, to say who was right, with standard errors. Our picks scored by the reference's own equities
     are not available: the files keep the reference's loss of the action played, not its candidates'."""
     from taldau.analysis.folder import FolderError
-    from taldau.games.backgammon.eval.sage import SageRollout, SageUnavailable
+    from taldau.games.backgammon.engine.sage import SageRollout, SageUnavailable
     from taldau.measure.backgammon.against_reference import against_reference, rollout_settings, settle
 
     try:
@@ -173,8 +173,8 @@ def cube_bias(path: Path, engine: str, as_json: bool) -> None:
     mean of Double/take minus Double/pass less XG's near the take, of No double minus Double/take less
     XG's near the double (XG's margin within 0.16 EMG), with standard errors, and how often the action
     (double or not; take or pass) is XG's; over every decision, by score and by cube value."""
-    from taldau.games.backgammon.review import DEFAULT_LEVEL, ReviewSettings
-    from taldau.games.backgammon.xg import XgError
+    from taldau.games.backgammon.records.xg import XgError
+    from taldau.games.backgammon.review.match import DEFAULT_LEVEL, ReviewSettings
     from taldau.measure.backgammon.cube_bias import cube_bias as measure
 
     chosen = evaluator(engine)

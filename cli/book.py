@@ -253,7 +253,7 @@ def _print_entry(entry: Entry) -> None:
 
 def _roll(dice: str) -> str:
     """The roll of --dice as the book names it (high die first), or a usage error when it is not a roll."""
-    from taldau.games.backgammon.position import parse_dice
+    from taldau.games.backgammon.rules.position import parse_dice
 
     try:
         return "".join(str(die) for die in sorted(parse_dice(dice), reverse=True))

@@ -22,12 +22,12 @@ from taldau.cli.options import (
     within_ceiling,
 )
 from taldau.cli.progress import progress_line
-from taldau.games.backgammon.engine import load_evaluator
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.togyz.alphazero import AlphaZeroSpec
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.analyse import load_evaluator
 from taldau.games.togyz.engine import EngineSettings, named_settings
 from taldau.games.togyz.evaluate import load_weights
 from taldau.measure.backgammon.match import DEFAULT_A, DEFAULT_B, DEFAULT_JUDGE
+from taldau.measure.togyz.alphazero import AlphaZeroSpec
 from taldau.measure.togyz.match import EngineSpec, openings, run_match, run_players
 
 MATCH_NODES = 5_000  # a Togyz match's search limit unless one is given

@@ -73,7 +73,7 @@ def show(position: str, svg: str | None) -> None:
         Path(svg).write_text(game_kind(game).svg(position) + "\n", encoding="utf-8")
     elif game == "backgammon":
         from taldau.games.backgammon.diagram import render
-        from taldau.games.backgammon.position_text import read_position
+        from taldau.games.backgammon.rules.position_text import read_position
 
         setup = read_position(position)
         click.echo(render(setup.position, setup.state, setup.dice))

@@ -7,9 +7,9 @@ import json
 import click
 from taldau.analysis.accounting import count
 from taldau.analysis.validation import valid_games
-from taldau.analysis.winchance import fit_win_curve
 from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
+from taldau.base.winchance import fit_win_curve
 from taldau.cli.book import book_option, book_player
 from taldau.cli.options import (
     JSON,

@@ -1,6 +1,6 @@
 """``taldau train``: the backgammon nets trained by self-play (td), fitted to their own deeper plies
-(supervised), or their pruning nets fitted (prune) (``games.backgammon.eval``); this module parses, calls and
-shows the progress."""
+(supervised), or their pruning nets fitted (prune) (``games.backgammon.training``); this module parses,
+calls and shows the progress."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from taldau.analysis.accounting import count
 from taldau.cli.options import game_option, whole_option, within_ceiling
 from taldau.cli.outputs import writable_file
 from taldau.cli.progress import progress_line
-from taldau.games.backgammon.eval.pruning import PruningSettings
-from taldau.games.backgammon.eval.supervised import SupervisedSettings
+from taldau.games.backgammon.training.pruning import PruningSettings
+from taldau.games.backgammon.training.supervised import SupervisedSettings
 
 PRUNE_POSITIONS = PruningSettings().positions  # the pruning stage's own positions and fit
 
@@ -139,9 +139,9 @@ def train(
     of the same settings), supervised from its labels in OUT.work/; prune takes a minute or two. Options
     not given take the stage's own defaults (``SupervisedSettings``; ``PruningSettings`` for prune)."""
     writable_file(out)
-    from taldau.games.backgammon.eval.own import OwnEvaluator
-    from taldau.games.backgammon.eval.pruning import run_pruning
-    from taldau.games.backgammon.eval.supervised import run_supervised
+    from taldau.games.backgammon.engine.own import OwnEvaluator
+    from taldau.games.backgammon.training.pruning import run_pruning
+    from taldau.games.backgammon.training.supervised import run_supervised
 
     threads = within_ceiling(threads, "--threads", what="threads")
     if stage == "td":
@@ -189,7 +189,7 @@ def _staged(label: str, run: Callable[[Callable[[Any], None]], Any]) -> Any:
 
 def _self_play(out: str, games: int | None, seed: int, stop_at: int | None) -> None:
     """``train --stage td``: ``games`` games of self-play (resumed from ``out``), stopped at ``stop_at``."""
-    from taldau.games.backgammon.eval.train import TdSettings, run_td
+    from taldau.games.backgammon.training.train import TdSettings, run_td
 
     settings = TdSettings(seed=seed) if games is None else TdSettings(games=games, seed=seed)
     with progress_line("self-play", "game", settings.games) as shown:

@@ -26,7 +26,6 @@ from statistics import StatisticsError, correlation
 from typing import Any
 
 from taldau.analysis.validation import valid_games
-from taldau.base.agreement import MarkAgreement, rounded, spread_sample
 from taldau.base.files import write_bytes_atomic
 from taldau.base.jit import is_writable, user_cache_root
 from taldau.base.kind import (
@@ -41,6 +40,7 @@ from taldau.base.kind import (
 )
 from taldau.base.processes import worker_pool
 from taldau.base.records import ReadLimits
+from taldau.measure.agreement import MarkAgreement, rounded, spread_sample
 
 
 def sample_games(kind: GameKind[Any], archive: Path, count: int) -> list[Any]:

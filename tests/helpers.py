@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 from taldau.base.kind import Decision, DecisionKind
-from taldau.games.backgammon.cube import MatchState, Rules
+from taldau.games.backgammon.rules.cube import MatchState, Rules
 from taldau.games.togyz import START_FEN, Position
 from taldau.schemas import MoveRow
 

@@ -20,9 +20,8 @@ from taldau.analysis.review import (
     review_headers,
 )
 from taldau.analysis.rows import move_rows
-from taldau.analysis.winchance import fit_win_curve
 from taldau.base.kind import Limit, Mark, MarkScale, mark_for
-from taldau.base.winchance import WinCurve
+from taldau.base.winchance import WinCurve, fit_win_curve
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, EngineSettings

@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from taldau.analysis.review import judge
 from taldau.base.kind import EMG_SCALE, Analyser, DecisionKind, Limit
 from taldau.cli.main import main
-from taldau.games.backgammon.eval.gnubg import gnubg_available
+from taldau.games.backgammon.engine.gnubg import gnubg_available
 from taldau.games.backgammon.kind import BackgammonAnalyser, BackgammonKind
-from taldau.games.backgammon.record import ActionKind
-from taldau.games.backgammon.replay import read_games
+from taldau.games.backgammon.records.record import ActionKind
+from taldau.games.backgammon.records.replay import read_games
 from taldau.games.togyz.kind import TogyzKind
 
 DATA = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from taldau.games.backgammon import Position
-from taldau.games.backgammon.eval import bearoff
-from taldau.games.backgammon.eval.bearoff import (
+from taldau.games.backgammon.engine import bearoff
+from taldau.games.backgammon.engine.bearoff import (
     MAX_ROLLS,
     POSITIONS,
     BearoffDatabase,
@@ -30,7 +30,7 @@ from taldau.games.backgammon.eval.bearoff import (
     is_bearoff,
     load_bearoff_database,
 )
-from taldau.games.backgammon.eval.probabilities import PROBABILITIES
+from taldau.games.backgammon.engine.probabilities import PROBABILITIES
 
 Counts = tuple[int, ...]  # checkers on points 1..6
 ROLLS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]

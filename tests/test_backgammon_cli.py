@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, SHARED_DATA
 from taldau.cli.main import main
-from taldau.games.backgammon.board import start_board
-from taldau.games.backgammon.eval import PROBABILITIES
-from taldau.games.backgammon.eval.gnubg import gnubg_available, load_gnubg
-from taldau.games.backgammon.position import Position
+from taldau.games.backgammon.engine import PROBABILITIES
+from taldau.games.backgammon.engine.gnubg import gnubg_available, load_gnubg
+from taldau.games.backgammon.rules.board import start_board
+from taldau.games.backgammon.rules.position import Position
 
 GNUBG = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg"
 MATCH = GNUBG / "galaxy-6800849.mat"  # gnubg's export of bglab's lasse/match6800849.txt, a 3-point match
@@ -518,9 +518,9 @@ def test_train_td_then_supervised(tmp_path: Path) -> None:
     self-play and of a real match and says how the held-out error moved; `--stage prune` adds pruning
     nets fitted to those nets, which it keeps as they are. Options not given take the stage's own
     defaults (the pruning stage's differ from the supervised one's)."""
-    from taldau.games.backgammon.eval.pruning import PruningSettings
-    from taldau.games.backgammon.eval.supervised import SupervisedSettings
-    from taldau.games.backgammon.eval.weights import load_nets, load_pruning, weights_digest
+    from taldau.games.backgammon.engine.weights import load_nets, load_pruning, weights_digest
+    from taldau.games.backgammon.training.pruning import PruningSettings
+    from taldau.games.backgammon.training.supervised import SupervisedSettings
 
     checkpoint = tmp_path / "td.npz"
     code, output = train("td", checkpoint, games=20, seed=4)
@@ -567,7 +567,7 @@ def test_train_supervised_with_candidates_and_rollout_labels(tmp_path: Path) -> 
         "supervised", out, games=2, positions=30, candidates=2, rollout=(2, 3), epochs=1, rate=0.04
     )
     assert code == 0, output
-    from taldau.games.backgammon.eval.weights import load_nets
+    from taldau.games.backgammon.engine.weights import load_nets
 
     _, meta = load_nets(out)
     settings = meta["settings"]

@@ -20,15 +20,10 @@ from click.testing import CliRunner
 from conftest import EXAMPLES, needs_sage
 from taldau.cli.main import main
 from taldau.games.backgammon.answers import rank_roll
-from taldau.games.backgammon.ids import MatchId, XgId, board_from_position_id
-from taldau.games.backgammon.record import ActionKind
-from taldau.games.backgammon.replay import Game, read_games
-from taldau.games.backgammon.review import (
-    CubeReview,
-    ReviewSettings,
-    review_game,
-    review_play,
-)
+from taldau.games.backgammon.records.record import ActionKind
+from taldau.games.backgammon.records.replay import Game, read_games
+from taldau.games.backgammon.review.match import CubeReview, ReviewSettings, review_game, review_play
+from taldau.games.backgammon.rules.ids import MatchId, XgId, board_from_position_id
 
 SOURCE = EXAMPLES / "backgammon" / "studio-llabba-iradch49.txt"
 SCORE_LINE = " Llabba : 0                             Iradch49 : 0"
@@ -64,7 +59,7 @@ def settings() -> ReviewSettings:
 
 @pytest.fixture(scope="module")
 def sage() -> Any:
-    from taldau.games.backgammon.eval.sage import SageEvaluator
+    from taldau.games.backgammon.engine.sage import SageEvaluator
 
     return SageEvaluator()
 

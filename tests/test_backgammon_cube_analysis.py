@@ -1,4 +1,4 @@
-"""The match equity table and the cube analysis (games/backgammon/met.py, cubeful.py) against published
+"""The match equity table and the cube analysis (games/backgammon/rules/met.py, cubeful.py) against published
 table entries, theory computed by hand and GNU Backgammon's own 0-ply cube analysis."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import backgammon_board, gnubg_case_state
-from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.backgammon.cubeful import (
+from taldau.games.backgammon.engine.cubeful import (
     CubeAction,
     CubeMistake,
     Response,
@@ -26,9 +25,10 @@ from taldau.games.backgammon.cubeful import (
     mwc_to_emg,
     response_error,
 )
-from taldau.games.backgammon.eval.probabilities import flipped
-from taldau.games.backgammon.ids import board_from_position_id
-from taldau.games.backgammon.met import kazaross_xg2, read_met
+from taldau.games.backgammon.engine.probabilities import flipped
+from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.rules.ids import board_from_position_id
+from taldau.games.backgammon.rules.met import kazaross_xg2, read_met
 
 SHARED_MET = (
     Path(__file__).resolve().parents[1].parent / "shared" / "data" / "backgammon" / "Kazaross-XG2.xml"
@@ -78,7 +78,7 @@ def test_met_refuses_scores_past_its_length() -> None:
 
 
 def test_the_met_ships_inside_the_package() -> None:
-    data = resources.files("taldau.games.backgammon") / "data" / "kazaross-xg2.xml"
+    data = resources.files("taldau.games.backgammon.rules") / "data" / "kazaross-xg2.xml"
     assert "Neil Kazaross" in data.read_text()  # its copyright and licence note travel with it
 
 

@@ -1,5 +1,5 @@
-"""Cube decisions at the review's plies (games/backgammon/cube_plies.py): at 0 plies the cube formula itself,
-a last roll worked out by hand, and GNU Backgammon 1.07's own 2-ply cube analysis of 57 cases
+"""Cube decisions at the review's plies (games/backgammon/engine/cube_plies.py): at 0 plies the cube
+formula itself, a last roll worked out by hand, and GNU Backgammon 1.07's own 2-ply cube analysis of 57 cases
 (tests/data/backgammon/gnubg/cube-2ply.json, made by cube_fixtures.py --plies 2): with gnubg's nets
 (gnubg-nn, where installed) the look-ahead gives gnubg's numbers; with bgsage, the default engine, it
 comes seven times closer to them than the 0-ply formula on the same plies' probabilities."""
@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from conftest import needs_sage
 from helpers import backgammon_board, gnubg_case_state
-from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.backgammon.cube_plies import plied_cube_decision
-from taldau.games.backgammon.cubeful import CubeAction, CubeDecision, cube_decision, cube_efficiency
-from taldau.games.backgammon.engine import evaluate_position, load_evaluator
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.eval.gnubg import gnubg_available
-from taldau.games.backgammon.met import kazaross_xg2
-from taldau.games.backgammon.position import Position
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.analyse import evaluate_position, load_evaluator
+from taldau.games.backgammon.engine.cube_plies import plied_cube_decision
+from taldau.games.backgammon.engine.cubeful import CubeAction, CubeDecision, cube_decision, cube_efficiency
+from taldau.games.backgammon.engine.gnubg import gnubg_available
+from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.rules.met import kazaross_xg2
+from taldau.games.backgammon.rules.position import Position
 
 GNUBG_CUBE_2PLY = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "cube-2ply.json"
 TABLE = kazaross_xg2()

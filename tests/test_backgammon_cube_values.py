@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.backgammon.cubeful import cubeful_equity, cubeful_mwc, cubeful_values
-from taldau.games.backgammon.met import kazaross_xg2
+from taldau.games.backgammon.engine.cubeful import cubeful_equity, cubeful_mwc, cubeful_values
+from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.rules.met import kazaross_xg2
 
 STATES = [
     MatchState(Rules(jacoby=False)),

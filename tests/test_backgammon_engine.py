@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import backgammon_board as board
-from taldau.games.backgammon.engine import (
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.analyse import (
     Search,
     analyse,
     candidates,
@@ -23,9 +24,8 @@ from taldau.games.backgammon.engine import (
     exact_probabilities,
     load_evaluator,
 )
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.eval.gnubg import GnubgEvaluator, gnubg_available, load_gnubg
-from taldau.games.backgammon.position import Position
+from taldau.games.backgammon.engine.gnubg import GnubgEvaluator, gnubg_available, load_gnubg
+from taldau.games.backgammon.rules.position import Position
 
 
 class PipEvaluator:

@@ -19,10 +19,10 @@ from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.games import registry
-from taldau.games.backgammon.engine import DEFAULT_ENGINE, load_evaluator
-from taldau.games.backgammon.eval import sage
-from taldau.games.backgammon.replay import read_games
-from taldau.games.backgammon.review import Mark, MoveDecision, ReviewSettings, review_match
+from taldau.games.backgammon.engine import sage
+from taldau.games.backgammon.engine.analyse import DEFAULT_ENGINE, load_evaluator
+from taldau.games.backgammon.records.replay import read_games
+from taldau.games.backgammon.review.match import Mark, MoveDecision, ReviewSettings, review_match
 from taldau.workers import run as runs
 
 MATCH = EXAMPLES / "backgammon" / "gnubg-money-session.mat"  # the smallest bundled match: 2 games

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import backgammon_board as board
-from taldau.games.backgammon.board import start_board
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.eval.gnubg import INSTALL_HINT, GnubgEvaluator, gnubg_available, load_gnubg
-from taldau.games.backgammon.ids import board_from_position_id
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.gnubg import INSTALL_HINT, GnubgEvaluator, gnubg_available, load_gnubg
+from taldau.games.backgammon.rules.board import start_board
+from taldau.games.backgammon.rules.ids import board_from_position_id
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "eval.json"
 TOLERANCE = 0.005

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from taldau.games.backgammon.ids import MatchId
-from taldau.games.backgammon.record import ActionKind
-from taldau.games.backgammon.replay import Game, Step, read_games
+from taldau.games.backgammon.records.record import ActionKind
+from taldau.games.backgammon.records.replay import Game, Step, read_games
+from taldau.games.backgammon.rules.ids import MatchId
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
 ANALYSES = sorted(FOLDER.glob("*.json"))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from taldau.games.backgammon.ids import (
+from taldau.games.backgammon.rules.ids import (
     MatchId,
     XgId,
     board_from_position_id,

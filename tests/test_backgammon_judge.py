@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.games.backgammon.eval.sage import RolloutSettings, sage_available
+from taldau.games.backgammon.engine.sage import RolloutSettings, sage_available
 from taldau.measure.backgammon.judge import (
     JudgeLevel,
     Rolled,

@@ -14,18 +14,12 @@ import pytest
 from click.testing import CliRunner
 from taldau.base.kind import DecisionKind
 from taldau.cli.main import main
-from taldau.games.backgammon.cube import MatchState
-from taldau.games.backgammon.cube_plies import after_play_equity
-from taldau.games.backgammon.cubeful import CubeAction, CubeDecision, Response
-from taldau.games.backgammon.engine import Search, analyse, load_evaluator
-from taldau.games.backgammon.eval.sage import (
-    CubefulRollout,
-    RolloutSettings,
-    SageRollout,
-    sage_available,
-)
-from taldau.games.backgammon.replay import read_games
-from taldau.games.backgammon.review import (
+from taldau.games.backgammon.engine.analyse import Search, analyse, load_evaluator
+from taldau.games.backgammon.engine.cube_plies import after_play_equity
+from taldau.games.backgammon.engine.cubeful import CubeAction, CubeDecision, Response
+from taldau.games.backgammon.engine.sage import CubefulRollout, RolloutSettings, SageRollout, sage_available
+from taldau.games.backgammon.records.replay import read_games
+from taldau.games.backgammon.review.match import (
     Doubt,
     MoveDecision,
     ReviewSettings,
@@ -34,6 +28,7 @@ from taldau.games.backgammon.review import (
     play_in_doubt,
     review_match,
 )
+from taldau.games.backgammon.rules.cube import MatchState
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backgammon" / "galaxy-6800849.txt"
 SAGE = pytest.mark.skipif(not sage_available(), reason="bgsage cannot run on this machine")

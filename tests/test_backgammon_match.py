@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.base.agreement import t95
-from taldau.games.backgammon.board import ROLL_COUNTS
-from taldau.games.backgammon.engine import Search
-from taldau.games.backgammon.eval.gnubg import gnubg_available
-from taldau.games.backgammon.luck import OPENING_ROLLS, cubeless_roll_values, roll_luck
-from taldau.games.backgammon.position import ROLLS, Position
+from taldau.games.backgammon.engine.analyse import Search
+from taldau.games.backgammon.engine.gnubg import gnubg_available
+from taldau.games.backgammon.review.luck import OPENING_ROLLS, cubeless_roll_values, roll_luck
+from taldau.games.backgammon.rules.board import ROLL_COUNTS
+from taldau.games.backgammon.rules.position import ROLLS, Position
+from taldau.measure.agreement import t95
 from taldau.measure.backgammon import match as match_module
 from taldau.measure.backgammon.match import (
     GameResult,
@@ -162,8 +162,8 @@ def test_parse_player() -> None:
 
 def test_a_player_of_a_weights_file(tmp_path: Path) -> None:
     """``FILE.npz:PLIES`` plays our nets from a weights file (a training checkpoint, say)."""
-    from taldau.games.backgammon.eval.own import OwnEvaluator
-    from taldau.games.backgammon.eval.weights import load_nets, load_pruning, save_nets
+    from taldau.games.backgammon.engine.own import OwnEvaluator
+    from taldau.games.backgammon.engine.weights import load_nets, load_pruning, save_nets
 
     nets, meta = load_nets()
     path = tmp_path / "checkpoint.npz"

@@ -1,4 +1,4 @@
-"""taldau's own backgammon evaluator (``games/backgammon/eval``): the inputs the nets see, the position
+"""taldau's own backgammon evaluator (``games/backgammon/engine``): the inputs the nets see, the position
 classes and the sanity rules of the probabilities, the net's forward pass and gradient step, gnubg's plies
 over the nets, and the weights files, each against answers worked out by hand or by an independent plain
 Python computation over the rules core's plays (``Position.plays``).
@@ -18,19 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.games.backgammon.board import (
-    KEY_WORDS,
-    MOVER,
-    OPPONENT,
-    ROLL_COUNTS,
-    ROLL_DICE,
-    generate_plays,
-    start_board,
-    swap_into,
-)
-from taldau.games.backgammon.engine import Search
-from taldau.games.backgammon.eval.bearoff import is_bearoff
-from taldau.games.backgammon.eval.inputs import (
+from taldau.games.backgammon.engine.analyse import Search
+from taldau.games.backgammon.engine.bearoff import is_bearoff
+from taldau.games.backgammon.engine.inputs import (
     ESCAPES,
     FEATURE_NAMES,
     FEATURES,
@@ -42,8 +32,8 @@ from taldau.games.backgammon.eval.inputs import (
     hitting_rolls,
     shots,
 )
-from taldau.games.backgammon.eval.model import CONTACT, RACE, NetPair, position_class, sanitise
-from taldau.games.backgammon.eval.net import (
+from taldau.games.backgammon.engine.model import CONTACT, RACE, NetPair, position_class, sanitise
+from taldau.games.backgammon.engine.net import (
     EVALUATION_VERSION,
     OUTPUTS,
     SCRATCH_PER_UNIT,
@@ -54,12 +44,22 @@ from taldau.games.backgammon.eval.net import (
     point_sums,
     train_step,
 )
-from taldau.games.backgammon.eval.own import OwnEvaluator
-from taldau.games.backgammon.eval.plies import PRUNED_PLAYS
-from taldau.games.backgammon.eval.supervised import selfplay_positions
-from taldau.games.backgammon.eval.td import self_play
-from taldau.games.backgammon.eval.weights import SHIPPED, load_nets, load_pruning, save_nets, weights_digest
-from taldau.games.backgammon.position import PlayBuffers, Position
+from taldau.games.backgammon.engine.own import OwnEvaluator
+from taldau.games.backgammon.engine.plies import PRUNED_PLAYS
+from taldau.games.backgammon.engine.weights import SHIPPED, load_nets, load_pruning, save_nets, weights_digest
+from taldau.games.backgammon.rules.board import (
+    KEY_WORDS,
+    MOVER,
+    OPPONENT,
+    ROLL_COUNTS,
+    ROLL_DICE,
+    generate_plays,
+    start_board,
+    swap_into,
+)
+from taldau.games.backgammon.rules.position import PlayBuffers, Position
+from taldau.games.backgammon.training.supervised import selfplay_positions
+from taldau.games.backgammon.training.td import self_play
 from taldau.measure.backgammon.match import Player, dice_sequence, play_game
 
 ROLLS: list[tuple[int, int]] = [(high, low) for high, low in ROLL_DICE.tolist()]
@@ -83,7 +83,7 @@ def board(mover: Mapping[int, int], opponent: Mapping[int, int]) -> np.ndarray:
 
 
 def equity_of(p: np.ndarray) -> float:
-    """Cubeless equity of five probabilities, the formula of ``eval/__init__``'s docstring."""
+    """Cubeless equity of five probabilities, the formula of ``engine/__init__``'s docstring."""
     return float(2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4])
 
 

@@ -25,7 +25,8 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel (PyPI package open-spiel) is the oracle here")
 
-from taldau.games.backgammon import ROLLS, board  # noqa: E402
+from taldau.games.backgammon import ROLLS  # noqa: E402
+from taldau.games.backgammon.rules import board  # noqa: E402
 
 SEED = 20240611
 TURNS = 10_000

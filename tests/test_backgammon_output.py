@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 from taldau.base.kind import EMG_SCALE, DecisionKind, move_numbers
 from taldau.cli.main import main
-from taldau.games.backgammon.record import ActionKind
-from taldau.games.backgammon.replay import read_games
+from taldau.games.backgammon.records.record import ActionKind
+from taldau.games.backgammon.records.replay import read_games
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MATCH = EXAMPLES / "backgammon" / "galaxy-6800849.txt"

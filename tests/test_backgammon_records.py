@@ -12,11 +12,19 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, GNUBG_EXPORTS, GNUBG_FIXTURES, SHARED_DATA
 from fuzz.targets import comparable  # what a round trip through the writer must keep
-from taldau.games.backgammon.jellyfish import SegmentError, parse_segment, read_jellyfish
-from taldau.games.backgammon.readers import FORMATS, detect_format, read_match_records
-from taldau.games.backgammon.record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment
-from taldau.games.backgammon.sgf import parse_sgf, read_sgf
-from taldau.games.backgammon.writer import format_segment, write_jellyfish
+from taldau.games.backgammon.records.jellyfish import SegmentError, parse_segment, read_jellyfish
+from taldau.games.backgammon.records.readers import FORMATS, detect_format, read_match_records
+from taldau.games.backgammon.records.record import (
+    BAR,
+    OFF,
+    Action,
+    ActionKind,
+    GameRecord,
+    MatchRecord,
+    Segment,
+)
+from taldau.games.backgammon.records.sgf import parse_sgf, read_sgf
+from taldau.games.backgammon.records.writer import format_segment, write_jellyfish
 
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
 GNUBG = GNUBG_FIXTURES

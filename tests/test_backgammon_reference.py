@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from taldau.base.agreement import Z95, MarkAgreement, wilson_interval
 from taldau.base.kind import CUBE_ERRORS
-from taldau.games.backgammon.engine import load_evaluator
+from taldau.games.backgammon.engine.analyse import load_evaluator
+from taldau.measure.agreement import Z95, MarkAgreement, wilson_interval
 from taldau.measure.backgammon.reference import (
     GNUBG_MARKS,
     compare_with_gnubg,

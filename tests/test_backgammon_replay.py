@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import GNUBG_EXPORTS, GNUBG_FIXTURES, SHARED_DATA
 from taldau.games.backgammon import ActionKind, Game, GameValue, Termination, read_games
-from taldau.games.backgammon.writer import write_jellyfish
+from taldau.games.backgammon.records.writer import write_jellyfish
 
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
 GNUBG = GNUBG_FIXTURES

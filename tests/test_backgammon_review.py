@@ -1,5 +1,5 @@
-"""The backgammon match review (games/backgammon/review.py) against GNU Backgammon 1.07's own 0-ply analysis
-of 10 real matches (tests/data/backgammon/gnubg/analysis/, 1,166 decisions; README.md there).
+"""The backgammon match review (games/backgammon/review/) against GNU Backgammon 1.07's own 0-ply
+analysis of 10 real matches (tests/data/backgammon/gnubg/analysis/, 1,166 decisions; README.md there).
 
 1. The cube and match code in isolation: an evaluator that answers gnubg's printed cubeless probabilities
    (a test oracle: a table from board to gnubg's numbers; every other play's result is a certain loss, so
@@ -22,16 +22,13 @@ import numpy as np
 import pytest
 from taldau.analysis.review import judge, player_stats
 from taldau.base.kind import EMG_SCALE
-from taldau.games.backgammon.board import ROLL_COUNTS
-from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.backgammon.cubeful import CubeMistake
-from taldau.games.backgammon.engine import load_evaluator
-from taldau.games.backgammon.eval.gnubg import gnubg_available
-from taldau.games.backgammon.eval.probabilities import flipped
+from taldau.games.backgammon.engine.analyse import load_evaluator
+from taldau.games.backgammon.engine.cubeful import CubeMistake
+from taldau.games.backgammon.engine.gnubg import gnubg_available
+from taldau.games.backgammon.engine.probabilities import flipped
 from taldau.games.backgammon.kind import game_analyses
-from taldau.games.backgammon.position import ROLLS, Position
-from taldau.games.backgammon.replay import Game, read_games
-from taldau.games.backgammon.review import (
+from taldau.games.backgammon.records.replay import Game, read_games
+from taldau.games.backgammon.review.match import (
     CubeChoice,
     CubeReview,
     DecisionKind,
@@ -43,6 +40,9 @@ from taldau.games.backgammon.review import (
     review_match,
     roll_luck,
 )
+from taldau.games.backgammon.rules.board import ROLL_COUNTS
+from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.rules.position import ROLLS, Position
 from taldau.schemas import SideFigures
 
 FOLDER = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"

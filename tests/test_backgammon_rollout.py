@@ -1,4 +1,4 @@
-"""Variance-reduced truncated rollouts (``games/backgammon/eval/rollout.py``), the deeper teacher of the
+"""Variance-reduced truncated rollouts (``games/backgammon/engine/rollout.py``), the deeper teacher of the
 supervised stage. Known answers: a one-roll rollout is the 1-ply value exactly (the luck of its roll is
 taken out whatever the dice); a two-roll rollout's expectation is the 2-ply value, and with its first roll
 spread over the 36 throws and the second roll's luck taken out it lands within a few thousandths of it;
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taldau.games.backgammon.eval.own import OwnEvaluator
-from taldau.games.backgammon.eval.probabilities import equities
-from taldau.games.backgammon.eval.rollout import Rollout
-from taldau.games.backgammon.eval.supervised import label, selfplay_positions
+from taldau.games.backgammon.engine.own import OwnEvaluator
+from taldau.games.backgammon.engine.probabilities import equities
+from taldau.games.backgammon.engine.rollout import Rollout
+from taldau.games.backgammon.training.supervised import label, selfplay_positions
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from taldau.games.backgammon import CubeError, GameValue, MatchState, Outcome, Play, Position, Rules
-from taldau.games.backgammon.position_text import read_position
+from taldau.games.backgammon.rules.position_text import read_position
 
 START_ID = "4HPwATDgc/ABMA"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"  # backgammon.md: a 7-point match

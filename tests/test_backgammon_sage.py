@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES, SHARED_DATA, needs_sage
 from taldau.games.backgammon import ActionKind, Position, read_games
-from taldau.games.backgammon import board as core
-from taldau.games.backgammon.engine import (
+from taldau.games.backgammon.engine import sage
+from taldau.games.backgammon.engine.analyse import (
     DEFAULT_ENGINE,
     ENGINES,
     Search,
@@ -26,9 +26,9 @@ from taldau.games.backgammon.engine import (
     choose_evaluator,
     load_evaluator,
 )
-from taldau.games.backgammon.eval import sage
-from taldau.games.backgammon.eval.probabilities import LOSE_GAMMON, WIN, WIN_GAMMON
-from taldau.games.backgammon.position import ROLLS
+from taldau.games.backgammon.engine.probabilities import LOSE_GAMMON, WIN, WIN_GAMMON
+from taldau.games.backgammon.rules import board as core
+from taldau.games.backgammon.rules.position import ROLLS
 
 BGLAB = SHARED_DATA / "backgammon" / "bglab"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, needs_sage
-from taldau.games.backgammon.engine import Search
+from taldau.games.backgammon.engine.analyse import Search
 from taldau.measure.backgammon.strength import (
     Level,
     ReferenceCache,

@@ -1,4 +1,4 @@
-"""Training the own backgammon nets (``eval/train.py``, ``eval/td.py``, ``eval/supervised.py``): TD(lambda)
+"""Training the own backgammon nets (``training/train.py``, ``td.py``, ``supervised.py``): TD(lambda)
 self-play reproducible from its seed and resumable from its checkpoint, the supervised fit lowering its
 error on positions it trains on and on positions it never saw, and labelling resumable from its work folder
 without evaluating a position twice.
@@ -15,14 +15,16 @@ from typing import cast
 
 import numpy as np
 import pytest
-from taldau.games.backgammon.engine import Search, analyse
-from taldau.games.backgammon.eval.bearoff import is_bearoff
-from taldau.games.backgammon.eval.model import NetPair
-from taldau.games.backgammon.eval.net import Net
-from taldau.games.backgammon.eval.own import OwnEvaluator
-from taldau.games.backgammon.eval.plies import work_memory
-from taldau.games.backgammon.eval.probabilities import final_probabilities
-from taldau.games.backgammon.eval.supervised import (
+from taldau.games.backgammon.engine.analyse import Search, analyse
+from taldau.games.backgammon.engine.bearoff import is_bearoff
+from taldau.games.backgammon.engine.model import NetPair
+from taldau.games.backgammon.engine.net import Net
+from taldau.games.backgammon.engine.own import OwnEvaluator
+from taldau.games.backgammon.engine.plies import work_memory
+from taldau.games.backgammon.engine.probabilities import final_probabilities
+from taldau.games.backgammon.engine.weights import load_nets, weights_digest
+from taldau.games.backgammon.rules.position import ROLLS, Position
+from taldau.games.backgammon.training.supervised import (
     Stage,
     SupervisedSettings,
     best_results,
@@ -35,9 +37,7 @@ from taldau.games.backgammon.eval.supervised import (
     training_positions,
     with_candidates,
 )
-from taldau.games.backgammon.eval.train import TdProgress, TdSettings, chunk_seed, run_td
-from taldau.games.backgammon.eval.weights import load_nets, weights_digest
-from taldau.games.backgammon.position import ROLLS, Position
+from taldau.games.backgammon.training.train import TdProgress, TdSettings, chunk_seed, run_td
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "backgammon"
 TINY = TdSettings(games=4, contact_hidden=8, race_hidden=8, chunk=2, checkpoint_every=2, seed=3)

@@ -1,6 +1,7 @@
-"""eXtreme Gammon's match files (``games/backgammon/xg.py``): the sample match saved by XG as ``.xg`` gives
-the games of XG's own ``.mat`` and ``.txt`` exports and of gnubg's ``.sgf``, XG's stored analysis is read
-for every decision XG analysed, and damaged files cost one error and never the other games."""
+"""eXtreme Gammon's match files (``games/backgammon/records/xg.py``): the sample match saved by XG as
+``.xg`` gives the games of XG's own ``.mat`` and ``.txt`` exports and of gnubg's ``.sgf``, XG's stored
+analysis is read for every decision XG analysed, and damaged files cost one error and never the other
+games."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from taldau.base.kind import DecisionKind
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.cli.main import main
 from taldau.games.backgammon import ActionKind, Position, Termination, read_games
-from taldau.games.backgammon.jellyfish import read_jellyfish
-from taldau.games.backgammon.replay import Game, replay_file
-from taldau.games.backgammon.review import CubeChoice
-from taldau.games.backgammon.xg import read_xg
+from taldau.games.backgammon.records.jellyfish import read_jellyfish
+from taldau.games.backgammon.records.replay import Game, replay_file
+from taldau.games.backgammon.records.xg import read_xg
+from taldau.games.backgammon.review.match import CubeChoice
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg"
 XG = SAMPLE / "hsbt-paris-2023.xg"

@@ -31,8 +31,8 @@ from taldau.analysis.validation import check_paths
 from taldau.base.kind import Limit, header_date, header_rating
 from taldau.base.records import ReadLimits
 from taldau.cli.main import main
-from taldau.games.backgammon.engine import Search, load_evaluator
-from taldau.games.backgammon.position import Position as BackgammonPosition
+from taldau.games.backgammon.engine.analyse import Search, load_evaluator
+from taldau.games.backgammon.rules.position import Position as BackgammonPosition
 from taldau.games.togyz import Position, read_games
 from taldau.games.togyz.engine import Engine
 from taldau.games.togyz.review import book_move

@@ -414,7 +414,7 @@ def test_annotate_of_nothing_to_annotate_exits_1_with_one_line(tmp_path: Path) -
 def test_a_togyz_match_interval_is_wilson_s_and_none_below_ten_games() -> None:
     """Issue 54, item 11: 2 games won give no interval (not "100.0% +- 0.0%", nor a finite Elo); 10 won
     give Wilson's interval, below 100% and above 72%, and an Elo bounded below only."""
-    from taldau.base.agreement import wilson_interval
+    from taldau.measure.agreement import wilson_interval
     from taldau.measure.togyz.match import MatchResult
 
     two = MatchResult(2, 0, 0)

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from taldau.base.archive import Refused, iter_sources
 from taldau.base.records import ReadLimits, UnreadableFile
-from taldau.games.backgammon.jellyfish import read_jellyfish
-from taldau.games.backgammon.readers import detect_format as detect_backgammon
-from taldau.games.backgammon.record import Action, ActionKind, GameRecord, MatchRecord, Segment
-from taldau.games.backgammon.replay import rules_of
-from taldau.games.backgammon.sgf import read_sgf
-from taldau.games.backgammon.writer import write_jellyfish
+from taldau.games.backgammon.records.jellyfish import read_jellyfish
+from taldau.games.backgammon.records.readers import detect_format as detect_backgammon
+from taldau.games.backgammon.records.record import Action, ActionKind, GameRecord, MatchRecord, Segment
+from taldau.games.backgammon.records.replay import rules_of
+from taldau.games.backgammon.records.sgf import read_sgf
+from taldau.games.backgammon.records.writer import write_jellyfish
 from taldau.games.togyz import read_games as read_togyz_games
 from taldau.games.togyz.fen import FenError, parse_fen
 

@@ -20,7 +20,7 @@ from taldau.base.identity import FirstFound, former_game_id, game_id, same_game
 from taldau.base.records import ReadLimits
 from taldau.cli.main import main
 from taldau.games.backgammon.kind import BackgammonKind
-from taldau.games.backgammon.writer import write_jellyfish
+from taldau.games.backgammon.records.writer import write_jellyfish
 from taldau.games.registry import game_kind
 from taldau.games.togyz.kind import TogyzKind
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from taldau.base.agreement import spread_sample
 from taldau.base.kind import GameAnalysis, Limit
 from taldau.cli.main import main
 from taldau.games.registry import game_kind
@@ -18,6 +17,7 @@ from taldau.games.togyz.chances import load_win_curve
 from taldau.games.togyz.engine import Engine, named_settings
 from taldau.games.togyz.kind import SCALE
 from taldau.games.togyz.review import review_game
+from taldau.measure.agreement import spread_sample
 from taldau.measure.marks import ReviewCache, blunder_disagreements, compare_marks, review_sample
 
 

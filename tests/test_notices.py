@@ -59,7 +59,7 @@ def dependency_names() -> set[str]:
 
 def test_every_bundled_file_has_a_notice_and_every_notice_a_file() -> None:
     bundled = bundled_files()
-    assert {"examples/togyz/playok-2024-2025-sample.pgn", "games/backgammon/eval/nets.npz"} <= bundled
+    assert {"examples/togyz/playok-2024-2025-sample.pgn", "games/backgammon/engine/nets.npz"} <= bundled
     assert bundled - listed_files() == set(), "bundled without a notice in NOTICES.md"
     assert {path for path in listed_files() if not (ROOT / path).is_file()} == set(), "listed, not there"
 

@@ -31,11 +31,11 @@ from taldau.base.kind import (
     MatchFacts,
 )
 from taldau.cli.main import main
-from taldau.games.backgammon.analysis_text import figures, luck_rating, statistics
-from taldau.games.backgammon.cube import MatchState, Rules
-from taldau.games.backgammon.cubeful import emg_to_mwc, game_result_mwc
-from taldau.games.backgammon.ids import MatchId
-from taldau.games.backgammon.position_text import state_from_match_id
+from taldau.games.backgammon.engine.cubeful import emg_to_mwc, game_result_mwc
+from taldau.games.backgammon.review.analysis_text import figures, luck_rating, statistics
+from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.rules.ids import MatchId
+from taldau.games.backgammon.rules.position_text import state_from_match_id
 from taldau.games.togyz.kind import SCALE as TOGYZ_SCALE
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA, GameRow, SideFigures, Status, games_table, moves_table
 from taldau.schemas.games import SIDE_STATS

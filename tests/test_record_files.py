@@ -18,7 +18,7 @@ from taldau.analysis.validation import Summary, check_paths
 from taldau.base.records import ReadLimits
 from taldau.cli.main import main
 from taldau.games.backgammon.kind import BackgammonKind
-from taldau.games.backgammon.readers import read_match_records
+from taldau.games.backgammon.records.readers import read_match_records
 from taldau.games.togyz import read_games, write_playok
 from taldau.games.togyz.kind import TogyzKind
 from taldau.games.togyz.records import NO_GAME_TEXT

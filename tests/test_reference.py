@@ -19,11 +19,13 @@ from taldau.analysis.folder import open_folder
 from taldau.base.kind import EMG_SCALE, STORED, DecisionKind, Limit
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.cli.main import main
-from taldau.games.backgammon import engine, kind, review
+from taldau.games.backgammon import kind
+from taldau.games.backgammon.engine import analyse
 from taldau.games.backgammon.kind import BackgammonKind
-from taldau.games.backgammon.position import Position
-from taldau.games.backgammon.readers import read_matches
-from taldau.games.backgammon.writer import write_jellyfish
+from taldau.games.backgammon.records.readers import read_matches
+from taldau.games.backgammon.records.writer import write_jellyfish
+from taldau.games.backgammon.review import match as review
+from taldau.games.backgammon.rules.position import Position
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg"
 XG = SAMPLE / "hsbt-paris-2023.xg"
@@ -107,7 +109,7 @@ def test_analyze_level_stored_takes_xgs_verdicts_and_searches_nothing(
     def refused(*arguments: object, **options: object) -> None:
         raise AssertionError("a stored analysis evaluates nothing")
 
-    for module, name in ((engine, "choose_evaluator"), (kind, "choose_evaluator"), (review, "review_match")):
+    for module, name in ((analyse, "choose_evaluator"), (kind, "choose_evaluator"), (review, "review_match")):
         monkeypatch.setattr(module, name, refused)
     monkeypatch.setattr(kind, "review_match", refused)
     manifest = analyze(XG, tmp_path / "stored", "--level", STORED)

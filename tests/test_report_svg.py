@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from helpers import make_move_row
 from taldau.analysis.report.graph import evaluation_graph
 from taldau.cli.main import main
-from taldau.games.backgammon.ids import MatchId, position_id
+from taldau.games.backgammon.rules.ids import MatchId, position_id
 from taldau.games.registry import game_kind
 from taldau.games.togyz import START_FEN, Position
 from taldau.schemas import MoveRow

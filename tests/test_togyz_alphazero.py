@@ -1,4 +1,4 @@
-"""Our NumPy port of the AlphaZero of nitromir/togyzkumalak-engine (``games/togyz/alphazero``) against what
+"""Our NumPy port of the AlphaZero of nitromir/togyzkumalak-engine (``measure/togyz/alphazero``) against what
 their own code (torch) said of the same positions (``tests/data/togyz/alphazero/theirs.json``, made by
 ``theirs.py`` there): the board they show the net, the net's policy and value, the search's visit counts
 on a fresh tree and through a game on one tree; then a short real match of our engine against it."""
@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.games.togyz import Position, Side
-from taldau.games.togyz.alphazero import AlphaZeroNet, AlphaZeroSpec, Mcts, canonical_board
 from taldau.games.togyz.engine import EngineSettings
+from taldau.measure.togyz.alphazero import AlphaZeroNet, AlphaZeroSpec, Mcts, canonical_board
 from taldau.measure.togyz.match import EngineSpec, openings, run_players
 
 THEIRS = Path(__file__).resolve().parent / "data" / "togyz" / "alphazero" / "theirs.json"

@@ -10,12 +10,12 @@ the match game played without the cube.
 
 from taldau.base.records import RecordFile, UnreadableFile
 
-from .cube import CubeError, MatchState, Rules
-from .position import ROLLS, Dice, GameValue, Outcome, Play, Position, parse_dice
-from .readers import FORMATS, detect_format, detect_lines, read_match_records, read_matches
-from .record import Action, ActionKind, GameRecord, MatchRecord, Segment
-from .replay import Game, Termination, read_games, replay_file, replay_match
-from .xg import is_xg
+from .records.readers import FORMATS, detect_format, detect_lines, read_match_records, read_matches
+from .records.record import Action, ActionKind, GameRecord, MatchRecord, Segment
+from .records.replay import Game, Termination, read_games, replay_file, replay_match
+from .records.xg import is_xg
+from .rules.cube import CubeError, MatchState, Rules
+from .rules.position import ROLLS, Dice, GameValue, Outcome, Play, Position, parse_dice
 
 
 def recognises(file: RecordFile) -> bool:

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from .cube import MatchState
-from .engine import PositionEvaluation, evaluate_position, exact_probabilities
-from .eval import Evaluator
-from .eval.probabilities import PROBABILITIES, equities
-from .eval.sage import CubefulRollout, SageRollout
-from .position import Play, parse_dice
-from .position_text import PositionSetup, read_position
-from .review import PlaysInContext, ReviewSettings, rank_plays, review_cube
+from .engine import Evaluator
+from .engine.analyse import PositionEvaluation, evaluate_position, exact_probabilities
+from .engine.probabilities import PROBABILITIES, equities
+from .engine.sage import CubefulRollout, SageRollout
+from .review.match import PlaysInContext, ReviewSettings, rank_plays, review_cube
+from .rules.cube import MatchState
+from .rules.position import Play, parse_dice
+from .rules.position_text import PositionSetup, read_position
 
 ROLLOUT_PLAYS = 5  # plays rolled out at most, the best of the ranking (bgsage's own filter: 5 ...)
 ROLLOUT_THRESHOLD = 0.08  # ... within 0.08 (EMG) of the best
@@ -164,7 +164,7 @@ def evaluation_json(evaluator: Evaluator, position: str, plies: int) -> dict[str
 @dataclass(frozen=True)
 class RolledPlay:
     """A play of a roll after a cubeful rollout in the match context: its rank by the rollout's equity,
-    the rollout (``eval.sage.CubefulRollout``; None for a play that wins the game, whose value is exact),
+    the rollout (``engine.sage.CubefulRollout``; None for a play that wins the game, whose value is exact),
     its cubeful equity (EMG) and cubeless probabilities, and ``difference``, its equity minus the best
     rolled play's."""
 

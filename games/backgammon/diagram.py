@@ -4,9 +4,9 @@ the bar in the middle, checkers borne off and pip counts beside."""
 
 from __future__ import annotations
 
-from . import board as core
-from .cube import MatchState
-from .position import Position
+from .rules import board as core
+from .rules.cube import MatchState
+from .rules.position import Position
 
 ROWS = 5  # checkers drawn per point; a taller stack shows its count in the last row
 

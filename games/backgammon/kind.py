@@ -39,15 +39,15 @@ from taldau.base.kind import (
 from taldau.base.records import RecordFile
 
 from . import recognises as is_backgammon
-from .analysis_text import analysis_text
-from .cubeful import cubeless_emg
-from .engine import DEFAULT_ENGINE, ENGINES, EngineChoice, choose_evaluator
-from .eval import Evaluator
-from .position import Position
-from .position_text import read_position
-from .record import ActionKind
-from .replay import Game, read_games, replay_file
-from .review import (
+from .engine import Evaluator
+from .engine.analyse import DEFAULT_ENGINE, ENGINES, EngineChoice, choose_evaluator
+from .engine.cubeful import cubeless_emg
+from .records.record import ActionKind
+from .records.replay import Game, read_games, replay_file
+from .records.task import task_games, task_text
+from .records.writer import format_action
+from .review.analysis_text import analysis_text
+from .review.match import (
     DEFAULT_LEVEL,
     LEVEL_PLIES,
     CubeChoice,
@@ -58,10 +58,10 @@ from .review import (
     ReviewSettings,
     review_match,
 )
+from .review.verdicts import reference, stored_analyses
+from .rules.position import Position
+from .rules.position_text import read_position
 from .svg import render_svg
-from .task import task_games, task_text
-from .verdicts import reference, stored_analyses
-from .writer import format_action
 
 DEFAULT_PLIES = LEVEL_PLIES[DEFAULT_LEVEL]  # gnubg's default analysis, 2 plies
 BOOK_PLIES = 10  # an opening book's default depth, in checker plays (five of each player)

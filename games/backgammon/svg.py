@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 from taldau.base.svg import BEST, INK, PLAYED, Point, arrow, document, text
 
-from . import board as core
-from .cube import MatchState
 from .diagram import cube_and_score
-from .jellyfish import SegmentError, parse_segment
-from .position import Dice, Position
-from .record import BAR, OFF, Segment
+from .records.jellyfish import SegmentError, parse_segment
+from .records.record import BAR, OFF, Segment
+from .rules import board as core
+from .rules.cube import MatchState
+from .rules.position import Dice, Position
 
 POINT_W = 40  # a point's width; a checker is a little narrower
 RADIUS = 18

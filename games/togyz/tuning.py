@@ -7,7 +7,7 @@ the game's result from that side's point of view with a logistic model, and the 
 that one kumalak in the kazan is worth 100, become the weights.
 
 Winning-chance curve: the same kind of positions are searched at the analysis limit, and the engine's
-score and the game's progress are regressed on the result (``taldau.analysis.winchance.fit_win_curve``).
+score and the game's progress are regressed on the result (``taldau.base.winchance.fit_win_curve``).
 
 Both are deterministic: the same archive and settings give the same numbers.
 """

@@ -5,7 +5,7 @@ in the moves table's ``reference`` columns beside ours (``docs/judging.md``).
 What is measured, over the folder's analysis at its own level:
 
 - **agreement**: the share of the counted decisions the reference judged where our best is the
-  reference's best, with Wilson's 95% interval over decisions (``base.agreement``), for every decision
+  reference's best, with Wilson's 95% interval over decisions (``measure.agreement``), for every decision
   and for checker plays and cube decisions apart;
 - **our picks scored by the reference's own equities**: not available. A record file keeps the
   reference's loss of the action played, not the equities of its other candidates, so our pick is scored
@@ -31,12 +31,12 @@ from typing import Any
 
 from taldau.analysis.players import Estimate, PlayerSettings, players, scale_of
 from taldau.analysis.report.data import ReferenceTally, disputed, judges, open_archive
-from taldau.base.agreement import spread_sample, wilson_interval
-from taldau.games.backgammon.cubeful import Response
-from taldau.games.backgammon.eval.sage import CubefulRollout, RolloutSettings, SageRollout
-from taldau.games.backgammon.position import parse_dice
-from taldau.games.backgammon.position_text import read_position
-from taldau.games.backgammon.review import decision_of
+from taldau.games.backgammon.engine.cubeful import Response
+from taldau.games.backgammon.engine.sage import CubefulRollout, RolloutSettings, SageRollout
+from taldau.games.backgammon.review.match import decision_of
+from taldau.games.backgammon.rules.position import parse_dice
+from taldau.games.backgammon.rules.position_text import read_position
+from taldau.measure.agreement import spread_sample, wilson_interval
 from taldau.schemas import MoveRow
 
 DEFAULT_DECISIONS = 100  # disputed decisions rolled out unless told

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from taldau.games.backgammon import board as core
-from taldau.games.backgammon.engine import Search, analyse
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.eval.probabilities import equities, flipped
-from taldau.games.backgammon.position import Position
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.analyse import Search, analyse
+from taldau.games.backgammon.engine.probabilities import equities, flipped
+from taldau.games.backgammon.rules import board as core
+from taldau.games.backgammon.rules.position import Position
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,8 @@ def real_decisions(folder: Path, count: int = 200) -> list[tuple[Position, tuple
     ``folder`` (every Jellyfish .txt/.mat and SGF file, sorted by path), evenly spread over all the rolls
     that have more than one play: a fixed set for benchmarks."""
     from taldau.base.records import ReadLimits
-    from taldau.games.backgammon.record import ActionKind
-    from taldau.games.backgammon.replay import read_games
+    from taldau.games.backgammon.records.record import ActionKind
+    from taldau.games.backgammon.records.replay import read_games
 
     found: list[tuple[Position, tuple[int, int]]] = []
     for path in sorted(p for p in folder.rglob("*") if p.suffix in (".txt", ".mat", ".sgf")):
@@ -222,7 +222,7 @@ def run_engine_bench(
     ``best_move`` at ``gnubg_plies`` when gnubg-nn is installed. Order matters for gnubg, which caches
     evaluations: the single-board pass runs first on boards it has not seen. ``progress(done, total)`` is
     told the decisions of every pass (each limit's, then gnubg's) as each is decided, outside the clock."""
-    from taldau.games.backgammon.eval.gnubg import gnubg_available
+    from taldau.games.backgammon.engine.gnubg import gnubg_available
 
     boards_list = []
     for position, dice in decisions:
@@ -287,7 +287,7 @@ def _time_against_gnubg(
 ) -> float | None:
     """The time ``engine.analyse`` at ``limit`` takes over the time gnubg's ``best_move`` takes at the
     same plies, both timed on each decision in turn (None without gnubg-nn); ``decided()`` after each."""
-    from taldau.games.backgammon.eval.gnubg import GnubgEvaluator, gnubg_available
+    from taldau.games.backgammon.engine.gnubg import GnubgEvaluator, gnubg_available
 
     if not gnubg_available():
         return None
@@ -314,7 +314,7 @@ def _gnubg_best_moves(
     often its picks leave the same position as gnubg's at the limit's plies, and the mean equity (by gnubg
     at those plies) the other picks give up; (None, None, None) without gnubg-nn. ``decided()`` after each
     ``best_move``, outside the clock."""
-    from taldau.games.backgammon.eval.gnubg import GnubgEvaluator, gnubg_available
+    from taldau.games.backgammon.engine.gnubg import GnubgEvaluator, gnubg_available
 
     if not gnubg_available():
         return None, None, None

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from taldau.base.kind import DecisionKind
-from taldau.games.backgammon.cubeful import CubeDecision, cube_decision, cube_efficiency
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.replay import Step, read_games
-from taldau.games.backgammon.review import ReviewSettings, review_cube
-from taldau.games.backgammon.verdicts import verdict_of
-from taldau.games.backgammon.xg import cube_probabilities
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.cubeful import CubeDecision, cube_decision, cube_efficiency
+from taldau.games.backgammon.records.replay import Step, read_games
+from taldau.games.backgammon.records.xg import cube_probabilities
+from taldau.games.backgammon.review.match import ReviewSettings, review_cube
+from taldau.games.backgammon.review.verdicts import verdict_of
 
 from .judge import mean_and_error
 

@@ -43,13 +43,19 @@ from typing import Any
 
 import numpy as np
 from taldau.base.files import append_json_line, json_lines
-from taldau.games.backgammon.cube import MatchState
-from taldau.games.backgammon.cube_plies import after_play_equity
-from taldau.games.backgammon.engine import Search, analyse
-from taldau.games.backgammon.eval.sage import RolloutSettings, SageRollout
-from taldau.games.backgammon.met import kazaross_xg2
-from taldau.games.backgammon.position import Play
-from taldau.games.backgammon.review import DEFAULT_LEVEL, LEVELS, MoveDecision, ReviewSettings, review_play
+from taldau.games.backgammon.engine.analyse import Search, analyse
+from taldau.games.backgammon.engine.cube_plies import after_play_equity
+from taldau.games.backgammon.engine.sage import RolloutSettings, SageRollout
+from taldau.games.backgammon.review.match import (
+    DEFAULT_LEVEL,
+    LEVELS,
+    MoveDecision,
+    ReviewSettings,
+    review_play,
+)
+from taldau.games.backgammon.rules.cube import MatchState
+from taldau.games.backgammon.rules.met import kazaross_xg2
+from taldau.games.backgammon.rules.position import Play
 from taldau.measure.backgammon.strength import Drawn, load_level_evaluator
 
 CACHE_FORMAT = "judge-1"
@@ -408,6 +414,6 @@ def _roll(
 
 def default_judge_levels() -> tuple[str, ...]:
     """The sage levels and own's standard, and gnubg's standard where gnubg-nn is installed."""
-    from taldau.games.backgammon.eval.gnubg import gnubg_available
+    from taldau.games.backgammon.engine.gnubg import gnubg_available
 
     return DEFAULT_JUDGE_LEVELS + (GNUBG_JUDGE_LEVELS if gnubg_available() else ())

@@ -35,13 +35,13 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from taldau.base.agreement import MIN_MATCH_GAMES, t95
 from taldau.base.kind import OpeningBook
 from taldau.base.processes import worker_pool
-from taldau.games.backgammon.engine import Search, analyse, engine_search, load_evaluator
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.luck import RollValues, cubeless_roll_values, roll_luck
-from taldau.games.backgammon.position import Dice, Play, Position
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.analyse import Search, analyse, engine_search, load_evaluator
+from taldau.games.backgammon.review.luck import RollValues, cubeless_roll_values, roll_luck
+from taldau.games.backgammon.rules.position import Dice, Play, Position
+from taldau.measure.agreement import MIN_MATCH_GAMES, t95
 
 MAX_PLIES = 2000  # far above any real game (a few hundred rolls at most); a game beyond it is a bug
 PAIRS_PER_TASK = 25  # duplicate pairs a worker process plays per task (each task carries the players)

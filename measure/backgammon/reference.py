@@ -33,12 +33,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from taldau.base.agreement import MarkAgreement, rounded, spread_sample
 from taldau.base.kind import DecisionKind
-from taldau.games.backgammon.eval import Evaluator
+from taldau.games.backgammon.engine import Evaluator
 from taldau.games.backgammon.kind import WARM_UP_MATCH
-from taldau.games.backgammon.replay import read_games
-from taldau.games.backgammon.review import Mark, MatchReview, MoveDecision, ReviewSettings, review_match
+from taldau.games.backgammon.records.replay import read_games
+from taldau.games.backgammon.review.match import Mark, MatchReview, MoveDecision, ReviewSettings, review_match
+from taldau.measure.agreement import MarkAgreement, rounded, spread_sample
 
 SCRIPT = Path(__file__).resolve().with_name("gnubg_analysis.py")
 GNUBG_MARKS = {mark.label: mark for mark in Mark}  # gnubg's names of its marks

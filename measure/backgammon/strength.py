@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 from taldau.base.files import append_json_line, json_lines
 from taldau.base.jit import is_writable, user_cache_root
-from taldau.games.backgammon.cube import MatchState
-from taldau.games.backgammon.engine import Search, analyse, choose_evaluator, engine_search
-from taldau.games.backgammon.eval import Evaluator
-from taldau.games.backgammon.position import Position
-from taldau.games.backgammon.record import ActionKind
-from taldau.games.backgammon.replay import Step
-from taldau.games.backgammon.review import match_id
+from taldau.games.backgammon.engine import Evaluator
+from taldau.games.backgammon.engine.analyse import Search, analyse, choose_evaluator, engine_search
+from taldau.games.backgammon.records.record import ActionKind
+from taldau.games.backgammon.records.replay import Step
+from taldau.games.backgammon.review.match import match_id
+from taldau.games.backgammon.rules.cube import MatchState
+from taldau.games.backgammon.rules.position import Position
 
 CACHE_FORMAT = "strength-1"
 DEFAULT_DECISIONS = 500
@@ -132,7 +132,7 @@ def draw_decisions(folder: Path, count: int, seed: int) -> list[Drawn]:
     """``count`` checker plays with two or more legal plays of the matches under ``folder`` (files sorted
     by path), by a permutation seeded with ``seed``; FileNotFoundError when ``folder`` holds no match."""
     from taldau.base.records import ReadLimits
-    from taldau.games.backgammon.replay import read_games
+    from taldau.games.backgammon.records.replay import read_games
 
     files = sorted(p for p in Path(folder).rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file())
     if not files:
@@ -353,7 +353,7 @@ class StrengthReport:
 
 def default_levels() -> tuple[str, ...]:
     """Own and sage at 0, 1 and 2 plies, and gnubg's when gnubg-nn is installed."""
-    from taldau.games.backgammon.eval.gnubg import gnubg_available
+    from taldau.games.backgammon.engine.gnubg import gnubg_available
 
     return DEFAULT_LEVELS + (GNUBG_LEVELS if gnubg_available() else ())
 

@@ -2,7 +2,7 @@
 engine changes are judged (``taldau match``). A player is anything that can start a game and choose a move
 (``Player``); it is made in each worker process from a picklable recipe (``PlayerSpec``): our engine with
 its settings and limit (``EngineSpec``), or another program such as the AlphaZero net of
-``taldau.games.togyz.alphazero``. Our engine may play from an opening book (``book``): in a position of the
+``taldau.measure.togyz.alphazero``. Our engine may play from an opening book (``book``): in a position of the
 book it plays a book move the engine does not refute (``review.book_move``).
 
 Besides the score, each game keeps its moves, the time each side used, and how it ended: a kazan (store)
@@ -18,12 +18,12 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Protocol
 
-from taldau.base.agreement import MIN_MATCH_GAMES, wilson_interval
 from taldau.base.kind import Limit, OpeningBook
 from taldau.base.processes import worker_pool
 from taldau.games.togyz.engine import Engine, EngineSettings
 from taldau.games.togyz.position import Position, Side, Termination
 from taldau.games.togyz.review import book_move
+from taldau.measure.agreement import MIN_MATCH_GAMES, wilson_interval
 
 MAX_PLIES = 600  # no real game comes near this; a longer game is adjudicated on its kazans
 ADJUDICATED = "adjudicated"  # GameResult.termination of a game stopped at MAX_PLIES

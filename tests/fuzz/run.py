@@ -29,7 +29,7 @@ COMPILED = [
     "taldau.games.togyz.perft",
     "taldau.games.togyz.evaluate",
     "taldau.games.togyz.tuning",
-    "taldau.games.backgammon.board",
+    "taldau.games.backgammon.rules.board",
 ]
 INSTRUMENTED = ["taldau.games", "zipfile", "tarfile", "gzip", "fuzz"]
 TARGET_VARIABLE = "TALDAU_FUZZ_TARGET"  # how the processes libFuzzer starts (-merge, -fork) learn the target

@@ -25,16 +25,16 @@ from taldau.analysis.validation import Unreadable, archive_games
 from taldau.base.archive import Refused, iter_sources
 from taldau.base.records import ReadLimits, RecordError, RecordFile, UnreadableFile
 from taldau.games import registry
-from taldau.games.backgammon import ids
-from taldau.games.backgammon.jellyfish import read_jellyfish
-from taldau.games.backgammon.position_text import read_position
-from taldau.games.backgammon.readers import detect_format as detect_backgammon
-from taldau.games.backgammon.record import MatchRecord
-from taldau.games.backgammon.replay import Game as BackgammonGame
-from taldau.games.backgammon.replay import replay_match
-from taldau.games.backgammon.sgf import read_sgf
-from taldau.games.backgammon.writer import write_jellyfish
-from taldau.games.backgammon.xg import read_xg
+from taldau.games.backgammon.records.jellyfish import read_jellyfish
+from taldau.games.backgammon.records.readers import detect_format as detect_backgammon
+from taldau.games.backgammon.records.record import MatchRecord
+from taldau.games.backgammon.records.replay import Game as BackgammonGame
+from taldau.games.backgammon.records.replay import replay_match
+from taldau.games.backgammon.records.sgf import read_sgf
+from taldau.games.backgammon.records.writer import write_jellyfish
+from taldau.games.backgammon.records.xg import read_xg
+from taldau.games.backgammon.rules import ids
+from taldau.games.backgammon.rules.position_text import read_position
 from taldau.games.togyz import Game as TogyzGame
 from taldau.games.togyz import read_games as read_togyz_games
 from taldau.games.togyz import write_playok, write_scoresheet

@@ -584,8 +584,8 @@ def copy_matches() -> None:
 def compare_with_gnubg_nn() -> str:
     """gnubg-nn's 0-ply probabilities against gnubg's on the fixture positions: a summary table."""
     import numpy as np
-    from taldau.games.backgammon.eval.gnubg import GnubgEvaluator
-    from taldau.games.backgammon.position import Position
+    from taldau.games.backgammon.engine.gnubg import GnubgEvaluator
+    from taldau.games.backgammon.rules.position import Position
 
     evaluator = GnubgEvaluator()
     theirs, boards, flips = [], [], []

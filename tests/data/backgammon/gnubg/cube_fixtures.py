@@ -1,7 +1,7 @@
 """Make ``cube.json``: GNU Backgammon's 0-ply cube analysis (``hint`` before the roll) of positions of real
-matches, at their own match state and at made-up ones, to check ``games/backgammon/cubeful.py``; with
+matches, at their own match state and at made-up ones, to check ``games/backgammon/engine/cubeful.py``; with
 ``--plies 2``, ``cube-2ply.json``: its 2-ply cube analysis of every ``PLIED_EVERY``-th of the same cases, to
-check ``games/backgammon/cube_plies.py``.
+check ``games/backgammon/engine/cube_plies.py``.
 
 Needs GNU Backgammon 1.07 (Debian package ``gnubg``; the binary is ``/usr/games/gnubg``) and taldau
 installed (the positions come from replaying this folder's ``*.mat`` files with taldau's reader). Run:
@@ -28,8 +28,8 @@ import tempfile
 from pathlib import Path
 
 from taldau.games.backgammon import read_games
-from taldau.games.backgammon.ids import MatchId
-from taldau.games.backgammon.record import ActionKind
+from taldau.games.backgammon.records.record import ActionKind
+from taldau.games.backgammon.rules.ids import MatchId
 
 HERE = Path(__file__).resolve().parent
 GNUBG = "/usr/games/gnubg"

@@ -1,5 +1,5 @@
 """Make ``theirs.json``: what nitromir/togyzkumalak-engine's own code says of ``positions.txt``, for the test
-that our NumPy port (``taldau.games.togyz.alphazero``) reproduces it without torch.
+that our NumPy port (``taldau.measure.togyz.alphazero``) reproduces it without torch.
 
 Runs THEIR code: ``backend/alphazero_trainer.py`` (``TogyzkumalakGame``, ``AlphaZeroNetwork``, ``MCTS``)
 and the checkpoint ``models/alphazero/best.pth.tar`` of a checkout of their repository, with torch and
