@@ -174,7 +174,7 @@ def cube_bias(path: Path, engine: str, as_json: bool) -> None:
     XG's near the double (XG's margin within 0.16 EMG), with standard errors, and how often the action
     (double or not; take or pass) is XG's; over every decision, by score and by cube value."""
     from taldau.games.backgammon.records.xg import XgError
-    from taldau.games.backgammon.review.match import DEFAULT_LEVEL, ReviewSettings
+    from taldau.games.backgammon.review.levels import DEFAULT_LEVEL, ReviewSettings
     from taldau.measure.backgammon.cube_bias import cube_bias as measure
 
     chosen = evaluator(engine)

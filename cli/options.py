@@ -16,7 +16,7 @@ from taldau.base.kind import STORED, Limit
 from taldau.games.backgammon.engine.analyse import DEFAULT_ENGINE, ENGINES
 from taldau.games.backgammon.engine.plies import MAX_PLIES
 from taldau.games.backgammon.kind import DEFAULT_PLIES
-from taldau.games.backgammon.review.match import LEVELS
+from taldau.games.backgammon.review.levels import LEVELS
 from taldau.games.registry import NAMES
 from taldau.games.togyz.review import REVIEW_DEPTH
 

@@ -22,7 +22,10 @@ from taldau.cli.main import main
 from taldau.games.backgammon.answers import rank_roll
 from taldau.games.backgammon.records.record import ActionKind
 from taldau.games.backgammon.records.replay import Game, read_games
-from taldau.games.backgammon.review.match import CubeReview, ReviewSettings, review_game, review_play
+from taldau.games.backgammon.review.cubes import CubeReview
+from taldau.games.backgammon.review.levels import ReviewSettings
+from taldau.games.backgammon.review.match import review_game
+from taldau.games.backgammon.review.plays import review_play
 from taldau.games.backgammon.rules.ids import MatchId, XgId, board_from_position_id
 
 SOURCE = EXAMPLES / "backgammon" / "studio-llabba-iradch49.txt"

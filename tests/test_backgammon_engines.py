@@ -16,13 +16,15 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, needs_sage
 from taldau.analysis.batch import BatchSettings, GameTask, plan
-from taldau.base.kind import Limit
+from taldau.base.kind import Limit, Mark
 from taldau.cli.main import main
 from taldau.games import registry
 from taldau.games.backgammon.engine import sage
 from taldau.games.backgammon.engine.analyse import DEFAULT_ENGINE, load_evaluator
 from taldau.games.backgammon.records.replay import read_games
-from taldau.games.backgammon.review.match import Mark, MoveDecision, ReviewSettings, review_match
+from taldau.games.backgammon.review.levels import ReviewSettings
+from taldau.games.backgammon.review.match import review_match
+from taldau.games.backgammon.review.plays import MoveDecision
 from taldau.workers import run as runs
 
 MATCH = EXAMPLES / "backgammon" / "gnubg-money-session.mat"  # the smallest bundled match: 2 games

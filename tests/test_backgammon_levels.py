@@ -19,15 +19,10 @@ from taldau.games.backgammon.engine.cube_plies import after_play_equity
 from taldau.games.backgammon.engine.cubeful import CubeAction, CubeDecision, Response
 from taldau.games.backgammon.engine.sage import CubefulRollout, RolloutSettings, SageRollout, sage_available
 from taldau.games.backgammon.records.replay import read_games
-from taldau.games.backgammon.review.match import (
-    Doubt,
-    MoveDecision,
-    ReviewSettings,
-    Settle,
-    cube_in_doubt,
-    play_in_doubt,
-    review_match,
-)
+from taldau.games.backgammon.review.cubes import cube_in_doubt
+from taldau.games.backgammon.review.levels import Doubt, ReviewSettings, Settle
+from taldau.games.backgammon.review.match import review_match
+from taldau.games.backgammon.review.plays import MoveDecision, play_in_doubt
 from taldau.games.backgammon.rules.cube import MatchState
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backgammon" / "galaxy-6800849.txt"

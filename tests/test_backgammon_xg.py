@@ -20,7 +20,7 @@ from taldau.games.backgammon import ActionKind, Position, Termination, read_game
 from taldau.games.backgammon.records.jellyfish import read_jellyfish
 from taldau.games.backgammon.records.replay import Game, replay_file
 from taldau.games.backgammon.records.xg import read_xg
-from taldau.games.backgammon.review.match import CubeChoice
+from taldau.games.backgammon.review.cubes import CubeChoice
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg"
 XG = SAMPLE / "hsbt-paris-2023.xg"

@@ -10,7 +10,7 @@ from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.backgammon.engine.analyse import load_evaluator
 from taldau.games.backgammon.records.readers import read_matches
 from taldau.games.backgammon.records.xg import cube_probabilities
-from taldau.games.backgammon.review.match import ReviewSettings
+from taldau.games.backgammon.review.levels import ReviewSettings
 from taldau.measure.backgammon.cube_bias import JUDGES, XG, cube_bias
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg" / "hsbt-paris-2023.xg"

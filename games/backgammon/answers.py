@@ -20,7 +20,9 @@ from .engine import Evaluator
 from .engine.analyse import PositionEvaluation, evaluate_position, exact_probabilities
 from .engine.probabilities import PROBABILITIES, equities
 from .engine.sage import CubefulRollout, SageRollout
-from .review.match import PlaysInContext, ReviewSettings, rank_plays, review_cube
+from .review.cubes import review_cube
+from .review.levels import ReviewSettings
+from .review.plays import PlaysInContext, rank_plays
 from .rules.cube import MatchState
 from .rules.position import Play, parse_dice
 from .rules.position_text import PositionSetup, read_position

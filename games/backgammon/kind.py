@@ -47,17 +47,10 @@ from .records.replay import Game, read_games, replay_file
 from .records.task import task_games, task_text
 from .records.writer import format_action
 from .review.analysis_text import analysis_text
-from .review.match import (
-    DEFAULT_LEVEL,
-    LEVEL_PLIES,
-    CubeChoice,
-    CubeReview,
-    MatchReview,
-    MoveDecision,
-    ReviewedDecision,
-    ReviewSettings,
-    review_match,
-)
+from .review.cubes import CubeChoice, CubeReview
+from .review.levels import DEFAULT_LEVEL, LEVEL_PLIES, ReviewedDecision, ReviewSettings
+from .review.match import MatchReview, review_match
+from .review.plays import MoveDecision
 from .review.verdicts import reference, stored_analyses
 from .rules.position import Position
 from .rules.position_text import read_position

@@ -33,7 +33,7 @@ from taldau.analysis.players import Estimate, PlayerSettings, players, scale_of
 from taldau.analysis.report.data import ReferenceTally, disputed, judges, open_archive
 from taldau.games.backgammon.engine.cubeful import Response
 from taldau.games.backgammon.engine.sage import CubefulRollout, RolloutSettings, SageRollout
-from taldau.games.backgammon.review.match import decision_of
+from taldau.games.backgammon.review.cubes import decision_of
 from taldau.games.backgammon.rules.position import parse_dice
 from taldau.games.backgammon.rules.position_text import read_position
 from taldau.measure.agreement import spread_sample, wilson_interval

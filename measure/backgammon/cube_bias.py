@@ -28,7 +28,8 @@ from taldau.games.backgammon.engine import Evaluator
 from taldau.games.backgammon.engine.cubeful import CubeDecision, cube_decision, cube_efficiency
 from taldau.games.backgammon.records.replay import Step, read_games
 from taldau.games.backgammon.records.xg import cube_probabilities
-from taldau.games.backgammon.review.match import ReviewSettings, review_cube
+from taldau.games.backgammon.review.cubes import review_cube
+from taldau.games.backgammon.review.levels import ReviewSettings
 from taldau.games.backgammon.review.verdicts import verdict_of
 
 from .judge import mean_and_error

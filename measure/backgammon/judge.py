@@ -46,13 +46,8 @@ from taldau.base.files import append_json_line, json_lines
 from taldau.games.backgammon.engine.analyse import Search, analyse
 from taldau.games.backgammon.engine.cube_plies import after_play_equity
 from taldau.games.backgammon.engine.sage import RolloutSettings, SageRollout
-from taldau.games.backgammon.review.match import (
-    DEFAULT_LEVEL,
-    LEVELS,
-    MoveDecision,
-    ReviewSettings,
-    review_play,
-)
+from taldau.games.backgammon.review.levels import DEFAULT_LEVEL, LEVELS, ReviewSettings
+from taldau.games.backgammon.review.plays import MoveDecision, review_play
 from taldau.games.backgammon.rules.cube import MatchState
 from taldau.games.backgammon.rules.met import kazaross_xg2
 from taldau.games.backgammon.rules.position import Play

@@ -40,7 +40,7 @@ from taldau.games.backgammon.engine import Evaluator
 from taldau.games.backgammon.engine.analyse import Search, analyse, choose_evaluator, engine_search
 from taldau.games.backgammon.records.record import ActionKind
 from taldau.games.backgammon.records.replay import Step
-from taldau.games.backgammon.review.match import match_id
+from taldau.games.backgammon.review.levels import match_id
 from taldau.games.backgammon.rules.cube import MatchState
 from taldau.games.backgammon.rules.position import Position
 

@@ -34,7 +34,8 @@ from ..engine.cubeful import game_result_mwc
 from ..records.replay import Game
 from ..rules.ids import MatchId
 from ..rules.met import MatchEquityTable
-from .match import CubeChoice, ReviewSettings
+from .cubes import CubeChoice
+from .levels import ReviewSettings
 
 MATCH_HEADERS = ("Event", "Round", "Site", "EventDate")  # what the heading names of the match, if known
 LABEL_WIDTH = 41  # gnubg's statistics: the label's column, then one column per player

@@ -19,7 +19,8 @@ from taldau.base.kind import CubeEquities, Decision, DecisionKind, GameAnalysis,
 
 from ..records.record import BAR, OFF, Action, ActionKind, Verdict
 from ..records.replay import Game, Step
-from .match import ANSWERS, CubeChoice, close_cube, decision_of, match_id
+from .cubes import ANSWERS, CubeChoice, close_cube, decision_of
+from .levels import match_id
 
 CHECKER_MOVE = re.compile(r"(\d{1,2}|bar)/(\d{1,2}|off)")
 
