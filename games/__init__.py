@@ -1,1 +1,2 @@
-"""Game packages: one subpackage per game (rules core, record formats, engine) and archive walking."""
+"""The games: one subpackage per game (rules core, record formats, engine, review) and the registry of
+their kinds (``registry``), the one place the layers above learn which games there are."""

@@ -1,6 +1,10 @@
-"""Backgammon (nardy, qisqa tavla) with the doubling cube, money and match play: rules core, position
-strings (gnubg Position ID and Match ID, XGID), match records (Jellyfish .mat/.txt, gnubg SGF, eXtreme Gammon
-.xg).
+"""Backgammon (nardy, qisqa tavla) with the doubling cube, money and match play, in rooms: ``rules`` (the
+play generator, positions and their strings: gnubg Position ID and Match ID, XGID; the cube, the match
+score and the match equity table), ``records`` (Jellyfish .mat/.txt, gnubg SGF, eXtreme Gammon .xg, read,
+replayed and written), ``engine`` (evaluators, a roll's plays ranked, cube decisions), ``training`` (how
+the own nets are made) and ``review`` (a match judged as gnubg's analysis judges it); at the top the
+common face (``kind``), diagrams and a roll's plays as JSON (``answers``). This module gives the names
+readers of records use most.
 
 Words of the game used throughout: *point*, one of the 24 places a checker stands, numbered 1..24 from the
 mover's home board; *bar*, where hit checkers wait to enter; *off*, the checkers borne off; *blot*, a lone
