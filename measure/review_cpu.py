@@ -164,8 +164,14 @@ def _link_current_environment(installed: Installed) -> None:
     found = list(installed.venv.glob("lib/python*/site-packages"))
     if len(found) != 1:
         raise ReviewError(f"{installed.venv}: no single site-packages folder in the venv")
-    lines = [path for path in site.getsitepackages() if Path(path).is_dir()]
-    (found[0] / PTH_NAME).write_text("".join(f"{line}\n" for line in lines))
+    (found[0] / PTH_NAME).write_text("".join(f"{line}\n" for line in current_site_packages()))
+
+
+def current_site_packages() -> list[str]:
+    """The site-packages folders this interpreter imports from, in its order: its own, and those its
+    ``.pth`` files or its environment put on the path (a venv that borrows another's packages)."""
+    named = [entry for entry in sys.path if Path(entry).name in ("site-packages", "dist-packages")]
+    return [entry for entry in dict.fromkeys([*site.getsitepackages(), *named]) if Path(entry).is_dir()]
 
 
 def _check(installed: Installed) -> None:
