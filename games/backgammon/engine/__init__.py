@@ -8,6 +8,8 @@ cube decisions made from them.
   with ``inputs.py``, ``net.py``, ``model.py``, ``weights.py`` (the own nets, their inputs and weights
   files, ``nets.npz`` the shipped ones), ``bearoff.py`` (the exact bear-off database), ``plies.py`` (the
   look-ahead), ``rollout.py`` (truncated rollouts), ``probabilities.py`` (the five numbers and equity);
+- ``cache.py``: any evaluator with its evaluations remembered by position and plies (a match's review
+  evaluates no position twice);
 - ``cubeful.py``: cubeful equities and cube decisions from the probabilities at 0-ply (Janowski), match
   winning chances and EMG; ``cube_plies.py``: cube decisions by gnubg's cubeful look-ahead.
 

@@ -69,6 +69,24 @@ def after_play_equity(
     return value if state.rules.money else mwc_to_emg(value, state, player, table)
 
 
+def after_play_equities(
+    probabilities: np.ndarray,
+    results: Sequence[np.ndarray],
+    state: MatchState,
+    player: int,
+    table: MatchEquityTable,
+) -> np.ndarray:
+    """``after_play_equity`` of many plays at once, the same numbers: row k of ``probabilities`` (n, 5) and
+    board k of ``results`` are one play's."""
+    rows = np.asarray(probabilities, dtype=np.float64).reshape(-1, 5)
+    if len(rows) == 0:
+        return np.empty(0, dtype=np.float64)
+    values = _after_plays(rows, results, state, player, table)
+    if state.rules.money:
+        return values
+    return np.array([mwc_to_emg(value, state, player, table) for value in values.tolist()], dtype=np.float64)
+
+
 def _after_plays(
     probabilities: np.ndarray,
     results: Sequence[np.ndarray],

@@ -14,6 +14,7 @@ import numpy as np
 from taldau.base.records import RecordError
 
 from ..engine import Evaluator
+from ..engine.cache import CachedEvaluator
 from ..engine.probabilities import flipped
 from ..records.record import ActionKind
 from ..records.replay import Game, Step
@@ -64,10 +65,11 @@ def review_match(
     """Review the replayed games of one match, in order (``replay.read_games`` / ``replay_file`` give them;
     each carries the match state it started from). A game with record errors is reviewed up to where its
     replay stopped, its errors kept. ``progress`` hears each game's number of decisions once it is
-    reviewed (for a display)."""
+    reviewed (for a display). The match's decisions share one ``CachedEvaluator``: no position is
+    evaluated twice at the same plies within the match."""
     settings = settings or ReviewSettings()
     started = time.perf_counter()
-    judge = judge_for(evaluator, settings)
+    judge = judge_for(CachedEvaluator(evaluator), settings)
     reviewed: list[ReviewedGame] = []
     for index, game in enumerate(games):
         reviewed.append(_review_game(game, judge, index))

@@ -30,7 +30,7 @@ from taldau.base.kind import DecisionKind, LuckMark
 
 from ..engine import Evaluator
 from ..engine.analyse import Analysis, RankedPlay, after_plays, analyse
-from ..engine.cube_plies import after_play_equity
+from ..engine.cube_plies import after_play_equities, after_play_equity
 from ..engine.cubeful import cubeless_mwc
 from ..engine.model import CONTACT, position_class
 from ..engine.probabilities import equities
@@ -149,17 +149,12 @@ def rank_plays(
     judged = tuple(
         analysis.play(rank) for rank in range(int(np.count_nonzero(analysis.plies == analysis.plies[0])))
     )
-    values = np.array(
-        [
-            after_play_equity(
-                analysis.probabilities[ranked.rank],
-                ranked.play.result.board,
-                state,
-                position.turn,
-                settings.table,
-            )
-            for ranked in judged
-        ]
+    values = after_play_equities(
+        analysis.probabilities[: len(judged)],
+        [ranked.play.result.board for ranked in judged],
+        state,
+        position.turn,
+        settings.table,
     )
     return PlaysInContext(analysis, state, settings.table, judged, values)
 
@@ -321,10 +316,7 @@ def _best_values(
         return _cubeless_utility(probabilities, state, player, settings.table)
 
     boards, probabilities, best = luck.best_plays(evaluator, position, rolls, settings.luck_plies, utility)
-    return np.array(
-        [after_play_equity(probabilities[k], boards[k, ::-1], state, player, settings.table) for k in best],
-        dtype=np.float64,
-    )
+    return after_play_equities(probabilities[best], boards[best, ::-1], state, player, settings.table)
 
 
 def roll_luck(
