@@ -523,10 +523,11 @@ class GameReview:
 
 
 def _ratio_text(ratio: Mapping[str, Any]) -> str:
+    """A ratio's median and range over the rounds, in words."""
     if ratio["median"] is None:
         return "no ratio"
     low, high = ratio["range"]
-    return f"{ratio['median']:.2f}x less CPU (rounds {low:.2f} to {high:.2f})"
+    return f"old/new {ratio['median']:.2f} (rounds {low:.2f} to {high:.2f}; above 1: the new takes less CPU)"
 
 
 @dataclass(frozen=True)
