@@ -32,6 +32,7 @@ from taldau.cli.options import (
 from taldau.cli.progress import progress_line
 from taldau.cli.strength import engines, judge
 from taldau.games.backgammon.kind import DEFAULT_PLIES
+from taldau.games.backgammon.review.levels import DEFAULT_LEVEL, LEVELS
 from taldau.measure.backgammon.against_reference import (
     DEFAULT_DECISIONS as DISPUTED,
 )
@@ -43,7 +44,7 @@ from taldau.measure.backgammon.against_reference import (
     ReferenceReport,
     Settlement,
 )
-from taldau.measure.backgammon.cube_bias import JUDGES, XG, CubeBias
+from taldau.measure.backgammon.cube_bias import XG, CubeBias
 from taldau.measure.backgammon.strength import BGLAB
 
 DECISIONS = 200  # real decisions timed by the backgammon speed bench
@@ -166,25 +167,45 @@ def reference(folder: Path, rollout: bool, decisions: int, trials: int, seed: in
 @bench.command("cube-bias")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @engine_option("The engine whose cube decisions are set beside XG's.")
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default=DEFAULT_LEVEL,
+    show_default=True,
+    help="The level of our review (deep judges the cube decisions near either point again at 3 plies).",
+)
+@click.option(
+    "--rollout",
+    "trials",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also roll out (bgsage, cubeful, this many trials in 6 batches, seed 42) the decisions near either "
+    "point, as the truth the judges are set against (0: none; minutes a decision).",
+)
 @JSON
-def cube_bias(path: Path, engine: str, as_json: bool) -> None:
-    """Backgammon: every cube decision XG analysed in the XG file PATH, judged by our default review, by
+def cube_bias(path: Path, engine: str, level: str, trials: int, as_json: bool) -> None:
+    """Backgammon: every cube decision XG analysed in the XG file PATH, judged by our review at LEVEL, by
     our cube formula on our probabilities and on XG's own (which the file stores), set beside XG's: the
     mean of Double/take minus Double/pass less XG's near the take, of No double minus Double/take less
     XG's near the double (XG's margin within 0.16 EMG), with standard errors, and how often the action
     (double or not; take or pass) is XG's; over every decision, by score and by cube value."""
+    from taldau.games.backgammon.engine.sage import RolloutSettings, SageRollout
     from taldau.games.backgammon.records.xg import XgError
-    from taldau.games.backgammon.review.levels import DEFAULT_LEVEL, ReviewSettings
+    from taldau.games.backgammon.review.levels import ReviewSettings
     from taldau.measure.backgammon.cube_bias import cube_bias as measure
 
     chosen = evaluator(engine)
     try:
-        report = measure(path, chosen, ReviewSettings.of_level(DEFAULT_LEVEL, chosen.name))
+        rollout = SageRollout(RolloutSettings(trials=trials, batches=6)) if trials else None
+        report = measure(path, chosen, ReviewSettings.of_level(level, chosen.name), rollout)
     except XgError as error:
         say(f"error: {error}")
         sys.exit(EX_USAGE)
     if as_json:
-        figures = {name: [asdict(figure) for figure in report.splits(name)] for name in JUDGES if name != XG}
+        figures = {
+            name: [asdict(figure) for figure in report.splits(name)] for name in report.judges if name != XG
+        }
         click.echo(json.dumps({"source": report.source, "settings": report.settings, "figures": figures}))
         return
     for line in cube_bias_lines(report):
@@ -228,7 +249,7 @@ def cube_bias_lines(report: CubeBias) -> list[str]:
     """The text lines of ``bench cube-bias``: each judge but XG against XG, over every decision and by
     split."""
     lines = [f"{report.source}: {len(report.cases)} cube decisions analysed by XG; ours: {report.settings}"]
-    for name in JUDGES:
+    for name in report.judges:
         if name == XG:
             continue
         lines.append(f"{name}, less XG's (EMG):")

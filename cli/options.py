@@ -130,7 +130,8 @@ ENGINE_NAMES = (
 
 LEVEL_HELP = (
     "Backgammon: the level of review. quick: 0-ply; standard: gnubg's 2 plies, cube decisions by the cubeful "
-    "look-ahead; deep: standard, with the checker plays in doubt judged again at 3 plies; world: standard, "
+    "look-ahead; deep: standard, with the checker plays in doubt and the cube decisions within 0.16 of the "
+    "doubling or take point judged again at 3 plies; world: standard, "
     "with the checker plays and cube decisions in doubt settled by rollouts (648 trials each, minutes a "
     "decision). In doubt: a loss within 0.015 of a mark's threshold, the best plays within 0.01 of each "
     "other, a cube decision within 0.05 of the doubling or take point. --depth sets the level's plies. "

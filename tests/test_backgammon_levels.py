@@ -15,12 +15,12 @@ from click.testing import CliRunner
 from taldau.base.kind import DecisionKind
 from taldau.cli.main import main
 from taldau.games.backgammon.engine.analyse import Search, analyse, load_evaluator
-from taldau.games.backgammon.engine.cube_plies import after_play_equity
+from taldau.games.backgammon.engine.cube_plies import after_play_equity, plied_cube_decision
 from taldau.games.backgammon.engine.cubeful import CubeAction, CubeDecision, Response
 from taldau.games.backgammon.engine.sage import CubefulRollout, RolloutSettings, SageRollout, sage_available
 from taldau.games.backgammon.records.replay import read_games
-from taldau.games.backgammon.review.cubes import cube_in_doubt
-from taldau.games.backgammon.review.levels import Doubt, ReviewSettings, Settle
+from taldau.games.backgammon.review.cubes import CubeReview, cube_in_doubt, cube_near
+from taldau.games.backgammon.review.levels import CLOSE_CUBE, Doubt, ReviewSettings, Settle
 from taldau.games.backgammon.review.match import review_match
 from taldau.games.backgammon.review.plays import MoveDecision, play_in_doubt
 from taldau.games.backgammon.rules.cube import MatchState
@@ -85,15 +85,31 @@ def test_the_error_of_a_difference_on_common_dice_comes_from_the_batches() -> No
 
 
 @pytest.mark.slow
-def test_the_deep_level_judges_again_at_3_plies_exactly_the_plays_in_doubt() -> None:
+def test_the_deep_level_judges_again_at_3_plies_exactly_the_plays_in_doubt_and_the_near_cubes() -> None:
     evaluator = load_evaluator("own")
     games = list(read_games(first_game().encode(), "first-game.txt"))
     standard = review_match(games, evaluator, ReviewSettings.of_level("standard", "own"))
     deep = review_match(games, evaluator, ReviewSettings.of_level("deep", "own"))
-    settled = 0
+    settled = cube_settled = 0
     for before, after in zip(standard.decisions, deep.decisions, strict=True):
         if not isinstance(before, MoveDecision):
-            assert after == before  # cube decisions: deep settles checker plays only
+            assert isinstance(before, CubeReview) and isinstance(after, CubeReview)
+            # a cube decision near the doubling or the take point by the review's 2 plies is judged again
+            # by the cubeful look-ahead at 3 plies (the even plies' bias, BENCHMARKS.md); others are kept
+            if after.kind is DecisionKind.TAKE:  # judged with its double, checked there
+                assert after == before or after.judged == "3-ply"
+                continue
+            if not cube_near((before.no_double, before.double_take, before.double_pass), CLOSE_CUBE):
+                assert after == before
+                continue
+            cube_settled += 1
+            assert after.judged == "3-ply" and after.plies == before.plies == 2 and before.judged == "2-ply"
+            step = games[after.game].steps[after.step]
+            state = replace(step.state, rules=replace(step.state.rules, beavers=False), offered_by=None)
+            _, expected_cube = plied_cube_decision(evaluator, step.position, state, 3, deep.settings.table)
+            assert (after.no_double, after.double_take, after.double_pass) == pytest.approx(
+                (expected_cube.no_double, expected_cube.double_take, expected_cube.double_pass), abs=1e-9
+            )
             continue
         assert isinstance(after, MoveDecision)
         if after.judged == "2-ply":
@@ -115,7 +131,7 @@ def test_the_deep_level_judges_again_at_3_plies_exactly_the_plays_in_doubt() -> 
                 np.array(ranked.probabilities), board, state, after.player, deep.settings.table
             )
             assert value == pytest.approx(expected, abs=1e-9)
-    assert settled >= 1
+    assert settled >= 1 and cube_settled >= 1
 
 
 @SAGE

@@ -8,10 +8,11 @@ from conftest import SHARED_DATA
 from taldau.base.kind import DecisionKind
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.backgammon.engine.analyse import load_evaluator
+from taldau.games.backgammon.engine.sage import RolloutSettings, SageRollout, sage_available
 from taldau.games.backgammon.records.readers import read_matches
 from taldau.games.backgammon.records.xg import cube_probabilities
 from taldau.games.backgammon.review.levels import ReviewSettings
-from taldau.measure.backgammon.cube_bias import JUDGES, XG, cube_bias
+from taldau.measure.backgammon.cube_bias import JUDGES, OURS, ROLLOUTS, XG, cube_bias
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg" / "hsbt-paris-2023.xg"
 pytestmark = pytest.mark.skipif(
@@ -41,3 +42,21 @@ def test_one_decision_per_cube_verdict_and_xg_against_itself_is_zero() -> None:
     assert (itself.take.mean, itself.double.mean, itself.take_near.mean) == (0.0, 0.0, 0.0)
     assert itself.same_double == itself.same_take == itself.decisions == len(report.cases)
     assert [figure.where for figure in report.splits(XG)][:1] == ["all"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sage_available(), reason="bgsage cannot run on this machine")
+def test_the_decisions_near_either_point_are_rolled_out_as_the_truth() -> None:
+    rollout = SageRollout(RolloutSettings(trials=36, batches=6))
+    report = cube_bias(SAMPLE, load_evaluator("own"), ReviewSettings(plies=0), rollout)
+    near = [case for case in report.cases if case.near_take or case.near_double]
+    assert 0 < len(near) < len(report.cases)
+    assert report.judges == (*JUDGES, ROLLOUTS)
+    for case in report.cases:
+        assert (ROLLOUTS in case.equities) == (case in near)
+    for case in near:
+        no_double, double_take, double_pass = case.equities[ROLLOUTS]
+        assert double_pass == case.equities[OURS][2]  # exact: the roller cashes
+        assert -3.0 < double_take < 3.0 and -3.0 < no_double < 3.0
+    rolled = report.figures(ROLLOUTS)
+    assert rolled.decisions == len(near) and rolled.take_near.count == len(near)

@@ -8,7 +8,9 @@ the roller's) by four judges:
 - ``formula, our probabilities``: our 0-ply cube formula (``cubeful.cube_decision``: Janowski's cube
   efficiency, the match equity table) on the probabilities our review judged from;
 - ``formula, XG's probabilities``: the same formula on XG's own cubeless probabilities of the position,
-  which the file stores: what stays of a bias here lies in our cube model, not in the nets.
+  which the file stores: what stays of a bias here lies in our cube model, not in the nets;
+- ``rollouts`` (where asked, on the decisions near either point only): bgsage's cubeful rollouts of No
+  double and Double/take in the match's context, the truth both are measured against.
 
 The figures: the mean of a judge's Double/take minus Double/pass less XG's near the take (XG's
 |Double/take - Double/pass| within ``NEAR``), the same for No double minus Double/take near the double
@@ -26,6 +28,7 @@ from pathlib import Path
 from taldau.base.kind import DecisionKind
 from taldau.games.backgammon.engine import Evaluator
 from taldau.games.backgammon.engine.cubeful import CubeDecision, cube_decision, cube_efficiency
+from taldau.games.backgammon.engine.sage import SageRollout
 from taldau.games.backgammon.records.replay import Step, read_games
 from taldau.games.backgammon.records.xg import cube_probabilities
 from taldau.games.backgammon.review.cubes import review_cube
@@ -39,6 +42,7 @@ XG = "XG"
 OURS = "ours"
 FORMULA_OURS = "formula, our probabilities"
 FORMULA_XG = "formula, XG's probabilities"
+ROLLOUTS = "bgsage's rollouts"
 JUDGES = (XG, OURS, FORMULA_OURS, FORMULA_XG)
 
 Equities = tuple[float, float, float]  # No double, Double/take, Double/pass (EMG, the roller's)
@@ -47,7 +51,8 @@ Equities = tuple[float, float, float]  # No double, Double/take, Double/pass (EM
 @dataclass(frozen=True)
 class CubeCase:
     """One cube decision XG analysed: where it is (game index, step), the taker's points to go (None in
-    money play), the cube's value, and each judge's equities (``JUDGES``)."""
+    money play), the cube's value, and each judge's equities (``JUDGES``; ``ROLLOUTS`` where rolled
+    out)."""
 
     game: int
     step: int
@@ -134,11 +139,17 @@ class CubeBias:
     settings: str
     cases: tuple[CubeCase, ...]
 
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """The judges of the report: ``JUDGES``, then ``ROLLOUTS`` where decisions were rolled out."""
+        rolled = any(ROLLOUTS in case.equities for case in self.cases)
+        return (*JUDGES, ROLLOUTS) if rolled else JUDGES
+
     def figures(
         self, judge: str, where: str = "all", keep: Callable[[CubeCase], bool] | None = None
     ) -> JudgeFigures:
         """``judge`` against XG over the decisions ``keep`` keeps (all by default), named ``where``."""
-        cases = [case for case in self.cases if keep is None or keep(case)]
+        cases = [case for case in self.cases if judge in case.equities and (keep is None or keep(case))]
         return JudgeFigures(
             judge,
             where,
@@ -164,10 +175,13 @@ class CubeBias:
         return [figure for figure in figures if figure.decisions]
 
 
-def cube_bias(path: Path, evaluator: Evaluator, settings: ReviewSettings) -> CubeBias:
+def cube_bias(
+    path: Path, evaluator: Evaluator, settings: ReviewSettings, rollout: SageRollout | None = None
+) -> CubeBias:
     """Every cube decision XG analysed in the XG file at ``path`` (a double and its answer are one
     decision), judged by XG, by our review at ``settings`` with ``evaluator``, and by our cube formula on
-    our probabilities and on XG's (``JUDGES``)."""
+    our probabilities and on XG's (``JUDGES``); those near either point also by ``rollout`` where given
+    (``ROLLOUTS``: No double and Double/take rolled out on the same dice, Double/pass exact)."""
     data = path.read_bytes()
     xg_probabilities = cube_probabilities(data)
     cases: list[CubeCase] = []
@@ -193,7 +207,11 @@ def cube_bias(path: Path, evaluator: Evaluator, settings: ReviewSettings) -> Cub
             }
             rules = state.rules
             away = None if rules.money else rules.length - state.score[1 - roller]
-            cases.append(CubeCase(index, number, away, state.cube, equities))
+            case = CubeCase(index, number, away, state.cube, equities)
+            if rollout is not None and (case.near_take or case.near_double):
+                rolled = rollout.cube_decision(position.board, state, roller)
+                equities[ROLLOUTS] = (rolled.no_double.equity, rolled.double_take.equity, equities[OURS][2])
+            cases.append(case)
     return CubeBias(str(path), str(settings), tuple(cases))
 
 

@@ -52,6 +52,7 @@ from ..rules.cube import MatchState
 from ..rules.met import MatchEquityTable
 from ..rules.position import Position
 from .levels import (
+    CLOSE_CUBE,
     Doubt,
     Judge,
     ReviewedDecision,
@@ -61,8 +62,6 @@ from .levels import (
     mwc_difference,
     without_beavers,
 )
-
-CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
 
 
 class CubeChoice(StrEnum):
@@ -174,13 +173,23 @@ def judge_cube(
             probabilities, decision = plied_cube_decision(
                 evaluator, position, state, settings.cube_depth, settings.table
             )
-    if judge.rollout is not None and decision.available and cube_in_doubt(decision, doubled, settings.doubt):
-        assert settings.settle is not None
-        rolled = judge.rollout.cube_decision(position.board, state, position.turn)
-        values = (rolled.no_double.equity, rolled.double_take.equity, 1.0)
-        decision = decision_of(values, state, position.turn, settings.table)
-        return JudgedCube(rolled.probabilities, decision, settings.settle.label, rolled)
-    return JudgedCube(probabilities, decision, settings.cube_judged)
+    settle = settings.settle
+    if settle is None or not decision.available:
+        return JudgedCube(probabilities, decision, settings.cube_judged)
+    if settle.plies is not None:
+        if not cube_near((decision.no_double, decision.double_take, decision.double_pass), CLOSE_CUBE):
+            return JudgedCube(probabilities, decision, settings.cube_judged)
+        probabilities, decision = plied_cube_decision(
+            evaluator, position, state, settle.plies, settings.table
+        )
+        return JudgedCube(probabilities, decision, settle.label)
+    if not cube_in_doubt(decision, doubled, settings.doubt):
+        return JudgedCube(probabilities, decision, settings.cube_judged)
+    assert judge.rollout is not None
+    rolled = judge.rollout.cube_decision(position.board, state, position.turn)
+    values = (rolled.no_double.equity, rolled.double_take.equity, 1.0)
+    decision = decision_of(values, state, position.turn, settings.table)
+    return JudgedCube(rolled.probabilities, decision, settle.label, rolled)
 
 
 def decision_of(
@@ -202,6 +211,16 @@ def close_cube(equities: tuple[float, float, float], doubled: bool, missed: bool
     the worse of Double/take and Double/pass, the doubler's ``equities``)."""
     no_double, double_take, double_pass = equities
     return doubled or missed or no_double - min(double_take, double_pass) < CLOSE_CUBE
+
+
+def cube_near(equities: tuple[float, float, float], margin: float) -> bool:
+    """Whether a cube decision of the doubler's No double, Double/take and Double/pass ``equities`` (EMG)
+    lies within ``margin`` of the doubling point (No double against the double with the right answer) or
+    of the take point (Double/take against Double/pass): where the deep level judges it again at an odd
+    number of plies, since the review's even plies misjudge both margins there (BENCHMARKS.md, "The cube
+    against XG's")."""
+    no_double, double_take, double_pass = equities
+    return abs(no_double - min(double_take, double_pass)) < margin or abs(double_take - double_pass) < margin
 
 
 def cube_in_doubt(decision: CubeDecision, doubled: bool, doubt: Doubt) -> bool:

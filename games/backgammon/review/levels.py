@@ -8,8 +8,10 @@ are close (``ReviewSettings.cube_doubt``), by the 0-ply formula on the deeper pr
 Levels (``LEVELS``, ``ReviewSettings.of_level``): ``quick`` and ``standard`` judge every decision at their
 plies; ``deep`` and ``world`` judge again the decisions *in doubt* (``Doubt``: near a mark threshold,
 among close best plays, near the doubling or take point), at DEEP_PLIES or by bgsage's cubeful rollouts in
-the match's context (``Settle``). Every decision says how it was judged (``ReviewedDecision.judged``)
-and, where a rollout judged it, the standard error of its loss.
+the match's context (``Settle``); at DEEP_PLIES, every cube decision within CLOSE_CUBE of the doubling or
+the take point, where the review's even plies set Double/take too low against Double/pass (bgsage's
+rollouts and XG agree; BENCHMARKS.md, "The cube against XG's"). Every decision says how it was judged
+(``ReviewedDecision.judged``) and, where a rollout judged it, the standard error of its loss.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..rules.cube import MatchState
 from ..rules.ids import MatchId
 from ..rules.met import MatchEquityTable, kazaross_xg2
 
+CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
 CUBE_DOUBT = 0.2  # cube decisions with No double and the double this close (EMG) are looked at cubeful
 DEEP_PLIES = 3  # the plies at which the deep level judges again the checker plays in doubt
 # the world level's rollouts of the decisions in doubt: 648 trials in 9 batches of 72 (each stratified)
@@ -61,11 +64,11 @@ class Doubt:
 
 @dataclass(frozen=True)
 class Settle:
-    """How the decisions in doubt (``Doubt``) are judged again: at ``plies`` (checker plays; cube decisions
-    keep the review's cubeful look-ahead, which already judges every cube decision within ``CUBE_DOUBT``)
-    or by bgsage's cubeful ``rollout`` in the match's context (checker plays and cube decisions), one of
-    the two. Of a roll's plays, up to ``plays`` are judged again: the best, the one played, and the next
-    best within the doubt's ``close`` of the best."""
+    """How the decisions in doubt (``Doubt``) are judged again: at ``plies`` (checker plays in doubt, and
+    the cube decisions within CLOSE_CUBE of the doubling or the take point, by the cubeful look-ahead at
+    those plies) or by bgsage's cubeful ``rollout`` in the match's context (checker plays and cube
+    decisions in doubt), one of the two. Of a roll's plays, up to ``plays`` are judged again: the best,
+    the one played, and the next best within the doubt's ``close`` of the best."""
 
     plies: int | None = None
     rollout: RolloutSettings | None = None
@@ -91,7 +94,8 @@ class Settle:
 LEVELS = ("quick", "standard", "deep", "world")
 """The named levels of review, each a preset of ``ReviewSettings`` (``ReviewSettings.of_level``): ``quick``
 at 0-ply; ``standard`` at gnubg's 2 plies (its default analysis, cube decisions by the cubeful look-ahead);
-``deep``, standard with the checker plays in doubt judged again at DEEP_PLIES; ``world``, standard with
+``deep``, standard with the checker plays in doubt and the cube decisions within CLOSE_CUBE of the
+doubling or the take point judged again at DEEP_PLIES; ``world``, standard with
 the checker plays and cube decisions in doubt settled by rollouts (WORLD_ROLLOUT)."""
 DEFAULT_LEVEL = "standard"
 LEVEL_PLIES = {"quick": 0, "standard": 2, "deep": 2, "world": 2}  # each level's plies unless given
@@ -151,6 +155,8 @@ class ReviewSettings:
         if self.cube_depth > 0 and self.cube_doubt > 0:
             cube += f" cubeful within {self.cube_doubt}"
         settle = "" if self.settle is None else f", in doubt ({self.doubt}) {self.settle}"
+        if self.settle is not None and self.settle.plies is not None:
+            settle += f", cube within {CLOSE_CUBE} {self.settle}"
         return (
             f"{self.level}: {self.plies}-ply {self.candidates}/{self.threshold}, {cube}{settle}, {luck}, "
             f"marks {'/'.join(str(threshold) for threshold in self.scale.thresholds)}, {self.table.name}"
