@@ -197,7 +197,7 @@ SGF_HEAD_LINES = 64  # an SGF's first node, where its GM stands, is looked for i
 _SGF_GM = re.compile(r"\bGM\s*\[\s*(\d{1,9})\s*\]")
 
 
-def sgf_game(lines: Iterable[Line]) -> int | None:
+def sgf_game(lines: Iterable[RecordLine]) -> int | None:
     """The game an SGF text is of, by the ``GM`` property of its first lines (``1`` Go, ``6`` backgammon:
     ``SGF_GAMES``); None for a text that does not open as an SGF game tree (``(;``) or names no game there."""
     head = ""
@@ -222,7 +222,7 @@ class UnreadableFile(Exception):
     """A record file that cannot be read (on): not text, an I/O error, a broken or refused archive member."""
 
 
-class Line(NamedTuple):
+class RecordLine(NamedTuple):
     """One line of a record file, without its line break. ``refused`` says why a line was not read (too long,
     NUL bytes), quoting its start; its ``text`` is then empty."""
 
@@ -266,7 +266,7 @@ class RecordFile:
         """The same file, read with ``encodings`` preferred where detection is unsure."""
         return replace(self, encodings=encodings)
 
-    def lines(self) -> Iterator[Line]:
+    def lines(self) -> Iterator[RecordLine]:
         """The lines of the file, decoded; raises UnreadableFile for a file that is not text (a NUL byte in
         its first BINARY_SNIFF_BYTES) or that cannot be read on."""
         try:
@@ -276,13 +276,13 @@ class RecordFile:
             raise UnreadableFile(f"cannot read: {error}") from error
 
 
-def text_lines(text: str) -> Iterator[Line]:
+def text_lines(text: str) -> Iterator[RecordLine]:
     """The lines of a text already in memory (line breaks as in files: ``\\n``, ``\\r\\n``, ``\\r``)."""
     lines = _split_text(text)
     if not lines[-1]:
         lines.pop()  # the text ends with a line break, or is empty
     for number, line in enumerate(lines, start=1):
-        yield Line(number, line)
+        yield RecordLine(number, line)
 
 
 _BREAK = re.compile(rb"\r\n|\r|\n")
@@ -375,7 +375,7 @@ def _decode(data: bytes, encoding: str) -> str:
         return data.decode(encoding, errors="replace")
 
 
-def _lines(stream: BinaryIO, max_bytes: int, preferred: Sequence[str] = ()) -> Iterator[Line]:
+def _lines(stream: BinaryIO, max_bytes: int, preferred: Sequence[str] = ()) -> Iterator[RecordLine]:
     """The decoded lines of ``stream``; a line over ``max_bytes`` is refused (its start kept for messages),
     as is a line holding NUL bytes. Lines that are not UTF-8 are read in the code page detected on the first
     block of lines that holds any (see ``legacy_encoding``), with ``preferred`` code pages first."""
@@ -387,7 +387,7 @@ def _lines(stream: BinaryIO, max_bytes: int, preferred: Sequence[str] = ()) -> I
             number += 1
             text = start.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
             limit = f"longer than the limit of {max_bytes:,} bytes"
-            yield Line(number, "", f"line of {length:,} bytes, {limit}: {text!r}...")
+            yield RecordLine(number, "", f"line of {length:,} bytes, {limit}: {text!r}...")
             continue
         try:  # the common case: a block of lines in UTF-8, decoded at once
             texts = None if b"\x00" in item else _split_text(item.decode("utf-8"))
@@ -396,7 +396,7 @@ def _lines(stream: BinaryIO, max_bytes: int, preferred: Sequence[str] = ()) -> I
         if texts is not None:
             for text in texts:
                 number += 1
-                yield Line(number, text)
+                yield RecordLine(number, text)
             continue
         lines = _BREAK.split(item)
         if encoding is None:
@@ -406,9 +406,9 @@ def _lines(stream: BinaryIO, max_bytes: int, preferred: Sequence[str] = ()) -> I
             number += 1
             text = _decode(data, encoding or FALLBACK_ENCODING)
             if b"\x00" in data:
-                yield Line(number, "", f"NUL bytes (binary data) in the line: {excerpt(text)}")
+                yield RecordLine(number, "", f"NUL bytes (binary data) in the line: {excerpt(text)}")
             else:
-                yield Line(number, text)
+                yield RecordLine(number, text)
 
 
 def _split(chunks: Iterator[bytes], max_bytes: int) -> Iterator[bytes | tuple[bytes, int]]:

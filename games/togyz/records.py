@@ -31,10 +31,10 @@ from typing import NamedTuple
 from taldau.base.records import (
     SGF_GAMES,
     HeaderNames,
-    Line,
     ReadLimits,
     RecordError,
     RecordFile,
+    RecordLine,
     StrayText,
     UnreadableFile,
     append_error,
@@ -215,7 +215,7 @@ def read_text(text: str, source: str, limits: ReadLimits | None = None) -> Itera
     yield from _read(_scan(text_lines(text)).form, text_lines(text), source, limits or ReadLimits())
 
 
-def _read(form: str, lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
+def _read(form: str, lines: Iterable[RecordLine], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
     if form == "compact":
         return _read_compact(lines, source, limits)
     return _MovetextReader(source, form, limits).read(lines)
@@ -263,7 +263,7 @@ def _is_move_word(word: str) -> bool:
     return True
 
 
-def _scan(lines: Iterable[Line]) -> _Scan:
+def _scan(lines: Iterable[RecordLine]) -> _Scan:
     """The format of a file's lines (see ``detect_format``), whether it holds any text, and whether that
     text is prose, holding nothing of a game record: no tag pair, move number, result, compact string or
     book line, and fewer words that read as moves than words that do not (a note may hold a number or two).
@@ -312,7 +312,7 @@ def _scan(lines: Iterable[Line]) -> _Scan:
     return _Scan("playok", has_text, prose)
 
 
-def _read_compact(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
+def _read_compact(lines: Iterable[RecordLine], source: str, limits: ReadLimits) -> Iterator[GameRecord]:
     """Compact strings: each line one game, each digit the origin pit of one ply. Other lines (a title, a
     note) are skipped, each run of them a warning of the game after it (the last game's, at the end)."""
     index = 0
@@ -335,7 +335,7 @@ def _read_compact(lines: Iterable[Line], source: str, limits: ReadLimits) -> Ite
         yield held
 
 
-def _compact_record(line: Line, index: int, source: str, limits: ReadLimits) -> GameRecord | None:
+def _compact_record(line: RecordLine, index: int, source: str, limits: ReadLimits) -> GameRecord | None:
     """The game of one line of a compact file, None for a line that holds none."""
     if line.refused is not None:
         record = GameRecord(source, index, "compact", line.number)
@@ -420,7 +420,7 @@ class _MovetextReader:
         self.result_tag_at: tuple[int, int] | None = None  # where the current record's Result tag is
         self.finished: list[GameRecord] = []
 
-    def read(self, lines: Iterable[Line]) -> Iterator[GameRecord]:
+    def read(self, lines: Iterable[RecordLine]) -> Iterator[GameRecord]:
         """The records of ``lines``, each yielded when the next one starts (the last at the end)."""
         for line in lines:
             self.read_line(line)
@@ -452,7 +452,7 @@ class _MovetextReader:
         self.record = GameRecord(self.source, self.index, self.form, line)
         return self.record
 
-    def read_line(self, line: Line) -> None:
+    def read_line(self, line: RecordLine) -> None:
         """Read one line: the rest of an open comment first, then its tokens."""
         if line.refused is not None:
             self.refuse(line.number, line.refused)

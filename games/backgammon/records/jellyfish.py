@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 
 from taldau.base.records import (
     HeaderNames,
-    Line,
     ReadLimits,
     RecordError,
+    RecordLine,
     StrayText,
     append_error,
     excerpt,
@@ -231,7 +231,7 @@ class Spot:
 
 
 @dataclass
-class GameState:
+class JellyfishGameState:
     """What reading a game needs to remember: its columns, the turn order so far and whether it is over."""
 
     game: GameRecord
@@ -256,7 +256,7 @@ class JellyfishReader:
         self.matches: list[MatchRecord] = []
         self.score_names: list[tuple[str, str] | None] = []  # per match: the names of its first score line
         self.length_seen = False
-        self.state: GameState | None = None
+        self.state: JellyfishGameState | None = None
         self.stray = StrayText()
 
     @property
@@ -264,7 +264,7 @@ class JellyfishReader:
         """The match being read."""
         return self.matches[-1] if self.matches else None
 
-    def read(self, lines: Iterable[Line]) -> Iterator[MatchRecord]:
+    def read(self, lines: Iterable[RecordLine]) -> Iterator[MatchRecord]:
         """All matches of the lines (at least one, holding an error when they have none), each yielded as
         soon as the next one begins."""
         for line in lines:
@@ -325,7 +325,7 @@ class JellyfishReader:
         if (game := GAME.match(line)) is not None:
             record = GameRecord(index=int(game["index"]), line=number)
             self.open_match().games.append(record)
-            self.state = GameState(record)
+            self.state = JellyfishGameState(record)
             return
         state = self.state
         waiting = state is not None and state.game.score is None and not state.game.actions

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from taldau.base.records import Line, ReadLimits, RecordFile, UnreadableFile, text_lines
+from taldau.base.records import ReadLimits, RecordFile, RecordLine, UnreadableFile, text_lines
 
 from .jellyfish import JellyfishReader
 from .record import MatchRecord
@@ -31,7 +31,7 @@ def detect_format(text: str) -> str | None:
     return detect_lines(text_lines(text))
 
 
-def detect_lines(lines: Iterable[Line]) -> str | None:
+def detect_lines(lines: Iterable[RecordLine]) -> str | None:
     """``detect_format`` of a file's lines, reading no further than it needs (refused lines say nothing)."""
     head = ""  # the first two characters of the text that are not white space: "(" and ";" for SGF
     sgf_game = jellyfish = game_line = numbered = False

@@ -37,7 +37,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from taldau.base.kind import DecisionKind
-from taldau.base.records import MAX_ERRORS_PER_GAME, Line, ReadLimits, RecordError, append_error, excerpt
+from taldau.base.records import (
+    MAX_ERRORS_PER_GAME,
+    ReadLimits,
+    RecordError,
+    RecordLine,
+    append_error,
+    excerpt,
+)
 
 from ..engine.cubeful import mwc_to_emg
 from ..rules.cube import MatchState, Rules
@@ -267,7 +274,7 @@ class SgfReader:
         line = bisect.bisect_right(self.line_starts, offset)
         return line, offset - self.line_starts[line - 1] + 1
 
-    def read(self, refused: Iterable[Line] = ()) -> Iterator[MatchRecord]:
+    def read(self, refused: Iterable[RecordLine] = ()) -> Iterator[MatchRecord]:
         """All matches of the text (at least one, holding an error when the text has none), each yielded
         as soon as the next one begins. Each ``refused`` line (read as empty) is an error of the game whose
         tree it falls in (of the first match when it comes before any tree)."""
@@ -304,7 +311,7 @@ class SgfReader:
             append_error(match.errors if game is None else game.errors, number, 1, reason)
         yield match
 
-    def refused_before(self, pending: deque[Line], offset: int) -> list[tuple[int, str]]:
+    def refused_before(self, pending: deque[RecordLine], offset: int) -> list[tuple[int, str]]:
         """The refused lines (number, reason) that start before ``offset``, taken from ``pending``."""
         taken: list[tuple[int, str]] = []
         while pending and self.line_starts[pending[0].number - 1] < offset:
@@ -554,12 +561,12 @@ def read_sgf(text: str, source: str, limits: ReadLimits | None = None) -> list[M
     return list(SgfReader(text, source, limits or ReadLimits()).read())
 
 
-def read_sgf_lines(lines: Iterable[Line], source: str, limits: ReadLimits) -> Iterator[MatchRecord]:
+def read_sgf_lines(lines: Iterable[RecordLine], source: str, limits: ReadLimits) -> Iterator[MatchRecord]:
     """The matches of a gnubg SGF file's lines, one at a time; a refused line (too long) reads as empty and
     is an error of the game it falls in. SGF is a tree, not a list of lines: the text is held whole, its
     game trees are read one at a time."""
     texts: list[str] = []
-    refused: list[Line] = []
+    refused: list[RecordLine] = []
     for line in lines:
         if line.refused is not None:
             refused.append(line)

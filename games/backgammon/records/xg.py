@@ -330,7 +330,7 @@ def _segments(moves: tuple[tuple[int, int], ...]) -> tuple[Segment, ...]:
 
 
 @dataclass
-class GameState:
+class XgGameState:
     """A game being read: its record, the Jellyfish row its actions stand on, a cube verdict waiting for
     the roll after it, and whether its records are passed over after an error."""
 
@@ -349,7 +349,7 @@ class XgReader:
         self.source = source
         self.limits = limits
         self.match = MatchRecord(source, FORMAT)
-        self.state: GameState | None = None
+        self.state: XgGameState | None = None
         self.version = 0
 
     def read(self, contents: GameFile) -> MatchRecord:
@@ -473,7 +473,7 @@ class XgReader:
         index = len(self.match.games) + 1
         game = GameRecord(index=index, line=0)
         self.match.games.append(game)
-        self.state = GameState(game)
+        self.state = XgGameState(game)
         game_number = _i32(record, 48)
         if game_number != index:
             game.warnings.append(RecordError(0, 0, f"record {number}: XG numbers this game {game_number}"))
@@ -486,7 +486,7 @@ class XgReader:
             game.add_error(0, 0, f"record {number}: automatic doubles in this game are not read")
             self.state.spoiled = True
 
-    def add(self, state: GameState, action: Action) -> None:
+    def add(self, state: XgGameState, action: Action) -> None:
         """Appends an action to the game, numbered by the row a Jellyfish file writes it on."""
         if len(state.game.actions) >= self.limits.max_plies:
             if not state.cut:
@@ -503,7 +503,7 @@ class XgReader:
         action = replace(action, number=state.row)
         state.game.actions.append(replace(action, text=format_action(action).strip()))
 
-    def read_cube(self, state: GameState, record: bytes) -> None:
+    def read_cube(self, state: XgGameState, record: bytes) -> None:
         """A cube entry: the roller's cube decision, and the answer to a double."""
         actif, double, take = _i32(record, 12), _i32(record, 16), _i32(record, 20)
         player = _player(actif)
@@ -533,7 +533,7 @@ class XgReader:
         else:
             raise XgError(f"answer {take} to a double is none")
 
-    def read_move(self, state: GameState, record: bytes) -> None:
+    def read_move(self, state: XgGameState, record: bytes) -> None:
         """A move entry: a roll and its play, with XG's analysis of it."""
         player = _player(_i32(record, 64))
         first, second = struct.unpack_from("<2i", record, 100)
@@ -559,7 +559,7 @@ class XgReader:
         action = replace(action, after=after)
         self.add(state, action)
 
-    def read_footer(self, state: GameState, record: bytes) -> None:
+    def read_footer(self, state: XgGameState, record: bytes) -> None:
         """A game footer: the winner and the points won."""
         winner, points = _i32(record, 24), _i32(record, 28)
         game = state.game
