@@ -7,7 +7,7 @@ Layout::
 
     manifest.json                           the settings, schema versions, the last run's counts, failures
                                             and inputs, the folder's totals, and the files of its tables
-                                            with their rows (``Manifest``, ``Tables``)
+                                            with their rows (``Manifest``, ``ManifestTables``)
     moves/<settings key>.<g>-00000.parquet  the decisions (``taldau.schemas.moves``) of generation g
     games/<settings key>.<g>-00000.parquet  the games (``taldau.schemas.games``) of generation g
 
@@ -160,7 +160,7 @@ class FolderSettings:
 
 
 @dataclass(frozen=True)
-class Tables:
+class ManifestTables:
     """The files of a folder's two tables (``moves``, ``games``), as names within their table's folder,
     their ``generation`` (each compaction writes the next) and the ``rows`` each table holds in all."""
 
@@ -176,7 +176,7 @@ class Tables:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Tables:
+    def from_json(cls, data: dict[str, Any]) -> ManifestTables:
         files, rows = data["files"], data["rows"]
         return cls(
             generation=int(data["generation"]),
@@ -203,7 +203,7 @@ class Manifest:
     inputs: Inputs
     folder: Counts
     schemas: dict[str, str] = field(default_factory=schema_versions)
-    tables: Tables | None = None
+    tables: ManifestTables | None = None
     folder_stored: bool = True
 
     @property
@@ -247,7 +247,7 @@ class Manifest:
             inputs=Inputs.from_json(data.get("inputs") or {}),
             folder=Counts.from_json(stored or asdict(counts)),
             schemas=dict(data.get("schemas") or {}),
-            tables=Tables.from_json(data["tables"]) if data.get("tables") else None,
+            tables=ManifestTables.from_json(data["tables"]) if data.get("tables") else None,
             folder_stored=bool(stored),
         )
 

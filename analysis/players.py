@@ -532,12 +532,12 @@ def open_folders(paths: Sequence[str | Path]) -> list[AnalysisFolder]:
     folders = [open_folder(path) for path in paths]
     first = folders[0]
     for other in folders[1:]:
-        judged_alike((str(first.path), Judge.of(first)), (str(other.path), Judge.of(other)))
+        judged_alike((str(first.path), AnalysisJudge.of(first)), (str(other.path), AnalysisJudge.of(other)))
     return folders
 
 
 @dataclass(frozen=True)
-class Judge:
+class AnalysisJudge:
     """How an analysis judged its decisions: the game, the engine's version and the search limit, which
     its figures and marks depend on (``label``: the engine as people read it,
     ``FolderSettings.engine_label``, not compared)."""
@@ -548,7 +548,7 @@ class Judge:
     label: str = field(default="", compare=False)
 
     @classmethod
-    def of(cls, folder: AnalysisFolder) -> Judge:
+    def of(cls, folder: AnalysisFolder) -> AnalysisJudge:
         settings = folder.settings
         return cls(settings.game, settings.engine, settings.limit, settings.engine_label)
 
@@ -559,11 +559,11 @@ class Judge:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, str]) -> Judge:
+    def from_json(cls, data: Mapping[str, str]) -> AnalysisJudge:
         return cls(**data)
 
 
-def judged_alike(first: tuple[str, Judge], other: tuple[str, Judge]) -> None:
+def judged_alike(first: tuple[str, AnalysisJudge], other: tuple[str, AnalysisJudge]) -> None:
     """FolderError naming both analyses (each a name and its judge) and how each was judged, unless one
     judge made them: figures and values judged otherwise do not mix."""
     if first[1] != other[1]:
@@ -646,7 +646,7 @@ def players(
     names = sorted({sitting.name for sitting in seen.values()}, key=_alphabetical)
     return PlayersReport(
         game=folders[0].settings.game,
-        judge=str(Judge.of(folders[0])),
+        judge=str(AnalysisJudge.of(folders[0])),
         rated=scale is not None and scale.pr_factor is not None,
         folders=tuple(str(folder.path) for folder in folders),
         players=tuple(found),

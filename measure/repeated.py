@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from taldau.analysis.folder import TABLES, Counts, Tables, manifest_file, open_folder
+from taldau.analysis.folder import TABLES, Counts, ManifestTables, manifest_file, open_folder
 from taldau.base.files import write_text_atomic
 from taldau.schemas.files import write_atomic
 
@@ -77,7 +77,7 @@ def repeat_folder(source: str | Path, out: str | Path, times: int) -> Path:
         stored.manifest,
         counts=_times(stored.manifest.counts, times),
         folder=_times(stored.manifest.folder, times),
-        tables=Tables(
+        tables=ManifestTables(
             generation=1,
             files={name: tuple(files[name]) for name in TABLES},
             rows={name: tables[name].num_rows * times for name in TABLES},

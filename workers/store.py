@@ -64,8 +64,8 @@ from taldau.analysis.folder import (
     Failure,
     FolderError,
     Manifest,
+    ManifestTables,
     Skipped,
-    Tables,
     damaged,
     manifest_file,
     own_table_file,
@@ -424,7 +424,9 @@ class ResultStore:
                     skipped=run.skipped(),
                     inputs=run.inputs,
                     folder=Counts.of(games, moves),
-                    tables=Tables(generation, files, {"games": games.num_rows, "moves": moves.num_rows}),
+                    tables=ManifestTables(
+                        generation, files, {"games": games.num_rows, "moves": moves.num_rows}
+                    ),
                 )
                 write_text_atomic(manifest.text(), manifest_file(self.out))  # the switch
             except OSError as error:

@@ -14,10 +14,10 @@ report (what it counted and skipped) in its Parquet metadata. A build skips the 
 lacks: the tables are then aggregated from the same parts, in the same order, as one build over all the
 inputs would, so they are the same.
 
-A book's evaluations are one judge's (``players.Judge``: one game, engine and search limit), so that they
-compare: a build or merge that would mix analyses judged otherwise is refused, naming both, as ``taldau
-players`` refuses them. Each evaluation part records its judge; parts of books built before that have
-their engine alone, and mix only with one another.
+A book's evaluations are one judge's (``players.AnalysisJudge``: one game, engine and search limit), so
+that they compare: a build or merge that would mix analyses judged otherwise is refused, naming both, as
+``taldau players`` refuses them. Each evaluation part records its judge; parts of books built before that
+have their engine alone, and mix only with one another.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from taldau.schemas.files import write_atomic
 
 from ..accounting import Inputs
 from ..folder import FolderError, is_analysis_folder
-from ..players import Judge, judged_alike
+from ..players import AnalysisJudge, judged_alike
 from .aggregate import aggregate
 from .inputs import (
     BookSettings,
@@ -188,7 +188,7 @@ class Book:
             found.append((path, InputReport.from_json(json.loads(metadata[REPORT_KEY]))))
         return found
 
-    def judges(self, besides: Iterable[str] = ()) -> list[tuple[str, Judge]]:
+    def judges(self, besides: Iterable[str] = ()) -> list[tuple[str, AnalysisJudge]]:
         """The analyses whose values the book's ``evals`` hold, each named with how it judged, but those
         named in ``besides`` (inputs read again)."""
         reports = [report for _, report in self._reports("evals")]
@@ -202,7 +202,7 @@ class Book:
                 found.append((report.source, judge))
         return found
 
-    def judge(self) -> Judge | None:
+    def judge(self) -> AnalysisJudge | None:
         """How the book's evaluations were judged (None: the book holds none)."""
         judges = self.judges()
         return judges[0][1] if judges else None
@@ -352,7 +352,7 @@ def build_book(
     return report
 
 
-def _one_judge(named: list[tuple[str, Judge]]) -> None:
+def _one_judge(named: list[tuple[str, AnalysisJudge]]) -> None:
     """BookMismatch unless one judge made the values of every analysis or book ``named`` (each with its
     judge), by ``players.judged_alike``: a book's values compare only then."""
     for other in named[1:]:

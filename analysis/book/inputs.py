@@ -31,7 +31,7 @@ from taldau.schemas.book import BOOK_EVALS_SCHEMA, BOOK_PLIES_SCHEMA, BOOK_SCHEM
 
 from ..accounting import NotUsed, Place, Unused, place_id
 from ..folder import open_folder
-from ..players import Judge
+from ..players import AnalysisJudge
 from ..validation import GameCheck, describe
 
 HASH_CHUNK = 1 << 20
@@ -69,8 +69,8 @@ class InputReport:
     ``other_game`` (the games of a file of the other game), ``duplicates`` (games found again in the same
     file; those found in another input are counted when the book is aggregated). ``engine``: the engine
     whose judgements an analysis folder brings (``FolderSettings.engine_label``), None for a record file;
-    ``judge``: how the folder judged them (``players.Judge`` as JSON: game, engine and limit; None for a
-    record file, and in books built before it was recorded)."""
+    ``judge``: how the folder judged them (``players.AnalysisJudge`` as JSON: game, engine and limit; None
+    for a record file, and in books built before it was recorded)."""
 
     source: str
     digest: str
@@ -92,15 +92,17 @@ class InputReport:
     def from_json(cls, data: dict[str, Any]) -> InputReport:
         return cls(**data)
 
-    def judged(self, game: str) -> Judge | None:
+    def judged(self, game: str) -> AnalysisJudge | None:
         """How the analysis folder of this report judged its values (None for a record file); in a book
         built before the judge was recorded, its engine alone and the limit as not recorded, so that it
         stays alike to another such part and to no recorded judge."""
         if self.kind != "analysis":
             return None
         if self.judge is not None:
-            return Judge.from_json(self.judge)
-        return Judge(game, self.engine or "an unknown engine", "a limit not recorded", self.engine or "")
+            return AnalysisJudge.from_json(self.judge)
+        return AnalysisJudge(
+            game, self.engine or "an unknown engine", "a limit not recorded", self.engine or ""
+        )
 
 
 @dataclass(frozen=True)
@@ -108,14 +110,15 @@ class Input:
     """One input of a build: a record file (``file``) or an analysis folder (``folder``), with the digest
     of its content and the settings, which names its part: the same content gives the same part in any
     build, so a build resumes past the inputs it has, and merging books counts a file once. ``engine``:
-    an analysis folder's engine (``FolderSettings.engine_label``), ``judge`` how it judged (``Judge``)."""
+    an analysis folder's engine (``FolderSettings.engine_label``), ``judge`` how it judged
+    (``AnalysisJudge``)."""
 
     name: str
     digest: str
     file: RecordFile | None = None
     folder: Path | None = None
     engine: str | None = None
-    judge: Judge | None = None
+    judge: AnalysisJudge | None = None
 
 
 def _digest(settings: BookSettings, what: str, chunks: Iterator[bytes]) -> str:
@@ -167,7 +170,7 @@ def analysis_input(folder: str | Path, settings: BookSettings) -> Input:
         digest,
         folder=stored.path,
         engine=stored.settings.engine_label,
-        judge=Judge.of(stored),
+        judge=AnalysisJudge.of(stored),
     )
 
 

@@ -80,7 +80,7 @@ def entries(book: Book, key: int, dice: str | None = None) -> list[Entry]:
 
 
 @dataclass(frozen=True)
-class Line:
+class BookLine:
     """One move of the tree of main lines: how deep it is (0 for the first moves), the roll it answers
     (backgammon) and the move with its figures."""
 
@@ -88,11 +88,11 @@ class Line:
     move: LookupMove
 
 
-def main_lines(book: Book, depth: int, width: int = 3, key: int | None = None) -> list[Line]:
+def main_lines(book: Book, depth: int, width: int = 3, key: int | None = None) -> list[BookLine]:
     """The tree of the book's main lines from ``key`` (None: the start), ``depth`` moves deep, the
     ``width`` most played moves of each position (of each roll, for backgammon), depth first."""
     lookup = book.lookup()
-    lines: list[Line] = []
+    lines: list[BookLine] = []
 
     def walk(at: int, level: int) -> None:
         if level == depth:
@@ -102,7 +102,7 @@ def main_lines(book: Book, depth: int, width: int = 3, key: int | None = None) -
             if shown.get(move.dice, 0) == width:
                 continue
             shown[move.dice] = shown.get(move.dice, 0) + 1
-            lines.append(Line(level, move))
+            lines.append(BookLine(level, move))
             walk(move.after, level + 1)
 
     walk(position_key(book, START) if key is None else key, 0)

@@ -69,7 +69,7 @@ class ReferenceTally:
         """The programs that judged, as one name (``judges``)."""
         return judges(self.references)
 
-    def add(self, game: Game) -> None:
+    def add(self, game: ReportGame) -> None:
         """Count ``game``'s decisions (nothing where the reference judged none of them)."""
         judged = [move for move in game.moves if move.reference is not None]
         if not judged:
@@ -87,7 +87,7 @@ class ReferenceTally:
 
     def pr(self, spelling: str, scale: MarkScale | None) -> float | None:
         """The PR by the reference of the player named ``spelling`` (``scale``'s factor x the reference's
-        mean loss over the counted decisions it judged, as ``Player.pr`` is made of ours); None where it
+        mean loss over the counted decisions it judged, as ``PlayerTally.pr`` is made of ours); None where it
         judged none or the scale has no PR."""
         games = self.games.get(spelling, [])
         judged = sum(count for _, count in games)
@@ -118,7 +118,7 @@ class ReportError(ValueError):
 
 
 @dataclass(frozen=True)
-class Game:
+class ReportGame:
     """One ``games`` row as a report shows it; ``moves`` are its decisions in order (empty unless the
     game was analysed, ``status`` ``ok``)."""
 
@@ -218,7 +218,7 @@ class Game:
 
 
 @dataclass
-class Player:
+class PlayerTally:
     """A player's figures over the games of a report: the sums behind accuracy (weighted by counted
     decisions), error rate (error / counted), its performance rating and marks per 100 counted
     decisions."""
@@ -279,7 +279,7 @@ class Match:
     """The games of one match (backgammon), in order, its score line and each player's figures over its
     analysed games (None when none was analysed)."""
 
-    games: list[Game]
+    games: list[ReportGame]
     sides: tuple[MatchSide, MatchSide] | None
 
     @property
@@ -307,7 +307,7 @@ class Match:
         return f"{kind}, {self.players[0]} {self.score[0]} - {self.players[1]} {self.score[1]}"
 
 
-def _match_sides(games: list[Game], scale: MarkScale | None) -> tuple[MatchSide, MatchSide] | None:
+def _match_sides(games: list[ReportGame], scale: MarkScale | None) -> tuple[MatchSide, MatchSide] | None:
     analysed = [game for game in games if game.sides is not None]
     if not analysed:
         return None
@@ -328,7 +328,7 @@ class Section:
     part of a match (``match`` None); ``games`` with their numbers in the table."""
 
     match: Match | None
-    games: list[tuple[int, Game]]
+    games: list[tuple[int, ReportGame]]
 
 
 @dataclass(frozen=True)
@@ -339,7 +339,7 @@ class Archive:
     time."""
 
     stored: AnalysisFolder
-    games: list[Game]
+    games: list[ReportGame]
 
     @property
     def folder(self) -> Path:
@@ -350,7 +350,7 @@ class Archive:
         return self.stored.settings
 
     @property
-    def analysed(self) -> list[Game]:
+    def analysed(self) -> list[ReportGame]:
         return [game for game in self.games if game.status == "ok"]
 
     @property
@@ -362,8 +362,8 @@ class Archive:
         """The games in the tables' order, those of a match grouped under it (a match: the games of one
         record file and task, in order; its invalid games join it by their file), the others as they
         come."""
-        groups: list[tuple[bool, list[tuple[int, Game]]]] = []  # (a match's, its numbered games)
-        by_match: dict[tuple[str, str], list[tuple[int, Game]]] = {}
+        groups: list[tuple[bool, list[tuple[int, ReportGame]]]] = []  # (a match's, its numbered games)
+        by_match: dict[tuple[str, str], list[tuple[int, ReportGame]]] = {}
         tasks = {game.source: game.task for game in self.games if game.in_match and game.task}
         for number, game in enumerate(self.games, start=1):
             if not game.in_match:
@@ -386,19 +386,19 @@ class Archive:
             sections.append(Section(Match(games, _match_sides(games, scale_of(games[0].game))), numbered))
         return sections
 
-    def players(self) -> list[Player]:
+    def players(self) -> list[PlayerTally]:
         """Every named player's figures over the analysed games, most games first."""
-        players: dict[str, Player] = {}
+        players: dict[str, PlayerTally] = {}
         scales: dict[str, MarkScale | None] = {}
         for game in self.analysed:
             if game.game not in scales:
                 scales[game.game] = scale_of(game.game)
             for name, side in zip(game.names, game.sides or (), strict=False):
                 if name is not None:
-                    players.setdefault(name, Player(name, scale=scales[game.game])).add(side)
+                    players.setdefault(name, PlayerTally(name, scale=scales[game.game])).add(side)
         return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
 
-    def with_moves(self) -> Iterator[Game]:
+    def with_moves(self) -> Iterator[ReportGame]:
         """Each analysed game with its decisions (in order of ply), one at a time, in the ``moves`` table's
         order (by game id; a game without decisions last), read ``BATCH_ROWS`` rows at a time: only one
         game's decisions are made into rows at once. ReportError when the table cannot be read, or holds
@@ -435,7 +435,7 @@ class Archive:
                 yield game
 
     @staticmethod
-    def _played(game: Game, moves: list[MoveRow]) -> Game:
+    def _played(game: ReportGame, moves: list[MoveRow]) -> ReportGame:
         return replace(game, moves=sorted(moves, key=lambda move: move.ply))
 
 
@@ -444,7 +444,7 @@ class Blunder:
     """A blunder as a list of the worst shows it: its game (without its decisions), the decision, and the
     decision named as its game's page names it (``Move 7``, ``Ply 8``)."""
 
-    game: Game
+    game: ReportGame
     move: MoveRow
     label: str
 
@@ -470,7 +470,7 @@ class Worst:
         return [entry[-1] for entry in sorted(self.kept, key=lambda entry: entry[:3], reverse=True)]
 
 
-def _game(row: dict[str, Any], strings: dict[str, str]) -> Game:
+def _game(row: dict[str, Any], strings: dict[str, str]) -> ReportGame:
     """The game of a ``games`` row; its headers' names and values held once in ``strings`` (a record's
     headers repeat from game to game: Site, Event, Variation ...)."""
     headers = {
@@ -478,7 +478,7 @@ def _game(row: dict[str, Any], strings: dict[str, str]) -> Game:
         for name, value in row.get("headers") or []
     }
     white_score, black_score = row.get("white_match_score"), row.get("black_match_score")
-    game = Game(
+    game = ReportGame(
         game_id=row["game_id"],
         game=row["game"],
         source=row["source"],
@@ -503,7 +503,7 @@ def _game(row: dict[str, Any], strings: dict[str, str]) -> Game:
     if row["status"] != "ok":
         return game
     sides = (SideFigures.of_row(row, SIDES[0]), SideFigures.of_row(row, SIDES[1]))
-    return Game(**{**{f.name: getattr(game, f.name) for f in fields(Game)}, "sides": sides})
+    return ReportGame(**{**{f.name: getattr(game, f.name) for f in fields(ReportGame)}, "sides": sides})
 
 
 def open_archive(folder: str | Path, query: str | None = None) -> Archive:

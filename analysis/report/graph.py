@@ -36,7 +36,7 @@ def evaluation_graph(
     axis: str | None = None,
 ) -> str:
     """The graph of a game's ``moves`` (in order) with the players' ``names`` (first, second) at the side
-    of their areas; each dot titled by ``named`` of its move (the page's ``Game.move_label``; by default
+    of their areas; each dot titled by ``named`` of its move (the page's ``ReportGame.move_label``; by default
     ``Ply N``) and the points captioned ``axis`` (by default ``ply (1 to N)``)."""
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     count = max(len(moves), 1)

@@ -53,9 +53,9 @@ from .data import (
     MARKS,
     Archive,
     Blunder,
-    Game,
     ReferenceTally,
     ReportError,
+    ReportGame,
     Worst,
     disputed,
     open_archive,
@@ -141,7 +141,7 @@ def write_report(
     book: str | Path | None = None,
 ) -> ReportSummary:
     """The report of the analysis in ``folder`` written into ``out`` (created; an earlier report's files
-    there are replaced), only for the games that match ``query`` when given (see ``Game.matches``).
+    there are replaced), only for the games that match ``query`` when given (see ``ReportGame.matches``).
     ``progress(done, total)`` is told once the games are read (none done) and after each game page. With
     ``book`` (an opening book's folder, of the analysis' game), each game page's move list says how every
     move of the book's plies stands in it (see ``BookView``). Raises ``ReportError``, before anything is
@@ -273,7 +273,7 @@ PLAYER_WORST = 10  # blunders drawn on a player's page
 
 
 @dataclass(frozen=True)
-class Opening:
+class PlayerOpening:
     """The first moves of some of a player's games (``moves``: Togyz moves, backgammon checker plays), the
     colour the player had, how many games and the player's score in them (None when none finished), and
     how the opening's last move stands in the report's opening book (None without one, or outside it)."""
@@ -325,7 +325,9 @@ class Tally:
                 owners[spelling].append(found.name)
         return cls(owners)
 
-    def add(self, index: int, listed: Game, game: Game, in_book: dict[int, BookMove], diagrams: int) -> None:
+    def add(
+        self, index: int, listed: ReportGame, game: ReportGame, in_book: dict[int, BookMove], diagrams: int
+    ) -> None:
         """Count ``game`` (``listed`` without its decisions), the ``index``-th analysed game, with the
         book's word on its moves and the ``diagrams`` drawn on its page."""
         self.decisions += len(game.moves)
@@ -388,7 +390,7 @@ def reference_prs(
 
 
 @dataclass(frozen=True)
-class Drawn:
+class DrawnBlunder:
     """A blunder of a player's, drawn."""
 
     blunder: Blunder
@@ -429,7 +431,9 @@ def _player_pages(
             events=by_event[found.name].periods if found.name in by_event else {},
             openings=_openings(tally.openings.get(found.name, [])),
             opening_plies=OPENING_PLIES,
-            worst=[Drawn(blunder, diagram(kinds[blunder.game.game], blunder.move)) for blunder in worst],
+            worst=[
+                DrawnBlunder(blunder, diagram(kinds[blunder.game.game], blunder.move)) for blunder in worst
+            ],
             reference=reference,
             reference_pr=reference.by_player.get(found.name) if reference else None,
             root="../",
@@ -440,7 +444,7 @@ def _player_pages(
     return figures
 
 
-def _openings(played: list[Played]) -> list[Opening]:
+def _openings(played: list[Played]) -> list[PlayerOpening]:
     """A player's openings (``played``: one per game and side), most played first."""
     counts: dict[tuple[str, int], list[float | None]] = defaultdict(list)
     in_book: dict[tuple[str, int], BookMove | None] = {}
@@ -452,6 +456,6 @@ def _openings(played: list[Played]) -> list[Opening]:
         finished = [score for score in scores if score is not None]
         score = sum(finished) / len(finished) if finished else None
         openings.append(
-            Opening(moves, ("first", "second")[side], len(scores), score, in_book.get((moves, side)))
+            PlayerOpening(moves, ("first", "second")[side], len(scores), score, in_book.get((moves, side)))
         )
     return sorted(openings, key=lambda opening: (-opening.games, opening.moves))

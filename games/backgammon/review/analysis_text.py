@@ -44,13 +44,13 @@ FIBS_OFFSET = 2050.0  # gnubg's rating offset: the FIBS rating of a player who m
 
 
 @dataclass
-class Figures:
-    """One player's statistics over some decisions (a game's, the match's), as gnubg's statistics count
-    them: checker plays (``moves``, those not forced ``unforced``, marks by glyph, error in EMG and
-    match winning chances), rolls by luck mark and the luck in EMG, cube and take decisions (all,
-    ``close`` or actual ones: those counted, doubles, takes, passes, error, and ``cube_errors``: for each
-    of gnubg's kinds of cube error, ``CUBE_ERRORS``, the count, the EMG and the MWC lost). ``mwc`` is False
-    in money play, where no decision has a loss in match winning chances.
+class StatContext:
+    """One player's statistics over some decisions (a game's, the match's), as gnubg's statistics (its
+    ``statcontext``) count them: checker plays (``moves``, those not forced ``unforced``, marks by glyph,
+    error in EMG and match winning chances), rolls by luck mark and the luck in EMG, cube and take
+    decisions (all, ``close`` or actual ones: those counted, doubles, takes, passes, error, and
+    ``cube_errors``: for each of gnubg's kinds of cube error, ``CUBE_ERRORS``, the count, the EMG and the
+    MWC lost). ``mwc`` is False in money play, where no decision has a loss in match winning chances.
 
     The luck is also counted in the unit of a result, as gnubg's luck-adjusted result needs it:
     ``luck_mwc`` in match winning chances (None where a roll's luck has none: an analysis stored before
@@ -102,7 +102,7 @@ LUCK_RATINGS = {
 }
 
 
-def luck_rating(side: Figures) -> str:
+def luck_rating(side: StatContext) -> str:
     """gnubg's luck rating of a player (``getLuckRating``): his luck per move (EMG, over every checker play,
     forced ones too) times 10, marked as a roll's luck is (``ReviewSettings.luck_mark``: above 0.3 lucky,
     0.6 very lucky); ``n/a`` without moves."""
@@ -125,11 +125,11 @@ def game_results(game: Game, table: MatchEquityTable | None = None) -> tuple[flo
 
 def figures(
     decisions: Iterable[tuple[Decision, str | None]], results: tuple[float, float] | None = None
-) -> tuple[Figures, Figures]:
+) -> tuple[StatContext, StatContext]:
     """Both players' statistics (index = side) over marked decisions, with the players' ``results`` (as
     ``game_results`` gives them, summed over the games counted; None before a game ended) and the
     results adjusted for their luck."""
-    sides = (Figures(), Figures())
+    sides = (StatContext(), StatContext())
     for decision, mark in decisions:
         player = sides[decision.side]
         player.mwc = player.mwc or decision.loss_mwc is not None
@@ -222,7 +222,7 @@ def _rating(error: float, count: int) -> str:
     return (EMG_SCALE.rating(error / count) or "n/a") if count else "n/a"
 
 
-def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], length: int = 0) -> list[str]:
+def statistics(title: str, names: Sequence[str], sides: Sequence[StatContext], length: int = 0) -> list[str]:
     """gnubg's statistics table: its four parts, a column per player (``length``: the match's, 0 for money
     play, for the FIBS ratings)."""
     in_match = any(side.mwc for side in sides)
@@ -236,13 +236,13 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], lengt
         """The error total, the error rate and the rating band of the figures named ``error`` (EMG) and
         ``mwc`` over the ``counted`` decisions."""
 
-        def total(side: Figures) -> str:
+        def total(side: StatContext) -> str:
             return _error_total(getattr(side, error), getattr(side, mwc), in_match)
 
-        def rate(side: Figures) -> str:
+        def rate(side: StatContext) -> str:
             return _error_rate(getattr(side, error), getattr(side, mwc), getattr(side, counted), in_match)
 
-        def band(side: Figures) -> str:
+        def band(side: StatContext) -> str:
             return _rating(getattr(side, error), getattr(side, counted))
 
         return [row(f"Error total {unit}", total), row(f"Error rate {rate_unit}", rate), row(rating, band)]
@@ -300,7 +300,7 @@ def statistics(title: str, names: Sequence[str], sides: Sequence[Figures], lengt
     return lines
 
 
-def _result_rows(sides: Sequence[Figures], in_match: bool, length: int) -> list[str]:
+def _result_rows(sides: Sequence[StatContext], in_match: bool, length: int) -> list[str]:
     """gnubg's rows after the overall rating: the actual and the luck-adjusted results (where a game
     ended), and in match play the FIBS rating difference the luck-adjusted result implies (the first
     player's) and each player's FIBS rating from his errors (``fibs_rating``)."""
@@ -340,7 +340,7 @@ def relative_fibs_rating(chances: float, length: int) -> float:
     return max(-2100.0, -2000.0 / math.sqrt(length) * math.log10(1.0 / chances - 1.0))
 
 
-def fibs_rating(side: Figures, length: int) -> tuple[float | None, float | None, float | None]:
+def fibs_rating(side: StatContext, length: int) -> tuple[float | None, float | None, float | None]:
     """gnubg's FIBS rating of a player from his error rates in an ``length``-point match: the rating
     (``FIBS_OFFSET`` less both losses; None without a counted decision), the rating lost by his checker
     play (error per unforced move x (8798 + 25526 / length); None without one) and by his cube decisions
