@@ -53,7 +53,7 @@ def validate(paths: tuple[str, ...], as_json: bool) -> None:
     sys.exit(0 if summary.inputs.problems == 0 and summary.games > 0 else 1)
 
 
-class Judged:
+class JudgedProgress:
     """The decisions judged so far, shown on ``shown`` (a progress line) as they come."""
 
     def __init__(self) -> None:
@@ -102,7 +102,7 @@ def annotate(
     from taldau.analysis.folder import FolderError, is_analysis_folder
 
     limit = BOTH_GAMES_LIMIT.given(depth, nodes, movetime, level)
-    judged = Judged()  # the progress of a review (none when stored judgements are printed)
+    judged = JudgedProgress()  # the progress of a review (none when stored judgements are printed)
     try:
         if any(is_analysis_folder(path) for path in paths):
             if len(paths) > 1 or game != "auto" or limit != Limit() or engine is not None:

@@ -325,7 +325,7 @@ class Difference:
 
 
 @dataclass(frozen=True)
-class Agreement:
+class VersionAgreement:
     """The two analyses of a ``game``'s decisions side by side: the ``decisions`` both hold, how many
     have the same best action, the same mark, both; those only one holds; a few ``examples`` of the
     decisions that disagree by ``AGREEING``."""
@@ -373,7 +373,7 @@ def _keyed(table: pa.Table) -> dict[tuple[str, int, int], dict[str, Any]]:
     return {(row["source"], row["index"], row["ply"]): row for row in table.select(COMPARED).to_pylist()}
 
 
-def compare(old: pa.Table, new: pa.Table, game: str) -> Agreement:
+def compare(old: pa.Table, new: pa.Table, game: str) -> VersionAgreement:
     """The decisions of ``old`` and ``new`` (tables with ``COMPARED``'s columns) matched by record file,
     game number and decision number and compared: best action, mark, and agreement as ``AGREEING`` has it
     for ``game``."""
@@ -401,7 +401,7 @@ def compare(old: pa.Table, new: pa.Table, game: str) -> Agreement:
                     (was["mark"], now["mark"]),
                 )
             )
-    return Agreement(
+    return VersionAgreement(
         game,
         len(both),
         same_best,
@@ -424,7 +424,7 @@ def _spread(values: Sequence[float]) -> dict[str, float | list[float] | None]:
 
 
 @dataclass(frozen=True)
-class GameReview:
+class GameComparison:
     """One game's archives analysed by both versions over the rounds: per round and version the CPU and
     wall seconds of all its archives and of one start-up; the ``decisions`` and ``games`` each version
     wrote, the settings each names, the ``agreement``, and the timed runs that ``compiled``."""
@@ -437,7 +437,7 @@ class GameReview:
     cpu: dict[str, tuple[float, ...]]
     wall: dict[str, tuple[float, ...]]
     startup: dict[str, tuple[float, ...]]
-    agreement: Agreement
+    agreement: VersionAgreement
     compiled: int = 0
 
     def per_decision(self, version: str, without_startup: bool = False) -> list[float]:
@@ -538,7 +538,7 @@ class ReviewReport:
     against: str
     current: str
     rounds: int
-    games: tuple[GameReview, ...] = field(default_factory=tuple)
+    games: tuple[GameComparison, ...] = field(default_factory=tuple)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -632,7 +632,7 @@ def _game_review(
     timed: Mapping[tuple[str, str, int], Timing],
     kept: Mapping[tuple[str, str], Analysed],
     rounds: int,
-) -> GameReview:
+) -> GameComparison:
     """One ``game``'s figures: its ``archives``' runs of ``timed`` summed per version and round, beside
     the start-up's, and the first round's decisions (``kept``) compared."""
     versions = (OLD, NEW)
@@ -648,7 +648,7 @@ def _game_review(
         )
 
     labels = {*archives, f"startup-{game}"}
-    return GameReview(
+    return GameComparison(
         game=game,
         archives=tuple(archives),
         games={version: sum(kept[version, archive].games for archive in archives) for version in versions},

@@ -20,9 +20,9 @@ from taldau.games.backgammon.rules.position import ROLLS, Position
 from taldau.measure.agreement import t95
 from taldau.measure.backgammon import match as match_module
 from taldau.measure.backgammon.match import (
-    GameResult,
-    MatchResult,
-    Player,
+    BackgammonGameResult,
+    BackgammonMatchResult,
+    BackgammonPlayer,
     dice_sequence,
     parse_player,
     play_game,
@@ -42,8 +42,8 @@ class BackwardEvaluator(PipEvaluator):
         return out
 
 
-PIPS = Player(PipEvaluator(), Search(), "pips:0")
-BACKWARD = Player(BackwardEvaluator(), Search(), "backward:0")
+PIPS = BackgammonPlayer(PipEvaluator(), Search(), "pips:0")
+BACKWARD = BackgammonPlayer(BackwardEvaluator(), Search(), "backward:0")
 
 
 def test_the_same_seed_gives_the_same_games() -> None:
@@ -76,7 +76,7 @@ def test_the_opening_roll_decides_who_starts() -> None:
 
 
 def test_a_player_against_itself_scores_zero_per_pair() -> None:
-    result = run_match(PIPS, Player(PIPS.evaluator, Search(), "pips again"), 10, seed=11)
+    result = run_match(PIPS, BackgammonPlayer(PIPS.evaluator, Search(), "pips again"), 10, seed=11)
     for pair in range(5):
         first, second = result.games[2 * pair : 2 * pair + 2]
         assert first.rolls == second.rolls and first.plies == second.plies
@@ -96,8 +96,8 @@ def test_games_come_in_pairs() -> None:
         run_match(PIPS, BACKWARD, 3)
 
 
-def game(pair: int, seat: int, a_won: bool, value: int) -> GameResult:
-    return GameResult(pair=pair, a_seat=seat, a_won=a_won, value=value, plies=10, rolls=((3, 1),))
+def game(pair: int, seat: int, a_won: bool, value: int) -> BackgammonGameResult:
+    return BackgammonGameResult(pair=pair, a_seat=seat, a_won=a_won, value=value, plies=10, rolls=((3, 1),))
 
 
 def test_result_arithmetic_on_a_hand_made_set() -> None:
@@ -110,7 +110,7 @@ def test_result_arithmetic_on_a_hand_made_set() -> None:
         game(2, 0, False, 3),
         game(2, 1, True, 1),
     )
-    result = MatchResult("a", "b", games)
+    result = BackgammonMatchResult("a", "b", games)
     assert result.played == 6 and result.points == 1
     assert result.points_per_game == pytest.approx(1 / 6)
     assert result.pair_means() == [0.0, 1.5, -1.0]
@@ -128,7 +128,7 @@ def test_result_arithmetic_on_a_hand_made_set() -> None:
         1,
         1,
     )
-    assert MatchResult("a", "b", games[:2]).margin is None
+    assert BackgammonMatchResult("a", "b", games[:2]).margin is None
 
 
 def test_a_margin_is_student_s_t_over_five_pairs_or_more() -> None:
@@ -140,7 +140,7 @@ def test_a_margin_is_student_s_t_over_five_pairs_or_more() -> None:
         for pair, pair_points in enumerate(points)
         for seat, won in enumerate(pair_points)
     )
-    result = MatchResult("a", "b", games)
+    result = BackgammonMatchResult("a", "b", games)
     means = [0.0, 1.5, -1.0, 1.0, -1.5]
     assert result.pair_means() == means
     assert t95(4) == pytest.approx(2.7764, abs=0.001)
@@ -207,7 +207,9 @@ def test_cubeless_luck_averages_to_zero_over_the_rolls() -> None:
 def test_a_judged_pair_of_one_player_is_adjusted_to_zero() -> None:
     """The same deterministic player on both sides plays the same game twice per pair, A once in each
     seat: A's luck in one game is B's in the other, so the adjusted points of a pair add up to 0 too."""
-    result = run_match(PIPS, Player(PIPS.evaluator, Search(), "pips again"), 6, seed=11, judge=PipEvaluator())
+    result = run_match(
+        PIPS, BackgammonPlayer(PIPS.evaluator, Search(), "pips again"), 6, seed=11, judge=PipEvaluator()
+    )
     assert result.judged and result.judge == "pips:0"
     for pair in range(3):
         first, second = result.games[2 * pair : 2 * pair + 2]
@@ -218,12 +220,12 @@ def test_a_judged_pair_of_one_player_is_adjusted_to_zero() -> None:
 
 def test_adjusted_result_arithmetic() -> None:
     games = (
-        GameResult(0, 0, True, 2, 10, ((3, 1),), a_luck=0.5),
-        GameResult(0, 1, False, 1, 10, ((3, 1),), a_luck=-0.25),
-        GameResult(1, 0, True, 1, 10, ((3, 1),), a_luck=1.0),
-        GameResult(1, 1, True, 1, 10, ((3, 1),), a_luck=0.0),
+        BackgammonGameResult(0, 0, True, 2, 10, ((3, 1),), a_luck=0.5),
+        BackgammonGameResult(0, 1, False, 1, 10, ((3, 1),), a_luck=-0.25),
+        BackgammonGameResult(1, 0, True, 1, 10, ((3, 1),), a_luck=1.0),
+        BackgammonGameResult(1, 1, True, 1, 10, ((3, 1),), a_luck=0.0),
     )
-    result = MatchResult("a", "b", games, "own:0")
+    result = BackgammonMatchResult("a", "b", games, "own:0")
     # adjusted: 1.5, -0.75, 0.0, 1.0: pair means 0.375 and 0.5
     assert result.adjusted_points_per_game == pytest.approx(1.75 / 4)
     assert result.pair_means(adjusted=True) == [0.375, 0.5]
@@ -231,7 +233,7 @@ def test_adjusted_result_arithmetic() -> None:
     payload = result.to_json()
     assert payload["judge"] == "own:0" and payload["adjusted_points_per_game"] == pytest.approx(0.4375)
     assert "luck-adjusted by own:0: +0.438" in str(result)
-    unjudged = MatchResult("a", "b", (game(0, 0, True, 1), game(0, 1, True, 1)))
+    unjudged = BackgammonMatchResult("a", "b", (game(0, 0, True, 1), game(0, 1, True, 1)))
     assert unjudged.adjusted_points_per_game is None and unjudged.adjusted_margin is None
     assert unjudged.to_json()["adjusted_points_per_game"] is None
 

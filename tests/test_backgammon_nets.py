@@ -60,7 +60,7 @@ from taldau.games.backgammon.rules.board import (
 from taldau.games.backgammon.rules.position import PlayBuffers, Position
 from taldau.games.backgammon.training.supervised import selfplay_positions
 from taldau.games.backgammon.training.td import self_play
-from taldau.measure.backgammon.match import Player, dice_sequence, play_game
+from taldau.measure.backgammon.match import BackgammonPlayer, dice_sequence, play_game
 
 ROLLS: list[tuple[int, int]] = [(high, low) for high, low in ROLL_DICE.tolist()]
 WEIGHTS: list[int] = ROLL_COUNTS.tolist()
@@ -816,7 +816,7 @@ def test_shipped_weights_load(shipped: OwnEvaluator) -> None:
 def test_shipped_weights_play_legal_games_to_the_end(shipped: OwnEvaluator) -> None:
     """Two games of the shipped evaluator against itself through ``match.play_game`` (every play from the
     rules core's legal plays); each ends, with 1, 2 or 3 points."""
-    player = Player(shipped, Search(plies=0), "own:0")
+    player = BackgammonPlayer(shipped, Search(plies=0), "own:0")
     for pair in range(2):
         result = play_game(player, player, 0, dice_sequence(3, pair), pair)
         assert result.value in (1, 2, 3)

@@ -36,8 +36,7 @@ from taldau.games.backgammon.rules.position import Position as BackgammonPositio
 from taldau.games.togyz import Position, read_games
 from taldau.games.togyz.engine import Engine
 from taldau.games.togyz.review import book_move
-from taldau.measure.backgammon.match import Player as BackgammonPlayer
-from taldau.measure.backgammon.match import book_play
+from taldau.measure.backgammon.match import BackgammonPlayer, book_play
 from taldau.schemas.book import BOOK_MOVES_SCHEMA, BOOK_POSITIONS_SCHEMA
 
 DATA = Path(__file__).resolve().parent / "data" / "book"

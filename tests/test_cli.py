@@ -415,15 +415,15 @@ def test_a_togyz_match_interval_is_wilson_s_and_none_below_ten_games() -> None:
     """Issue 54, item 11: 2 games won give no interval (not "100.0% +- 0.0%", nor a finite Elo); 10 won
     give Wilson's interval, below 100% and above 72%, and an Elo bounded below only."""
     from taldau.measure.agreement import wilson_interval
-    from taldau.measure.togyz.match import MatchResult
+    from taldau.measure.togyz.match import TogyzMatchResult
 
-    two = MatchResult(2, 0, 0)
+    two = TogyzMatchResult(2, 0, 0)
     assert two.interval is None and two.to_json()["interval"] is None
     assert str(two) == "2 games: +2 =0 -0, score 100.0% (no interval below 10 games), Elo +inf"
-    ten = MatchResult(10, 0, 0)
+    ten = TogyzMatchResult(10, 0, 0)
     assert ten.interval == wilson_interval(10, 10) and ten.interval[0] == pytest.approx(0.7225, abs=1e-4)
     assert str(ten).endswith("score 100.0% [72.2%, 100.0%], Elo +inf [+166, +inf]")
-    drawn = MatchResult(3, 4, 3)
+    drawn = TogyzMatchResult(3, 4, 3)
     assert drawn.interval == wilson_interval(5, 10) and "Elo +0 [" in str(drawn)
     code, output = run_stdout("match", "--openings", "1", "--depth", "1", "--jobs", "1")
     assert code == 0 and "no interval below 10 games" in output and "+- 0.0%" not in output

@@ -160,7 +160,7 @@ class RolloutCache:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class JudgedDecision:
     """One decision judged: each level's review of it, and the rolled-out plays (by the Position ID each
     leaves; empty where the decision is not rolled out: ``wants_rollout``)."""
 
@@ -202,7 +202,7 @@ class JudgeReport:
     """The levels judged by the rollouts on the same decisions (see the module)."""
 
     levels: tuple[str, ...]
-    verdicts: tuple[Verdict, ...]
+    verdicts: tuple[JudgedDecision, ...]
     rollout: RolloutSettings
     folder: str
     seed: int
@@ -210,14 +210,14 @@ class JudgeReport:
     rollout_seconds: float
     cache_file: str
 
-    def _disputed(self) -> list[Verdict]:
+    def _disputed(self) -> list[JudgedDecision]:
         return [verdict for verdict in self.verdicts if len(set(verdict.results)) > 1]
 
-    def _loss(self, verdict: Verdict, result: str) -> float:
+    def _loss(self, verdict: JudgedDecision, result: str) -> float:
         best = max(rolled.value for rolled in verdict.rolled.values())
         return max(0.0, best - verdict.rolled[result].value)
 
-    def _mark(self, verdict: Verdict) -> str | None:
+    def _mark(self, verdict: JudgedDecision) -> str | None:
         """The rollout-settled mark of the play made, at the review's thresholds (the same at every level;
         None where nothing was rolled out: no level saw a loss)."""
         if not verdict.rolled:
@@ -225,11 +225,11 @@ class JudgeReport:
         found = MARKING.mark(self._loss(verdict, verdict.played))
         return None if found is None else str(found)
 
-    def _near(self, verdict: Verdict) -> bool:
+    def _near(self, verdict: JudgedDecision) -> bool:
         """Whether the rollout-settled loss of the play made lies within NEAR of a mark threshold."""
         return bool(verdict.rolled) and near_threshold(self._loss(verdict, verdict.played))
 
-    def _agrees(self, verdict: Verdict, index: int) -> bool:
+    def _agrees(self, verdict: JudgedDecision, index: int) -> bool:
         """Whether level ``index``'s mark of the play made is the rollout-settled one."""
         mark = verdict.reviews[index].mark
         return (None if mark is None else str(mark)) == self._mark(verdict)
@@ -319,7 +319,9 @@ def judge_levels(
     from importlib import metadata
 
     cache = RolloutCache(cache_folder, rollout, metadata.version("bgsage"))
-    reviewed: list[tuple[Verdict, dict[str, Play], bool]] = []  # each decision, its plays, whether rolled
+    reviewed: list[
+        tuple[JudgedDecision, dict[str, Play], bool]
+    ] = []  # each decision, its plays, whether rolled
     if drawn:  # load nets and compile kernels outside the clock
         for level, review in zip(chosen, settings, strict=True):
             review_play(evaluators[level.engine], drawn[0].step, review)
@@ -337,7 +339,7 @@ def judge_levels(
         }
         results = tuple(plays[review.best].result.position_id() for review in reviews)
         played = plays[reviews[0].played].result.position_id()
-        verdict = Verdict(item, tuple(reviews), tuple(seconds), {}, results, played)
+        verdict = JudgedDecision(item, tuple(reviews), tuple(seconds), {}, results, played)
         reviewed.append((verdict, plays, wants_rollout(reviews, results, played)))
     work: list[tuple[Drawn, list[tuple[str, Play]]]] = []
     for verdict, plays, rolls in reviewed:

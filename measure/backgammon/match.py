@@ -22,8 +22,8 @@ same margin from several times fewer games.
 
 Games run on ``jobs`` processes, pairs handed out in batches; the results are the same whatever ``jobs``.
 
-A player may play from an opening book (``Player.book``): for a roll the book has a sound play of, it plays
-that one (``book_play``).
+A player may play from an opening book (``BackgammonPlayer.book``): for a roll the book has a sound play
+of, it plays that one (``book_play``).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def book_play(
 
 
 @dataclass(frozen=True)
-class Player:
+class BackgammonPlayer:
     """A side of a match: an evaluator and the limit it plays at; ``label`` names it in reports."""
 
     evaluator: Evaluator
@@ -95,7 +95,7 @@ class Player:
         return analyse(self.evaluator, position, dice, self.limit).best.play.result
 
 
-def parse_player(spec: str, evaluators: dict[str, Evaluator] | None = None) -> Player:
+def parse_player(spec: str, evaluators: dict[str, Evaluator] | None = None) -> BackgammonPlayer:
     """A player from ``ENGINE[:PLIES]`` such as ``own:2``, ``gnubg:0`` or ``nets.npz:1`` (a weights file of
     our nets; plies default to 0). Evaluators
     already loaded can be passed in ``evaluators`` (by engine name) and new ones are added to it, so that
@@ -108,7 +108,7 @@ def parse_player(spec: str, evaluators: dict[str, Evaluator] | None = None) -> P
     evaluators = {} if evaluators is None else evaluators
     if name not in evaluators:
         evaluators[name] = load_evaluator(name)
-    return Player(evaluators[name], engine_search(evaluators[name].name, plies), f"{name}:{plies}")
+    return BackgammonPlayer(evaluators[name], engine_search(evaluators[name].name, plies), f"{name}:{plies}")
 
 
 def dice_sequence(seed: int, pair: int) -> Iterator[Dice]:
@@ -119,7 +119,7 @@ def dice_sequence(seed: int, pair: int) -> Iterator[Dice]:
 
 
 @dataclass(frozen=True)
-class GameResult:
+class BackgammonGameResult:
     """One game of a match: its pair, the seat A sat in (0 or 1), whether A won, the points (1, 2, 3),
     the plies (rolls) played and the rolls themselves, opening roll first (as seat 0, seat 1 rolled it);
     with a judge, ``a_luck``: the luck of A's rolls minus the luck of B's (cubeless equity)."""
@@ -144,12 +144,12 @@ class GameResult:
 
 
 @dataclass(frozen=True)
-class MatchResult:
+class BackgammonMatchResult:
     """A's results over the games of a match, in pairs of duplicate games."""
 
     a: str
     b: str
-    games: tuple[GameResult, ...]
+    games: tuple[BackgammonGameResult, ...]
     judge: str | None = None
 
     @property
@@ -259,13 +259,13 @@ def _margin(means: list[float]) -> float | None:
 
 
 def play_game(
-    a: Player,
-    b: Player,
+    a: BackgammonPlayer,
+    b: BackgammonPlayer,
     a_seat: int,
     rolls: Iterator[Dice],
     pair: int = 0,
     judge: Evaluator | None = None,
-) -> GameResult:
+) -> BackgammonGameResult:
     """One cubeless game to the end with A in seat ``a_seat``, taking the dice from ``rolls``, each roll's
     luck measured by ``judge`` at 0-ply when one is given; raises RuntimeError if it lasts beyond
     ``MAX_PLIES`` rolls."""
@@ -286,7 +286,7 @@ def play_game(
         position = seats[position.turn].choose(position, dice)
         outcome = position.outcome()
         if outcome is not None:
-            return GameResult(
+            return BackgammonGameResult(
                 pair=pair,
                 a_seat=a_seat,
                 a_won=outcome.winner == a_seat,
@@ -300,7 +300,9 @@ def play_game(
     raise RuntimeError(f"game of pair {pair} did not end within {MAX_PLIES} plies: {a.label} vs {b.label}")
 
 
-def play_pairs(a: Player, b: Player, seed: int, judge: Evaluator | None, pairs: range) -> list[GameResult]:
+def play_pairs(
+    a: BackgammonPlayer, b: BackgammonPlayer, seed: int, judge: Evaluator | None, pairs: range
+) -> list[BackgammonGameResult]:
     """Both games of each duplicate pair in ``pairs`` (A in seat 0, then in seat 1)."""
     return [
         play_game(a, b, a_seat, dice_sequence(seed, pair), pair, judge) for pair in pairs for a_seat in (0, 1)
@@ -308,14 +310,14 @@ def play_pairs(a: Player, b: Player, seed: int, judge: Evaluator | None, pairs: 
 
 
 def run_match(
-    a: Player,
-    b: Player,
+    a: BackgammonPlayer,
+    b: BackgammonPlayer,
     games: int,
     seed: int = 0,
-    progress: Callable[[GameResult], None] | None = None,
+    progress: Callable[[BackgammonGameResult], None] | None = None,
     judge: Evaluator | None = None,
     jobs: int = 1,
-) -> MatchResult:
+) -> BackgammonMatchResult:
     """``games`` cubeless games (an even number: pairs of duplicate games) of A against B from ``seed``,
     on ``jobs`` processes, each roll's luck measured by ``judge`` when given; ``progress`` is called after
     each game, in the order of the games."""
@@ -324,7 +326,7 @@ def run_match(
     pairs = games // 2
     batches = [range(start, min(pairs, start + PAIRS_PER_TASK)) for start in range(0, pairs, PAIRS_PER_TASK)]
     play = partial(play_pairs, a, b, seed, judge)
-    results: list[GameResult] = []
+    results: list[BackgammonGameResult] = []
     if jobs > 1 and len(batches) > 1:
         with worker_pool(min(jobs, len(batches))) as pool:
             for batch in pool.map(play, batches):
@@ -338,4 +340,4 @@ def run_match(
                 if progress is not None:
                     progress(result)
     judge_name = None if judge is None else f"{judge.name}:0"
-    return MatchResult(a.label, b.label, tuple(results), judge_name)
+    return BackgammonMatchResult(a.label, b.label, tuple(results), judge_name)

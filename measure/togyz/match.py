@@ -1,6 +1,6 @@
 """Engine matches: two players play each opening with both colours; the score, with its 95% interval, is how
 engine changes are judged (``taldau match``). A player is anything that can start a game and choose a move
-(``Player``); it is made in each worker process from a picklable recipe (``PlayerSpec``): our engine with
+(``TogyzPlayer``); it is made in each worker process from a picklable recipe (``PlayerSpec``): our engine with
 its settings and limit (``EngineSpec``), or another program such as the AlphaZero net of
 ``taldau.measure.togyz.alphazero``. Our engine may play from an opening book (``book``): in a position of the
 book it plays a book move the engine does not refute (``review.book_move``).
@@ -26,10 +26,10 @@ from taldau.games.togyz.review import book_move
 from taldau.measure.agreement import MIN_MATCH_GAMES, wilson_interval
 
 MAX_PLIES = 600  # no real game comes near this; a longer game is adjudicated on its kazans
-ADJUDICATED = "adjudicated"  # GameResult.termination of a game stopped at MAX_PLIES
+ADJUDICATED = "adjudicated"  # TogyzGameResult.termination of a game stopped at MAX_PLIES
 
 
-class Player(Protocol):
+class TogyzPlayer(Protocol):
     """One side of a match game: told when a game starts, asked for a move (a pit 1..9) in a position."""
 
     def new_game(self) -> None: ...
@@ -40,7 +40,7 @@ class Player(Protocol):
 class PlayerSpec(Protocol):
     """A picklable recipe of a player, made anew in each process that plays games."""
 
-    def player(self) -> Player: ...
+    def player(self) -> TogyzPlayer: ...
 
 
 class EnginePlayer:
@@ -90,7 +90,7 @@ def _after(line: Sequence[int]) -> Position:
 
 
 @dataclass(frozen=True)
-class GameResult:
+class TogyzGameResult:
     """One match game, seen from player A.
 
     ``score_a``: 1, 0.5 or 0. ``moves``: the pits played from the start, the opening included.
@@ -159,7 +159,7 @@ class GameResult:
         }
 
 
-def play_game(opening: Sequence[int], a: Player, b: Player, a_is_white: bool) -> GameResult:
+def play_game(opening: Sequence[int], a: TogyzPlayer, b: TogyzPlayer, a_is_white: bool) -> TogyzGameResult:
     """Play from the opening to the end (or ``MAX_PLIES``), A with White when ``a_is_white``."""
     position = _after(opening)
     a.new_game()
@@ -183,7 +183,7 @@ def play_game(opening: Sequence[int], a: Player, b: Player, a_is_white: bool) ->
         winner = None if kazans[0] == kazans[1] else (Side.WHITE if kazans[0] > kazans[1] else Side.BLACK)
         termination = ADJUDICATED
     a_side = Side.WHITE if a_is_white else Side.BLACK
-    return GameResult(
+    return TogyzGameResult(
         opening=tuple(opening),
         a_is_white=a_is_white,
         score_a=0.5 if winner is None else 1.0 if winner is a_side else 0.0,
@@ -200,7 +200,7 @@ def play_game(opening: Sequence[int], a: Player, b: Player, a_is_white: bool) ->
     )
 
 
-def _play_pair(job: tuple[tuple[int, ...], PlayerSpec, PlayerSpec]) -> list[GameResult]:
+def _play_pair(job: tuple[tuple[int, ...], PlayerSpec, PlayerSpec]) -> list[TogyzGameResult]:
     """Both colours of one opening (runs in a worker process with its own players). Each player first
     makes one throwaway move from the start, so that loading or compiling its kernels in a fresh process
     is not counted as its thinking time."""
@@ -213,7 +213,7 @@ def _play_pair(job: tuple[tuple[int, ...], PlayerSpec, PlayerSpec]) -> list[Game
 
 
 @dataclass(frozen=True)
-class MatchResult:
+class TogyzMatchResult:
     """Settings A's results against B: wins, draws, losses, the score with its 95% interval, and the Elo
     gap."""
 
@@ -268,8 +268,8 @@ class MatchResult:
 class MatchReport:
     """A match seen from player A: the score, every game, the time a move of each player, A's losses."""
 
-    result: MatchResult
-    games: list[GameResult]
+    result: TogyzMatchResult
+    games: list[TogyzGameResult]
 
     @property
     def a_seconds_per_move(self) -> float:
@@ -280,7 +280,7 @@ class MatchReport:
         return sum(game.b_seconds for game in self.games) / max(1, sum(game.b_moves for game in self.games))
 
     @property
-    def losses(self) -> list[GameResult]:
+    def losses(self) -> list[TogyzGameResult]:
         return [game for game in self.games if game.score_a == 0.0]
 
     def lines(self) -> list[str]:
@@ -329,7 +329,7 @@ def run_players(
     games = [game for pair in pairs for game in pair]
     wins = sum(1 for game in games if game.score_a == 1.0)
     draws = sum(1 for game in games if game.score_a == 0.5)
-    return MatchReport(MatchResult(wins, draws, len(games) - wins - draws), games)
+    return MatchReport(TogyzMatchResult(wins, draws, len(games) - wins - draws), games)
 
 
 def run_match(
@@ -340,7 +340,7 @@ def run_match(
     jobs: int = 1,
     book: OpeningBook | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[MatchResult, list[GameResult]]:
+) -> tuple[TogyzMatchResult, list[TogyzGameResult]]:
     """Our engine with settings A against settings B at the same limit, every opening twice (colours
     swapped); A plays from ``book``; ``progress`` as ``run_players`` tells it."""
     specs = EngineSpec(settings_a, limit, book), EngineSpec(settings_b, limit)

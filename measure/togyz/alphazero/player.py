@@ -1,4 +1,4 @@
-"""The AlphaZero of nitromir/togyzkumalak-engine as a match player (``match.Player``): their search from
+"""The AlphaZero of nitromir/togyzkumalak-engine as a match player (``match.TogyzPlayer``): their search from
 each position, one tree for the whole game, the most visited pit at temperature 0."""
 
 from __future__ import annotations
