@@ -207,18 +207,47 @@ def features(
 
 @njit(cache=True, inline="always")
 def evaluate(state: np.ndarray, weights: np.ndarray, gains: np.ndarray, row: int, gains_at: int) -> int:
-    """Score of ``state`` for the side to move, in centi-kumalak.
+    """Score of ``state`` for the side to move, in centi-kumalak: the weighted sum of its ``features``.
 
-    ``weights`` holds the N_FEATURES weights followed by N_FEATURES cells of scratch space for the
-    features; ``gains[row, gains_at:]`` receives each pit's capture (see ``features``).
+    ``weights`` holds the N_FEATURES weights (any cells after them are not read); ``gains[row,
+    gains_at:]`` receives each pit's capture (see ``features``). The sum is the one of ``features`` times
+    ``weights`` taken term by term in FEATURES order, with the terms whose feature is 0 left out (adding
+    them changes nothing), so that it is the same number to the last bit.
     """
-    endings = False
-    for index in range(ENDINGS, N_FEATURES):
-        endings |= weights[index] != 0.0
-    features(state, weights, N_FEATURES, gains, row, gains_at, endings)
+    me = int(state[SIDE])
+    them = 1 - me
+    my_stones, my_mobility, my_best = _side_summary(state, me, gains, row, gains_at)
+    their_stones, their_mobility, their_best = _side_summary(state, them, gains, row, gains_at + PITS)
     total = 0.0
-    for index in range(N_FEATURES):
-        total += weights[index] * weights[N_FEATURES + index]
+    total += weights[0] * float(state[KAZAN + me] - state[KAZAN + them])
+    total += weights[1] * float(my_stones - their_stones)
+    total += weights[2] * float(my_mobility - their_mobility)
+    total += weights[3] * float(my_best)
+    total += weights[4] * float(their_best)
+    share = (my_stones + their_stones) / STONES
+    mine = np.int64(state[TUZDYK + me])
+    theirs = np.int64(state[TUZDYK + them])
+    mine_at = mine - them * PITS if mine >= 0 else np.int64(-1)
+    theirs_at = theirs - me * PITS if theirs >= 0 else np.int64(-1)
+    if mine_at >= 0 and mine_at == theirs_at:
+        total += weights[5 + mine_at] * (share - share)
+    elif mine_at >= 0 and (theirs_at < 0 or mine_at < theirs_at):
+        total += weights[5 + mine_at] * share
+        if theirs_at >= 0:
+            total += weights[5 + theirs_at] * -share
+    elif theirs_at >= 0:
+        total += weights[5 + theirs_at] * -share
+        if mine_at >= 0:
+            total += weights[5 + mine_at] * share
+    total += weights[13] * float(max(0, ATSYRAU_MARGIN - my_stones) - max(0, ATSYRAU_MARGIN - their_stones))
+    if weights[ENDINGS] != 0.0 or weights[ENDINGS + 1] != 0.0 or weights[ENDINGS + 2] != 0.0:
+        my_runway = _runway(state, me)
+        their_runway = _runway(state, them)
+        board = my_stones + their_stones
+        ending = 1.0 - share
+        total += weights[14] * ((my_stones - their_stones) * ending)
+        total += weights[15] * ((my_runway - their_runway) * ending)
+        total += weights[16] * (board * (my_runway - their_runway) / (my_runway + their_runway + 1) * ending)
     return int(np.floor(total + 0.5))
 
 

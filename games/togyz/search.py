@@ -46,7 +46,9 @@ taken as solved.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import numba
 import numpy as np
 from taldau.base.jit import njit, unowned
 
@@ -138,6 +140,42 @@ class Tables:
         self.work[GLOBAL, HISTORY : HISTORY + 2 * PITS] = 0
 
 
+def _prefetch_intrinsic() -> Any:
+    """The compiled ``prefetch_row``: asks the processor to bring row ``row`` of a 2-D array into its
+    caches (LLVM's ``prefetch``), without waiting for it and without any effect on the program."""
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def prefetch_row(typingctx: Any, table: Any, row: Any) -> Any:
+        if not isinstance(table, types.Array) or table.ndim != 2 or not isinstance(row, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            array = context.make_array(signature.args[0])(context, builder, value=args[0])
+            index = context.cast(builder, args[1], signature.args[1], types.intp)
+            zero = context.get_constant(types.intp, 0)
+            pointer = cgutils.get_item_pointer(context, builder, signature.args[0], array, [index, zero])
+            raw = builder.bitcast(pointer, ir.IntType(8).as_pointer())
+            word = ir.IntType(32)
+            kind = ir.FunctionType(ir.VoidType(), [raw.type, word, word, word])
+            prefetch = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0")
+            builder.call(prefetch, [raw, word(0), word(3), word(1)])  # a read, kept in every cache level
+            return context.get_dummy_value()
+
+        return types.none(table, row), codegen
+
+    return prefetch_row
+
+
+def _no_prefetch(table: np.ndarray, row: int) -> None:
+    """``prefetch_row`` where numba is disabled: nothing to do."""
+
+
+prefetch_row = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_intrinsic()
+
+
 @njit(cache=True)
 def _pack(score: int, depth: int, bound: int, move: int, heuristic: int) -> np.int64:
     return np.int64(
@@ -204,14 +242,15 @@ def _repeats(state, ply, work, keys):
 
 
 @njit(cache=True)
-def _order(state, ply, tt_move, work, use_ordering):
-    """Fill row ``ply``'s MOVES with the legal pits, best first (table move, captures, killers, history)."""
+def _order(state, ply, tt_move, work, use_ordering, gains_known):
+    """Fill row ``ply``'s MOVES with the legal pits, best first (table move, captures, killers, history);
+    ``gains_known``: row ``ply``'s GAINS hold each pit's capture already (the evaluation ran here)."""
     side = state[SIDE]
     count = 0
     for pit in range(PITS):
         if state[side * PITS + pit] == 0:
             continue
-        gain = capture_of(state, side, pit)
+        gain = work[ply, GAINS + pit] if gains_known else capture_of(state, side, pit)
         if not use_ordering:
             score = 0
         elif pit == tt_move:
@@ -374,7 +413,8 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
 
     horizon_before = work[GLOBAL, HORIZON]
     original_alpha = alpha
-    count = _order(state, ply, tt_move, work, work[GLOBAL, USE_ORDERING] != 0)
+    gains_known = static != INF
+    count = _order(state, ply, tt_move, work, work[GLOBAL, USE_ORDERING] != 0, gains_known)
     best = -INF
     best_move = NO_MOVE
     for index in range(count):
@@ -390,6 +430,16 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
         extend = _starving(child, work, ply)
         work[ply + 1, EXTENDED] = work[ply, EXTENDED] + extend
         next_depth = depth - 1 + extend
+        if use_tt and next_depth > 0:
+            # The child probes the table: start bringing its entry in, and the next sibling's, whose
+            # wait the child's subtree then hides (row ply + 2 is free until the child is searched).
+            mask = np.uint64(tt.shape[0] - 1)
+            prefetch_row(tt, np.int64(position_key(child, keys) & mask))
+            if index + 1 < count:
+                sibling = stack[ply + 2]
+                sibling[:] = state
+                sow(sibling, work[ply, MOVES + index + 1])
+                prefetch_row(tt, np.int64(position_key(sibling, keys) & mask))
         if index == 0:
             score = -negamax(ply + 1, next_depth, -beta, -alpha, stack, tt, work, weights, keys)
         else:
@@ -423,7 +473,8 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
                     work[ply, PV + deeper] = work[ply + 1, PV + deeper]
                 work[ply, PV_LENGTH] = max(work[ply + 1, PV_LENGTH], ply + 1)
                 if score >= beta:
-                    if capture_of(state, state[SIDE], pit) == 0:
+                    gain = work[ply, GAINS + pit] if gains_known else capture_of(state, state[SIDE], pit)
+                    if gain == 0:
                         if work[ply, KILLERS] != pit:
                             work[ply, KILLERS + 1] = work[ply, KILLERS]
                             work[ply, KILLERS] = pit
