@@ -23,6 +23,7 @@ from typing import Any
 
 from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
+from taldau.games.registry import game_kind
 from taldau.schemas import GameRow
 
 from .accounting import NotUsed, Unused
@@ -61,9 +62,10 @@ class StoredAnalysis:
         if not games:
             raise FolderError(f"{stored.path}: no analysed game in this analysis")
         decisions: dict[str, list[MarkedDecision]] = defaultdict(list)
+        kind = game_kind(stored.settings.game)
         for row in stored.rows("moves"):
             if row["game_id"] in games:
-                decisions[row["game_id"]].append(marked_decision(row))
+                decisions[row["game_id"]].append(marked_decision(row, kind))
         for rows in decisions.values():
             rows.sort(key=lambda marked: marked.decision.ply)
         return cls(stored.path, stored.settings, games, dict(decisions))

@@ -189,7 +189,7 @@ def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: st
         error=errors,
         match_length=None if match is None else match.length,
         match_score=None if match is None else match.score,
-        cube=None if match is None else match.cube,
+        cube=None if match is None else match.stake,
         winner=None if match is None else match.winner,
         points=None if match is None else match.points,
     )

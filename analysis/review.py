@@ -14,16 +14,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from taldau.base.kind import (
-    CUBE_ERRORS,
+    MOVE,
     Analyser,
     Annotation,
     Decision,
-    DecisionKind,
+    DecisionDetail,
     GameAnalysis,
     Limit,
     Mark,
     MarkScale,
-    cube_error_kind,
     pov,
 )
 from taldau.schemas import SideFigures
@@ -109,49 +108,37 @@ def player_stats(
     rows: Sequence[MarkedDecision], scale: MarkScale | None = None
 ) -> tuple[SideFigures, SideFigures]:
     """Both sides' figures (index = side) over ``rows``: those of a game, or all the games of a match for
-    the match's. Counts and losses split by kind (move; cube and take); the error rate (``mean_loss``)
-    and the accuracy are means over the decisions that are ``counted`` (0 and 100 without one); PR and
-    rating band come from the error rate through ``scale`` (None without one). The luck (over every
-    decision, in EMG and in match winning chances) and the match winning chances lost (over the counted
-    ones) are sums for both sides when any decision has them, else None; the kinds of cube error
-    (``base.kind.CUBE_ERRORS``, over the counted cube and take decisions) are counted where the game has
-    a cube (any luck or cube decision), else None; the PR by the reference where the record file judged
-    any counted decision (``reference_pr``)."""
-    has_mwc = any(row.decision.loss_mwc is not None for row in rows)
-    has_luck = any(row.decision.luck is not None for row in rows)
-    has_luck_mwc = any(row.decision.luck_mwc is not None for row in rows)
-    has_cube = has_luck or any(row.decision.kind is not DecisionKind.MOVE for row in rows)
+    the match's. Counts and losses split by kind (a move; any other decision: backgammon's cube and take);
+    the error rate (``mean_loss``) and the accuracy are means over the decisions that are ``counted`` (0
+    and 100 without one); PR and rating band come from the error rate through ``scale`` (None without
+    one); the PR by the reference where the record file judged any counted decision (``reference_pr``).
+    What the game adds (backgammon: the luck, the match winning chances lost, gnubg's kinds of cube
+    error) comes from its decisions' own part (``DecisionDetail.side_figures``)."""
+    decisions = [row.decision for row in rows]
+    detail = next((type(d.detail) for d in decisions if d.detail is not None), None)
     return tuple(
-        _side_figures(
-            [row for row in rows if row.decision.side == side],
-            has_mwc,
-            has_luck,
-            has_luck_mwc,
-            has_cube,
-            scale,
-        )
+        _side_figures([row for row in rows if row.decision.side == side], decisions, detail, scale)
         for side in (0, 1)
     )  # type: ignore[return-value]
 
 
 def _side_figures(
     rows: Sequence[MarkedDecision],
-    has_mwc: bool,
-    has_luck: bool,
-    has_luck_mwc: bool,
-    has_cube: bool,
+    game: Sequence[Decision],
+    detail: type[DecisionDetail] | None,
     scale: MarkScale | None,
 ) -> SideFigures:
-    """One side's figures over its decisions ``rows`` (see ``player_stats``)."""
+    """One side's figures over its decisions ``rows`` of the decisions ``game`` (see ``player_stats``)."""
     counted = [row.decision for row in rows if row.decision.counted]
-    checker = [decision for decision in counted if decision.kind is DecisionKind.MOVE]
-    cube = [decision for decision in counted if decision.kind is not DecisionKind.MOVE]
+    checker = [decision for decision in counted if decision.kind == MOVE]
+    other = [decision for decision in counted if decision.kind != MOVE]
     checker_error = sum((decision.loss for decision in checker), 0.0)
-    cube_error = sum((decision.loss for decision in cube), 0.0)
-    error = checker_error + cube_error
+    other_error = sum((decision.loss for decision in other), 0.0)
+    error = checker_error + other_error
     mean_loss = error / len(counted) if counted else 0.0
     accuracies = [move_accuracy(pov(d.chance_before, d.side), pov(d.chance_after, d.side)) for d in counted]
     marks = [row.mark for row in rows]
+    own = {} if detail is None else detail.side_figures([row.decision for row in rows], game)
     return SideFigures(
         inaccuracies=marks.count(Mark.DOUBTFUL),
         mistakes=marks.count(Mark.BAD),
@@ -163,19 +150,12 @@ def _side_figures(
         error=error,
         checker_counted=len(checker),
         checker_error=checker_error,
-        cube_counted=len(cube),
-        cube_error=cube_error,
-        error_mwc=sum(d.loss_mwc for d in counted if d.loss_mwc is not None) if has_mwc else None,
+        cube_counted=len(other),
+        cube_error=other_error,
         pr=scale.performance(mean_loss) if scale is not None and counted else None,
-        luck=sum(row.decision.luck for row in rows if row.decision.luck is not None) if has_luck else None,
         rating=scale.rating(mean_loss) if scale is not None and counted else None,
-        **(_cube_errors(cube) if has_cube else {}),
-        luck_mwc=(
-            sum(row.decision.luck_mwc for row in rows if row.decision.luck_mwc is not None)
-            if has_luck_mwc
-            else None
-        ),
         reference_pr=reference_pr(counted, scale),
+        **own,  # type: ignore[arg-type]
     )
 
 
@@ -187,16 +167,3 @@ def reference_pr(counted: Sequence[Decision], scale: MarkScale | None) -> float 
     if scale is None or not judged:
         return None
     return scale.performance(sum(judged, 0.0) / len(judged))
-
-
-def _cube_errors(counted: Sequence[Decision]) -> dict[str, int | float]:
-    """The counted cube and take decisions' errors by gnubg's kinds (``CUBE_ERRORS``): each kind's count
-    and EMG lost, as ``SideFigures`` names them."""
-    figures: dict[str, int | float] = {}
-    kinds = [cube_error_kind(decision) for decision in counted]
-    for index, (name, _) in enumerate(CUBE_ERRORS):
-        figures[name] = kinds.count(index)
-        figures[f"{name}_error"] = sum(
-            (decision.loss for decision, kind in zip(counted, kinds, strict=True) if kind == index), 0.0
-        )
-    return figures

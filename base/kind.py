@@ -28,7 +28,6 @@ from a book through ``OpeningBook``.
 from __future__ import annotations
 
 import datetime
-import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,14 +42,15 @@ Game = TypeVar("Game")
 
 @dataclass(frozen=True)
 class MatchFacts:
-    """Where a game stands in its match (backgammon): the match ``length`` in points (0 for money play),
-    the ``score`` of both players before the game (index = side), the cube's value when the game ended,
-    and the side that won it (None while unfinished) with the ``points`` won (cube value x 1, 2 or 3 for a
-    single game, gammon or backgammon)."""
+    """Where a game stands in its match, for a game played in matches to a number of points (backgammon):
+    the match ``length`` in points (0 for a session of single games), the ``score`` of both players before
+    the game (index = side), the ``stake`` the game was played for when it ended (backgammon: the cube's
+    value), and the side that won it (None while unfinished) with the ``points`` won (the stake times what
+    the win was worth)."""
 
     length: int
     score: tuple[int, int]
-    cube: int
+    stake: int
     winner: int | None
     points: int | None
 
@@ -125,27 +125,25 @@ STORED = "stored"
 (``GameKind.stored``)."""
 
 
-class DecisionKind(StrEnum):
-    """What a decision decides: a move (a Togyz sowing, a backgammon checker play), whether to double
-    (``cube``) or whether to take a double (``take``)."""
-
-    MOVE = "move"
-    CUBE = "cube"
-    TAKE = "take"
+MOVE = "move"
+"""The kind of decision every game has (``Decision.kind``): a move on the board (a Togyz sowing, a
+backgammon checker play). A game with other decisions declares their kinds itself (backgammon's cube and
+take decisions, ``games.backgammon.rules.cube.DecisionKind``), as strings that equal their values."""
 
 
 def move_numbers(turns: Iterable[tuple[int, str]]) -> list[int]:
     """The record's move number of each decision of a game, given as (side, kind) in order, numbered as
     a record's lines number them (Togyz ``1. 76(10) 23``; a Jellyfish match file's ``1) 31: 8/5 6/5
     64: 24/18 18/14``): the first player opens a line and the second closes it, or opens a line of his
-    own when the first has not (a game the second player begins); so the first player's answer to a
-    double of the second opens the next line. A cube decision followed by its maker's move is one turn:
-    not doubling, then rolling (one cell of the record)."""
+    own when the first has not (a game the second player begins); so the first player's answer to the
+    second's decision opens the next line. A decision that is not a move followed by its maker's move is
+    one turn: deciding before moving, then moving (one cell of the record; backgammon: not doubling, then
+    rolling)."""
     numbers: list[int] = []
     number, open_line, previous = 0, False, None
     for side, kind in turns:
-        if previous == (side, DecisionKind.CUBE) and kind == DecisionKind.MOVE:
-            numbers.append(number)  # the roll after not doubling: the same cell
+        if previous is not None and previous[0] == side and previous[1] != MOVE and kind == MOVE:
+            numbers.append(number)  # the move after deciding before it: the same cell
         elif side == 0 or not open_line:
             number += 1
             open_line = side == 0
@@ -246,112 +244,101 @@ class MarkScale:
         return None if self.pr_factor is None else self.pr_factor * error_rate
 
 
-# GNU Backgammon's rating bands by equity lost (EMG) per unforced move or close cube decision, in its own
-# words (gnubg's ``GetRating``: the first band whose bound the error rate is below).
-GNUBG_RATINGS: tuple[tuple[float, str], ...] = (
-    (0.002, "Supernatural"),
-    (0.005, "World class"),
-    (0.008, "Expert"),
-    (0.012, "Advanced"),
-    (0.018, "Intermediate"),
-    (0.026, "Casual player"),
-    (0.035, "Beginner"),
-    (math.inf, "Awful!"),
-)
-
-# Equity in EMG as GNU Backgammon marks it: doubtful, bad and very bad from 0.03, 0.06 and 0.12 lost, its
-# rating bands, and eXtreme Gammon's PR (500 x EMG lost per counted decision).
-EMG_SCALE = MarkScale("equity lost, EMG", (0.03, 0.06, 0.12), GNUBG_RATINGS, 500.0)
-
-
-class LuckMark(StrEnum):
-    """How lucky a roll was for the player who rolled it, as a short glyph. gnubg marks rolls with words
-    (very lucky, lucky, unlucky, very unlucky: above +0.6 / +0.3, below -0.3 / -0.6 EMG of luck) and its
-    SGF with ``GB``/``GW`` ("good for Black/White") of 1 or 2; XG with words as well: neither prints a glyph,
-    so these are taldau's."""
-
-    VERY_LUCKY = "++"
-    LUCKY = "+"
-    UNLUCKY = "-"
-    VERY_UNLUCKY = "--"
+COLUMN_TYPES = ("string", "bool", "int8", "int16", "int32", "int64", "uint64", "float64")
+"""The types a decision's column may have, by the names Arrow gives them (``taldau.schemas`` turns each
+into its Arrow type: the games declare their columns without importing pyarrow)."""
 
 
 @dataclass(frozen=True)
-class CubeEquities:
-    """What a cube decision is worth, in cubeful equity (EMG) from the deciding player's side: not doubling
-    (``no_double``), doubling and the opponent taking (``double_take``) or passing (``double_pass``), and
-    the analyser's verdict in its own words (gnubg's ``No double, take``, ``Double, pass``, ``Too good to
-    double, pass``, ``No redouble, take`` ...). For a take decision (the answer to a double) the equities
-    are the doubler's negated and the verdict stays the doubler's, as gnubg prints it."""
+class DetailColumn:
+    """A column of the ``moves`` table that one game's decisions fill (the others leave it null): its
+    ``name``, its ``type`` (one of ``COLUMN_TYPES``) and what it holds (``doc``, the Parquet field's
+    description). Every such column is nullable."""
 
-    no_double: float
-    double_take: float
-    double_pass: float
-    verdict: str
+    name: str
+    type: str
+    doc: str
+
+    def __post_init__(self) -> None:
+        if self.type not in COLUMN_TYPES:
+            raise ValueError(f"column {self.name}: type {self.type!r} is not one of {COLUMN_TYPES}")
+
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    """A game's columns of the ``moves`` table that follow the common column ``after`` (a field of
+    ``Decision``, or ``mark``), in order: where a game's columns stand in the one table every game
+    shares."""
+
+    after: str
+    columns: tuple[DetailColumn, ...]
+
+
+class DecisionDetail(Protocol):
+    """The part of a decision that only its game records (``Decision.detail``): each game declares its own
+    frozen dataclass (``GameKind.detail``), its columns in the ``moves`` table, how it is written to them
+    and read back, and what it adds to a player's figures.
+
+    ``columns`` names the game's columns and where they go; ``values`` is this detail as those columns
+    hold it (a value per column name); ``of_values`` reads a detail back from a row of the table (a
+    mapping of column names, a missing column read as null); ``side_figures`` sums what the game adds to
+    one side's figures (``taldau.schemas.SideFigures``' fields by name) over ``side``, that side's
+    decisions of ``game`` (all the decisions the figures are made over): {} for a game that adds none."""
+
+    columns: ClassVar[tuple[ColumnGroup, ...]]
+
+    def values(self) -> dict[str, object]: ...
+
+    @classmethod
+    def of_values(cls, row: Mapping[str, object]) -> DecisionDetail: ...
+
+    @classmethod
+    def side_figures(cls, side: Sequence[Decision], game: Sequence[Decision]) -> dict[str, object]: ...
 
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of a game as the engine judges it.
-
-    Common to both games:
+    """One decision of a game as the engine judges it: the part every game has, and its game's own
+    (``detail``).
 
     - ``ply``: the decision's index in its game, from 0. ``side`` 0 is the first player (Togyz White; in
       backgammon the match's first player, the left column of a Jellyfish record, gnubg's player 0).
-    - ``kind``: a move (Togyz sowing, backgammon checker play), a cube decision (whether to double before
-      rolling) or a take decision (the answer to a double).
-    - ``position``: the position before the decision as text (Togyz FEN; backgammon gnubg's Position ID,
-      with the cube and score in ``match_id``), ``key`` its stable 64-bit key.
+    - ``kind``: ``MOVE`` for a move on the board (Togyz sowing, backgammon checker play), else one of the
+      game's own kinds of decision (backgammon: ``cube``, whether to double before rolling, and ``take``,
+      the answer to a double).
+    - ``position``: the position before the decision as text (Togyz FEN; backgammon gnubg's Position ID),
+      ``key`` its stable 64-bit key.
     - ``played``, ``best`` and ``pv``: the action taken, the engine's best one and its principal variation,
       in the record's notation (backgammon: the play as gnubg writes it, ``24/20 13/8``; for a cube
       decision ``no double`` / ``double``, for a take decision ``take`` / ``pass`` / ``beaver``).
+    - ``score_best`` / ``score_played``: what the position is worth after the best / the played action,
+      first player's side, in the game's unit (Togyz kumalak; backgammon cubeful equity in EMG).
     - ``loss``: what the action taken gives away against the best one, from the mover's side, in the
       game's unit, never below 0: the error summed into the players' figures. ``drop``: the loss the marks
       are set by, in the analyser's ``MarkScale`` (mover's side; it may be a hair below 0 when the played
       action searched better than the best one did).
-    - ``forced``: the only legal action, never marked, never counted. ``counted``: the decision counts in
-      the error rate's denominator (Togyz: every move not forced; backgammon: plays not forced, and cube
-      and take decisions that are close or actual as gnubg counts them).
-    - ``depth``, ``seldepth``, ``nodes``, ``seconds``: how the engine searched (backgammon: the plies, the
-      plies, the positions evaluated, the time).
-
-    Sides: what a position is worth (``score_*``, ``cubeless_*``, ``chance_*``) is from the first
-    player's side, so that it reads along a game; what a decision costs or brings its maker (``loss``,
-    ``drop``, ``loss_mwc``, ``luck``, the ``cube`` options) from the deciding player's side.
-
-    Per game:
-
-    - Togyz Kumalak: ``score_best`` / ``score_played`` are the engine's scores in kumalak after the best
-      and the played move, ``loss`` kumalak (at most ``games.togyz.review.LOSS_CAP``), ``drop`` and the
-      winning chances ``chance_before`` (with the best move) / ``chance_after`` (after the move played)
-      in [-1, 1] through the win curve; plies to a forced result from the mover's side (positive: the
-      mover wins), None without one. The backgammon fields below stay None.
-    - Backgammon: ``dice`` as rolled (None for cube and take decisions); ``score_best`` /
-      ``score_played`` the cubeful equities in EMG (gnubg's normalised equity; in a match the match
-      winning chances rescaled) after the best / the played action, ``loss`` = ``drop`` the equity lost
-      in EMG; ``chance_before`` / ``chance_after`` the winning chances after the best / the played
-      action, 2 x the cubeless probability of winning the game - 1 (so in [-1, 1] as for Togyz); the
-      plies to a result are None. ``cubeless_best`` / ``cubeless_played``: cubeless equities (EMG) after
-      the best / the played action (a cube or take decision has one, before the roll, in both);
-      ``cube``: the three cubeful equities and the verdict of a cube or take decision (None for a play);
-      ``luck``: the luck of the roll (EMG: the equity after the roll minus the average over all rolls;
-      None for cube and take decisions) and ``luck_mark`` its mark; ``loss_mwc`` / ``luck_mwc``: the loss
-      and the luck in match winning chances (0 to 1; None in money play); ``match_id``: gnubg's Match ID
-      (cube, score, dice); ``judged``: how the decision was judged (``2-ply``; ``3-ply`` or ``rollout,
-      648 trials`` where a decision in doubt was settled again) and ``loss_se`` the standard error of its
-      loss (EMG) where a rollout judged it. Togyz leaves them None.
-
-    The reference, where the record file holds another program's judgement of the decision (eXtreme
-    Gammon's analysis in a ``.xg`` file, GNU Backgammon's in an analysed SGF): ``reference`` who judged
-    and at what level (``XG Roller++``, ``gnubg 2-ply``), ``reference_best`` its best action in the
-    notation of ``best`` and ``reference_loss`` what it says the action taken lost, in the unit of
-    ``loss``; None where the file holds none.
+    - ``chance_before`` / ``chance_after``: the winning chances after the best / the played action, first
+      player's side, in [-1, 1].
+    - ``forced``: the only legal action; ``counted``: counts in the players' error rates (never a forced
+      one).
+    - How it was judged: ``depth``, ``seldepth``, ``nodes`` and ``seconds`` of the search; ``judged``
+      where a decision in doubt was settled again deeper than the review's own search (``3-ply``;
+      ``rollout, 648 trials``) and ``loss_se`` the standard error of its loss where a sampled judgement
+      (a rollout) settled it; None where the search judged it alone.
+    - The reference, where the record file holds another program's judgement of the decision (eXtreme
+      Gammon's analysis in a ``.xg`` file, GNU Backgammon's in an analysed SGF; any game's record may hold
+      one): ``reference`` who judged and at what level (``XG Roller++``, ``gnubg 2-ply``),
+      ``reference_best`` its best action in the notation of ``best`` and ``reference_loss`` what it says
+      the action taken lost, in the unit of ``loss``; None where the file holds none.
+    - ``detail``: what only the decision's game records, in its own frozen dataclass
+      (``DecisionDetail``: Togyz the plies to a forced result; backgammon the dice, the match's state and
+      the cube, cubeless equities, the luck of the roll, match winning chances); None for a game that
+      records nothing more.
     """
 
     ply: int
     side: int
-    kind: DecisionKind
-    dice: tuple[int, int] | None
+    kind: str
     position: str
     key: int
     played: str
@@ -363,59 +350,22 @@ class Decision:
     drop: float
     chance_before: float
     chance_after: float
-    plies_to_result_best: int | None
-    plies_to_result_played: int | None
     forced: bool
     counted: bool
     depth: int
     seldepth: int
     nodes: int
     seconds: float
-    match_id: str | None = None
-    cubeless_best: float | None = None
-    cubeless_played: float | None = None
-    cube: CubeEquities | None = None
-    luck: float | None = None
     judged: str | None = None
     loss_se: float | None = None
-    luck_mark: LuckMark | None = None
-    loss_mwc: float | None = None
-    luck_mwc: float | None = None
     reference: str | None = None
     reference_best: str | None = None
     reference_loss: float | None = None
+    detail: DecisionDetail | None = None
 
     def __post_init__(self) -> None:
         if self.forced and self.counted:
             raise ValueError(f"decision {self.ply}: a forced decision is never counted")
-
-
-# gnubg's kinds of cube error, as its statistics name them, each with its column name. CP: the cash point,
-# where the double is a pass; DP: the doubling point, below which a double is wrong; TG: too good, where
-# the roller should play on for a gammon rather than double.
-CUBE_ERRORS = (
-    ("missed_doubles_below_cp", "Missed doubles below CP"),
-    ("missed_doubles_above_cp", "Missed doubles above CP"),
-    ("wrong_doubles_below_dp", "Wrong doubles below DP"),
-    ("wrong_doubles_above_tg", "Wrong doubles above TG"),
-    ("wrong_takes", "Wrong takes"),
-    ("wrong_passes", "Wrong passes"),
-)
-
-
-def cube_error_kind(decision: Decision) -> int | None:
-    """The index in ``CUBE_ERRORS`` of a cube or take decision's loss (None: a move, or no loss), as gnubg
-    sorts them: a missed double is above the cash point when Double/take is worth more than Double/pass
-    (the double would be passed), a wrong double above the too-good point when No double is worth more
-    than Double/pass; a take or a beaver that loses is a wrong take, a pass that loses a wrong pass."""
-    if decision.kind is DecisionKind.MOVE or decision.loss <= 0 or decision.cube is None:
-        return None
-    cube = decision.cube
-    if decision.kind is DecisionKind.CUBE:
-        if decision.played == "double":
-            return 3 if cube.no_double > cube.double_pass else 2
-        return 1 if cube.double_take > cube.double_pass else 0
-    return 5 if decision.played == "pass" else 4
 
 
 @dataclass(frozen=True)
@@ -527,13 +477,14 @@ class Opening:
 
     ``points``: what each side scored (index = side): Togyz 1 for a win, 1/2 for a draw, 0 for a loss;
     backgammon the points the winner took (cube, gammon and backgammon included, as the match or money
-    session counted them) and 0 for the loser; None when the record gives no result. ``gammon``: the
-    winner won a gammon or a backgammon (never for Togyz). ``ratings``: each side's rating as the headers
-    give it (None where they do not); ``date`` the game's date from the headers."""
+    session counted them) and 0 for the loser; None when the record gives no result. ``big_win``: the
+    winner won more than a plain win (backgammon: a gammon or a backgammon, which an opening book counts
+    in its ``gammon`` columns; never for Togyz). ``ratings``: each side's rating as the headers give it
+    (None where they do not); ``date`` the game's date from the headers."""
 
     plies: tuple[OpeningPly, ...]
     points: tuple[float, float] | None
-    gammon: bool
+    big_win: bool
     ratings: tuple[float | None, float | None]
     date: datetime.date | None
 
@@ -584,6 +535,10 @@ class GameKind(Protocol[Game]):
 
     engines: ClassVar[tuple[str, ...]]
     """The engines its analyser can use, by name, the default first; () when it has one engine only."""
+
+    detail: ClassVar[type[DecisionDetail] | None]
+    """The type of its decisions' own part (``Decision.detail``): its columns of the ``moves`` table, how
+    a row is read back, what it adds to a player's figures; None for a game that records nothing more."""
 
     @property
     def analyser(self) -> Analyser | None: ...

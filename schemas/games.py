@@ -32,9 +32,9 @@ backgammon EMG):
 
 A row carries one game's figures. A match's (a task's) are the same sums over its games, which readers
 derive: ``group by task`` and ``sum(white_error) / sum(white_counted)`` is the match's error rate (x 500 its
-PR; its rating band from the bounds of ``taldau.base.kind.GNUBG_RATINGS``), ``sum(white_accuracy *
-white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_stats`` over the decisions of
-all the match's games gives the same figures in Python.
+PR; its rating band from the bounds of ``taldau.games.backgammon.review.marks.GNUBG_RATINGS``),
+``sum(white_accuracy * white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_stats``
+over the decisions of all the match's games gives the same figures in Python.
 
 Version 2 added ``task``, the match columns and, per side, every figure after ``mean_loss``; version 1 files
 read with them null. Version 3 added the kinds of cube error, version 4 ``luck_mwc``, version 5
@@ -112,7 +112,8 @@ class SideFigures:
     rating: str | None = column(
         pa.string(), "gnubg's band of the error rate, Supernatural ... Awful! (backgammon)", True, None
     )
-    # gnubg's kinds of cube error (base.kind.CUBE_ERRORS), each counted and its loss summed (EMG)
+    # gnubg's kinds of cube error (games.backgammon.review.decision.CUBE_ERRORS), each counted and its loss
+    # summed (EMG)
     missed_doubles_below_cp: int | None = column(
         pa.int32(), "no double where Double, take was right (backgammon; null before schema 3)", True, None
     )

@@ -19,6 +19,13 @@ probability of winning the game - 1.
 ``counted`` says whether a decision counts in the players' error rates (the games table's figures):
 their mean loss is the mean of ``loss`` over the counted decisions.
 
+Columns: the table is one table for every game, its columns assembled from the registered games
+(``taldau.games.registry``): those every game's rows fill (``CommonColumns``: the fields of the decision
+record, ``taldau.base.kind.Decision``, with the game id and the mark) and each game's own, which the game
+declares with its part of the decision (``GameKind.detail``: its ``columns``, each group placed after the
+common column it names, with a plain type that ``pa.type_for_alias`` reads); another game's rows leave them
+null. The order, names and types are those the table has always had (a test pins them).
+
 Numbering: ``ply`` counts a game's decisions as players count moves, from 1 (the first decision of a game is
 1): a Togyz game's ply N is its Nth half-move (White's first move is 1, Black's answer 2; in a game from the
 start, the record's move ``k`` is plies ``2k - 1`` and ``2k``); a backgammon game's decisions are numbered in
@@ -33,10 +40,11 @@ version 2 files read with them null. Version 4 counts ``ply`` from 1 (files befo
 ``plies_from_one`` reads them as version 4 counts). Version 5 added ``judged`` and ``loss_se`` (how a
 backgammon decision was judged, and the standard error of a loss a rollout settled); files before it read
 with them null. Version 6 added ``luck_mwc`` (a roll's luck in match winning chances); files before it
-read with it null. Version 7 names every column as the decision record (``taldau.base.kind.Decision``)
-names its field (``position``, ``played``, ``best``, ``chance_before``, ``chance_after`` were ``fen``,
-``move``, ``best_move``, ``win_chance_before``, ``win_chance_after``: ``RENAMED_IN_7``) and stores
-``drop``, the loss the marks were set by; ``as_current`` reads every earlier file as version 7 has it.
+read with it null. Version 7 names every column as the decision record (``taldau.base.kind.Decision``,
+and its game's part) names its field (``position``, ``played``, ``best``, ``chance_before``,
+``chance_after`` were ``fen``, ``move``, ``best_move``, ``win_chance_before``, ``win_chance_after``:
+``RENAMED_IN_7``) and stores ``drop``, the loss the marks were set by; ``as_current`` reads every earlier
+file as version 7 has it.
 Version 8 added the reference: ``reference``, ``reference_best`` and ``reference_loss``, the judgement of
 the decision that the record file holds (XG's in a ``.xg``, gnubg's in an analysed SGF); files before it
 read with them null.
@@ -49,12 +57,14 @@ judged); the values the file does not give (scores, winning chances, cube equiti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import astuple, dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import Field, astuple, dataclass, field, fields, make_dataclass
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from taldau.base.kind import settled_label
+from taldau.base.kind import ColumnGroup, settled_label
+from taldau.games.registry import KINDS
 
 from .columns import column, column_names, columns_of, table_schema
 
@@ -72,9 +82,10 @@ RENAMED_IN_7 = {
 
 
 @dataclass(frozen=True, kw_only=True)
-class MoveRow:
-    """One row of the ``moves`` table: each field a column, its Arrow type and meaning declared with it
-    (MOVES_SCHEMA is generated from them); the backgammon columns default to null."""
+class CommonColumns:
+    """The columns of the ``moves`` table that every game's rows fill (the fields of
+    ``taldau.base.kind.Decision`` but its ``detail``, with the game's id and the decision's mark), in the
+    table's order: each field a column, its Arrow type and meaning declared with it."""
 
     game_id: str = column(pa.string(), "content-derived id of the game")
     ply: int = column(
@@ -86,17 +97,8 @@ class MoveRow:
         pa.int8(), "player deciding: 0 the first player (Togyz White, backgammon Player 1), 1 the second"
     )
     kind: str = column(pa.string(), "move (Togyz move, backgammon checker play), cube (double or not), take")
-    dice: str | None = column(
-        pa.string(),
-        "backgammon: the dice of a checker play as rolled, two digits ('31', '66'); null otherwise",
-        nullable=True,
-        default=None,
-    )
     position: str = column(
         pa.string(), "position before the decision: Togyz FEN, backgammon gnubg Position ID"
-    )
-    match_id: str | None = column(
-        pa.string(), "backgammon: gnubg Match ID before the decision", nullable=True, default=None
     )
     key: int = column(pa.uint64(), "stable 64-bit key of the position before the decision")
     played: str = column(
@@ -122,16 +124,6 @@ class MoveRow:
         "what the marks are set by, decider's side, in the analyser's scale: Togyz winning chances given "
         "away (0 to 2), backgammon EMG (the loss); a hair below 0 where the action taken searched better",
     )
-    plies_to_result_best: int | None = column(
-        pa.int16(),
-        "plies to a forced result after the best move, mover's side (> 0 a win), else null",
-        nullable=True,
-    )
-    plies_to_result_played: int | None = column(
-        pa.int16(),
-        "plies to a forced result after the move played, mover's side (> 0 a win), else null",
-        nullable=True,
-    )
     chance_before: float = column(
         pa.float64(),
         "winning chances with the best action, first player's side, -1 to 1 "
@@ -153,62 +145,6 @@ class MoveRow:
     seldepth: int = column(pa.int16(), "deepest ply reached")
     nodes: int = column(pa.int64(), "nodes (positions evaluated) for this decision")
     seconds: float = column(pa.float64(), "search time for this decision")
-    cubeless_best: float | None = column(
-        pa.float64(),
-        "backgammon: cubeless equity after the best action (a cube decision: before the roll), EMG, "
-        "first player's side",
-        nullable=True,
-        default=None,
-    )
-    cubeless_played: float | None = column(
-        pa.float64(),
-        "backgammon: cubeless equity after the action taken, EMG, first player's side",
-        nullable=True,
-        default=None,
-    )
-    no_double: float | None = column(
-        pa.float64(),
-        "backgammon cube and take decisions: cubeful equity of No double, EMG, decider's side",
-        nullable=True,
-        default=None,
-    )
-    double_take: float | None = column(
-        pa.float64(),
-        "backgammon cube and take decisions: cubeful equity of Double, take, EMG, decider's side",
-        nullable=True,
-        default=None,
-    )
-    double_pass: float | None = column(
-        pa.float64(),
-        "backgammon cube and take decisions: cubeful equity of Double, pass, EMG, decider's side",
-        nullable=True,
-        default=None,
-    )
-    verdict: str | None = column(
-        pa.string(),
-        "backgammon cube and take decisions: the right cube action in gnubg's words (the doubler's)",
-        nullable=True,
-        default=None,
-    )
-    luck: float | None = column(
-        pa.float64(),
-        "backgammon checker plays: luck of the roll, EMG, mover's side (equity after the roll minus "
-        "the average over all rolls)",
-        nullable=True,
-        default=None,
-    )
-    luck_mark: str | None = column(
-        pa.string(),
-        "backgammon: ++ very lucky, + lucky, - unlucky, -- very unlucky",
-        nullable=True,
-        default=None,
-    )
-    loss_mwc: float | None = column(
-        pa.float64(),
-        "backgammon match play: match winning chances lost, 0 to 1, decider's side",
-        nullable=True,
-        default=None,
-    )
     judged: str | None = column(
         pa.string(),
         "backgammon: how the decision was judged: its plies ('2-ply'), or where a decision in doubt was "
@@ -219,13 +155,6 @@ class MoveRow:
     loss_se: float | None = column(
         pa.float64(),
         "backgammon: standard error of loss (EMG) where a rollout judged the decision, else null",
-        nullable=True,
-        default=None,
-    )
-    luck_mwc: float | None = column(
-        pa.float64(),
-        "backgammon match play: luck of the roll in match winning chances, mover's side (null before "
-        "schema 6)",
         nullable=True,
         default=None,
     )
@@ -249,6 +178,15 @@ class MoveRow:
         default=None,
     )
 
+
+class _RowMethods:
+    """What a ``MoveRow`` answers besides its columns."""
+
+    side: int
+    judged: str | None
+    depth: int
+    loss_se: float | None
+
     @property
     def sign(self) -> int:
         """+1 when the first player decides, -1 for the second: turns first-player values to the mover's."""
@@ -260,6 +198,52 @@ class MoveRow:
         None (``base.kind.settled_label``)."""
         return settled_label(self.judged, self.depth, self.loss_se)
 
+
+# The plain types a game declares its columns in (``base.kind.COLUMN_TYPES``, Arrow's names) as Python's.
+_PYTHON_TYPES: dict[str, type] = {"string": str, "bool": bool, "float64": float}
+
+
+def _game_columns(groups: Iterable[ColumnGroup]) -> Iterator[tuple[str, ColumnGroup]]:
+    """Every registered game's column groups, in the registry's order, with the game's name."""
+    for kind in KINDS:
+        if kind.detail is not None:
+            yield from ((kind.name, group) for group in kind.detail.columns)
+    yield from (("", group) for group in groups)
+
+
+def assembled(extra: Iterable[ColumnGroup] = ()) -> list[tuple[str, Any, Field[Any]]]:
+    """The ``moves`` table's columns as dataclass fields (name, type, field): the common ones
+    (``CommonColumns``) with each registered game's own (``GameKind.detail``'s ``columns``, and
+    ``extra`` groups after them) each placed after the column its group names, a game's after those of
+    the games registered before it that follow the same column. A column declared twice (by two games,
+    or by a game and the common ones) is a ValueError: the table has one column of each name."""
+    specs = [
+        (item.name, item.type, field(default=item.default, metadata=item.metadata))
+        for item in fields(CommonColumns)
+    ]
+    names = [name for name, _, _ in specs]
+    last: dict[str, str] = {}
+    for game, group in _game_columns(extra):
+        if group.after not in names:
+            raise ValueError(f"{game}: no column {group.after!r} to put {group.columns} after")
+        at = names.index(last.get(group.after, group.after)) + 1
+        for offset, declared in enumerate(group.columns):
+            if declared.name in names:
+                raise ValueError(f"{game}: the moves table has a column {declared.name!r} already")
+            kind = _PYTHON_TYPES.get(declared.type, int)
+            item = column(pa.type_for_alias(declared.type), declared.doc, nullable=True, default=None)
+            specs.insert(at + offset, (declared.name, kind | None, item))
+            names.insert(at + offset, declared.name)
+        last[group.after] = group.columns[-1].name
+    return specs
+
+
+MoveRow = make_dataclass("MoveRow", assembled(), bases=(_RowMethods,), frozen=True, kw_only=True)
+MoveRow.__module__ = __name__
+MoveRow.__doc__ = """One row of the ``moves`` table: the common columns (``CommonColumns``) and each
+registered game's own (``GameKind.detail``), in the table's order, each field a column with its Arrow type
+and meaning (MOVES_SCHEMA is generated from them); a game's columns default to null (another game's rows
+leave them so)."""
 
 MOVES_SCHEMA = table_schema("moves", MOVES_SCHEMA_VERSION, columns_of(MoveRow))
 

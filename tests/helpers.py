@@ -5,12 +5,15 @@ rows of the moves table made by hand, filler but for what a test names."""
 from __future__ import annotations
 
 import re
+from dataclasses import fields as fields_of
 from typing import Any
 
 import numpy as np
-from taldau.base.kind import Decision, DecisionKind
+from taldau.base.kind import MOVE, Decision
+from taldau.games.backgammon.review.decision import BackgammonDetail
 from taldau.games.backgammon.rules.cube import MatchState, Rules
 from taldau.games.togyz import START_FEN, Position
+from taldau.games.togyz.decision import TogyzDetail
 from taldau.schemas import MoveRow
 
 # What a decision's search records, alike in a game's Decision and in a row of the moves table: the start
@@ -26,11 +29,21 @@ SEARCHED: dict[str, Any] = {
     "counted": True,
 }
 
+COMMON = {item.name for item in fields_of(Decision)}
+TOGYZ = {item.name for item in fields_of(TogyzDetail)}
+
 
 def make_decision(**fields: Any) -> Decision:
     """A game's first decision, a move of the first player, with ``SEARCHED``; ``fields`` in place of any of
-    these."""
-    return Decision(**(SEARCHED | {"ply": 0, "side": 0, "kind": DecisionKind.MOVE, "dice": None} | fields))
+    these. A field of a game's own part of the decision goes into its ``detail``: a backgammon one
+    (``BackgammonDetail``: dice, match_id, cube, luck ...) makes a backgammon decision, else it is Togyz's
+    (``TogyzDetail``: the plies to a result)."""
+    given = SEARCHED | {"ply": 0, "side": 0, "kind": MOVE} | fields
+    common = {name: value for name, value in given.items() if name in COMMON}
+    togyz = {name: value for name, value in given.items() if name in TOGYZ}
+    backgammon = {name: value for name, value in given.items() if name not in COMMON | TOGYZ}
+    detail = BackgammonDetail(**backgammon) if backgammon else TogyzDetail(**togyz)
+    return Decision(**common, detail=common.get("detail", detail))
 
 
 def make_move_row(**fields: Any) -> MoveRow:

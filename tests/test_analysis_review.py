@@ -20,10 +20,11 @@ from taldau.analysis.review import (
     review_headers,
 )
 from taldau.analysis.rows import move_rows
-from taldau.base.kind import Limit, Mark, MarkScale, mark_for
+from taldau.base.kind import Decision, Limit, Mark, MarkScale, mark_for
 from taldau.base.winchance import WinCurve, fit_win_curve
 from taldau.games.togyz import Game, Position, read_games, write_scoresheet
 from taldau.games.togyz.chances import load_win_curve
+from taldau.games.togyz.decision import TogyzDetail
 from taldau.games.togyz.engine import Engine, EngineSettings
 from taldau.games.togyz.kind import SCALE, TogyzKind
 from taldau.games.togyz.review import LOSS_CAP, VERIFICATION, Verification, review_game
@@ -48,6 +49,12 @@ VERSION_3_COLUMNS = {
 }
 VERSION_5_COLUMNS = {"judged", "loss_se"}
 VERSION_8_COLUMNS = {"reference", "reference_best", "reference_loss"}
+
+
+def plies(decision: Decision) -> TogyzDetail:
+    """A Togyz decision's own part: the plies to a forced result."""
+    assert isinstance(decision.detail, TogyzDetail)
+    return decision.detail
 
 
 def reviewed(game: Game, engine: Engine, limit: Limit = LIMIT) -> tuple[list[MoveRow], GameReview]:
@@ -187,7 +194,8 @@ def test_the_played_move_is_valued_by_the_next_positions_search(togyz_examples: 
     taken = 0
     for row, after in pairwise(one):
         stones = Position.from_fen(after.position).stones_on_board()
-        if row.played == row.best or stones <= 16 or row.plies_to_result_best or after.plies_to_result_best:
+        proven = plies(row).plies_to_result_best or plies(after).plies_to_result_best
+        if row.played == row.best or stones <= 16 or proven:
             continue
         assert row.score_played == after.score_best  # both from White's side
         taken += 1
@@ -252,7 +260,9 @@ def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None
     for game in games:
         (analysis,) = analyser.review(write_playok(game), "sample", Limit(depth=3))
         for row in analysis.decisions:
-            proven = row.plies_to_result_best is not None or row.plies_to_result_played is not None
+            proven = (
+                plies(row).plies_to_result_best is not None or plies(row).plies_to_result_played is not None
+            )
             if row.forced or proven or Position.from_fen(row.position).stones_on_board() <= 16:
                 continue
             assert row.depth in (3, 4, 6, 9)

@@ -16,12 +16,15 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 from taldau.analysis.review import judge
-from taldau.base.kind import EMG_SCALE, Analyser, DecisionKind, Limit
+from taldau.base.kind import Analyser, Limit
 from taldau.cli.main import main
 from taldau.games.backgammon.engine.gnubg import gnubg_available
 from taldau.games.backgammon.kind import BackgammonAnalyser, BackgammonKind
 from taldau.games.backgammon.records.record import ActionKind
 from taldau.games.backgammon.records.replay import read_games
+from taldau.games.backgammon.review.decision import bg
+from taldau.games.backgammon.review.marks import EMG_SCALE
+from taldau.games.backgammon.rules.cube import DecisionKind
 from taldau.games.togyz.kind import TogyzKind
 
 DATA = Path(__file__).resolve().parent / "data" / "backgammon" / "gnubg" / "analysis"
@@ -94,16 +97,17 @@ def test_gnubgs_own_analysis_through_the_common_face() -> None:
         for review in reviews:
             for marked in review.decisions:
                 decision = marked.decision
-                theirs = expected[(decision.kind.value, decision.position, decision.match_id)]
+                detail = bg(decision)
+                theirs = expected[(decision.kind.value, decision.position, detail.match_id)]
                 if decision.kind is DecisionKind.MOVE:
                     plays += 1
                     losses += abs(decision.loss - theirs["loss"]) < 0.005
                     marks += LABELS[marked.mark] == theirs["mark"]
                 else:
-                    assert decision.cube is not None
+                    assert detail.cube is not None
                     cubes += 1
-                    verdicts += decision.cube.verdict == theirs["verdict"]
-                    equities += abs(decision.cube.no_double - theirs["equities"]["no_double"]) < 0.01
+                    verdicts += detail.cube.verdict == theirs["verdict"]
+                    equities += abs(detail.cube.no_double - theirs["equities"]["no_double"]) < 0.01
         if fixture["length"] == 0:  # money: gnubg counts a beaver's decisions otherwise
             continue
         for side in (0, 1):

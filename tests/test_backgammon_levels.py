@@ -12,7 +12,6 @@ import numpy as np
 import pandas
 import pytest
 from click.testing import CliRunner
-from taldau.base.kind import DecisionKind
 from taldau.cli.main import main
 from taldau.games.backgammon.engine.analyse import Search, analyse, load_evaluator
 from taldau.games.backgammon.engine.cube_plies import after_play_equity, plied_cube_decision
@@ -23,7 +22,7 @@ from taldau.games.backgammon.review.cubes import CubeReview, cube_in_doubt, cube
 from taldau.games.backgammon.review.levels import CLOSE_CUBE, Doubt, ReviewSettings, Settle
 from taldau.games.backgammon.review.match import review_match
 from taldau.games.backgammon.review.plays import MoveDecision, play_in_doubt
-from taldau.games.backgammon.rules.cube import MatchState
+from taldau.games.backgammon.rules.cube import DecisionKind, MatchState
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backgammon" / "galaxy-6800849.txt"
 SAGE = pytest.mark.skipif(not sage_available(), reason="bgsage cannot run on this machine")

@@ -15,10 +15,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from taldau.base.kind import EMG_SCALE, DecisionKind, move_numbers
+from taldau.base.kind import move_numbers
 from taldau.cli.main import main
 from taldau.games.backgammon.records.record import ActionKind
 from taldau.games.backgammon.records.replay import read_games
+from taldau.games.backgammon.review.marks import EMG_SCALE
+from taldau.games.backgammon.rules.cube import DecisionKind
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MATCH = EXAMPLES / "backgammon" / "galaxy-6800849.txt"

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from taldau.base.kind import CUBE_ERRORS
 from taldau.games.backgammon.engine.analyse import load_evaluator
+from taldau.games.backgammon.review.decision import CUBE_ERRORS
 from taldau.measure.agreement import Z95, MarkAgreement, wilson_interval
 from taldau.measure.backgammon.reference import (
     GNUBG_MARKS,

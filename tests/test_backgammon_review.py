@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from taldau.analysis.review import judge, player_stats
-from taldau.base.kind import EMG_SCALE, DecisionKind, Mark
+from taldau.base.kind import Mark
 from taldau.games.backgammon.engine.analyse import load_evaluator
 from taldau.games.backgammon.engine.cubeful import CubeMistake
 from taldau.games.backgammon.engine.gnubg import gnubg_available
@@ -30,10 +30,11 @@ from taldau.games.backgammon.kind import game_analyses
 from taldau.games.backgammon.records.replay import Game, read_games
 from taldau.games.backgammon.review.cubes import CubeChoice, CubeReview
 from taldau.games.backgammon.review.levels import ReviewedDecision, ReviewSettings
+from taldau.games.backgammon.review.marks import EMG_SCALE
 from taldau.games.backgammon.review.match import MatchReview, review_match
 from taldau.games.backgammon.review.plays import MoveDecision, roll_luck
 from taldau.games.backgammon.rules.board import ROLL_COUNTS
-from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.rules.cube import DecisionKind, MatchState, Rules
 from taldau.games.backgammon.rules.position import ROLLS, Position
 from taldau.schemas import SideFigures
 

@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
 from fuzz.seeds import XG_RECORD, xg_file, xg_records
-from taldau.base.kind import DecisionKind
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.cli.main import main
 from taldau.games.backgammon import ActionKind, Position, Termination, read_games
@@ -21,6 +20,7 @@ from taldau.games.backgammon.records.jellyfish import read_jellyfish
 from taldau.games.backgammon.records.replay import Game, replay_file
 from taldau.games.backgammon.records.xg import read_xg
 from taldau.games.backgammon.review.cubes import CubeChoice
+from taldau.games.backgammon.rules.cube import DecisionKind
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg"
 XG = SAMPLE / "hsbt-paris-2023.xg"

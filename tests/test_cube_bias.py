@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from conftest import SHARED_DATA
-from taldau.base.kind import DecisionKind
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.backgammon.engine.analyse import load_evaluator
 from taldau.games.backgammon.engine.sage import RolloutSettings, SageRollout, sage_available
 from taldau.games.backgammon.records.readers import read_matches
 from taldau.games.backgammon.records.xg import cube_probabilities
 from taldau.games.backgammon.review.levels import ReviewSettings
+from taldau.games.backgammon.rules.cube import DecisionKind
 from taldau.measure.backgammon.cube_bias import JUDGES, OURS, ROLLOUTS, XG, cube_bias
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg" / "hsbt-paris-2023.xg"

@@ -33,6 +33,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "measure": {"taldau.cli", "click"},
     "cli": set(),
 }
+# What a package may import although a rule above bans it: the schemas assemble the ``moves`` table's columns
+# from the registered games (each game declares its own), so they see the games through the registry alone.
+ALLOWED: dict[str, set[str]] = {"schemas": {"taldau.games.registry"}}
 
 
 def imports(path: Path, package: str) -> list[tuple[int, str]]:
@@ -73,6 +76,7 @@ def test_each_package_imports_only_the_layers_below_it(package: str) -> None:
         for path in _sources(package)
         for line, name in imports(path, package)
         if any(name == banned or name.startswith(f"{banned}.") for banned in FORBIDDEN[package])
+        and name not in ALLOWED.get(package, set())
     ]
     assert _sources(package) and wrong == []
 

@@ -18,22 +18,14 @@ from helpers import make_decision
 from taldau.analysis.batch import game_row
 from taldau.analysis.review import GameReview, judge, player_stats, review_headers
 from taldau.analysis.rows import move_rows
-from taldau.base.kind import (
-    CUBE_ERRORS,
-    EMG_SCALE,
-    CubeEquities,
-    Decision,
-    DecisionKind,
-    GameAnalysis,
-    GameFacts,
-    LuckMark,
-    MarkScale,
-    MatchFacts,
-)
+from taldau.base.kind import Decision, GameAnalysis, GameFacts, MarkScale, MatchFacts
 from taldau.cli.main import main
-from taldau.games.backgammon.engine.cubeful import emg_to_mwc, game_result_mwc
+from taldau.games.backgammon.engine.cubeful import CubeEquities, emg_to_mwc, game_result_mwc
 from taldau.games.backgammon.review.analysis_text import figures, luck_rating, statistics
-from taldau.games.backgammon.rules.cube import MatchState, Rules
+from taldau.games.backgammon.review.decision import CUBE_ERRORS
+from taldau.games.backgammon.review.luck import LuckMark
+from taldau.games.backgammon.review.marks import EMG_SCALE
+from taldau.games.backgammon.rules.cube import DecisionKind, MatchState, Rules
 from taldau.games.backgammon.rules.ids import MatchId
 from taldau.games.backgammon.rules.position_text import state_from_match_id
 from taldau.games.togyz.kind import SCALE as TOGYZ_SCALE

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from conftest import SHARED_DATA
 from taldau.analysis.batch import BatchSettings
 from taldau.analysis.folder import open_folder
-from taldau.base.kind import EMG_SCALE, STORED, DecisionKind, Limit
+from taldau.base.kind import STORED, Limit
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.cli.main import main
 from taldau.games.backgammon import kind
@@ -25,6 +25,8 @@ from taldau.games.backgammon.kind import BackgammonKind
 from taldau.games.backgammon.records.readers import read_matches
 from taldau.games.backgammon.records.writer import write_jellyfish
 from taldau.games.backgammon.review import match as review
+from taldau.games.backgammon.review.marks import EMG_SCALE
+from taldau.games.backgammon.rules.cube import DecisionKind
 from taldau.games.backgammon.rules.position import Position
 
 SAMPLE = SHARED_DATA / "backgammon" / "xg"

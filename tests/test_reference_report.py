@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
 from taldau.analysis.report.site import number
-from taldau.base.kind import EMG_SCALE
 from taldau.cli.main import main
+from taldau.games.backgammon.review.marks import EMG_SCALE
 
 XG = SHARED_DATA / "backgammon" / "xg" / "hsbt-paris-2023.xg"
 pytestmark = pytest.mark.skipif(not XG.exists(), reason="needs ../shared/data/backgammon/xg (the XG sample)")

@@ -17,6 +17,7 @@ import pytest
 from taldau.base.kind import Decision, Mark
 from taldau.games.togyz import Position
 from taldau.games.togyz.chances import load_win_curve
+from taldau.games.togyz.decision import TogyzDetail
 from taldau.games.togyz.engine import (
     Engine,
     EngineSettings,
@@ -127,7 +128,8 @@ def test_the_review_with_the_row_solve_marks_the_move_that_walks_into_a_starved_
 
     solved = review("default+row10")
     assert solved.played == position.san(8) and int(solved.best[0]) in ending.right
-    assert solved.plies_to_result_played == -22 and SCALE.mark(solved.drop) == Mark.VERY_BAD
+    assert isinstance(solved.detail, TogyzDetail) and solved.detail.plies_to_result_played == -22
+    assert SCALE.mark(solved.drop) == Mark.VERY_BAD
     assert SCALE.mark(review("today").drop) is None  # the review of before saw nothing there
 
 

@@ -222,7 +222,7 @@ def read_records(item: Input, settings: BookSettings) -> tuple[pa.Table, InputRe
                 columns["after"].append(move.after)
                 columns["points_for"].append(None if points is None else points[side])
                 columns["points_against"].append(None if points is None else points[1 - side])
-                columns["gammon"].append(opening.gammon)
+                columns["gammon"].append(opening.big_win)
                 columns["rating"].append(opening.ratings[side])
                 columns["opponent_rating"].append(opening.ratings[1 - side])
                 columns["date"].append(opening.date)

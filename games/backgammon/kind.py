@@ -21,9 +21,7 @@ from typing import ClassVar
 import numpy as np
 from taldau.base.identity import former_game_id, game_id
 from taldau.base.kind import (
-    EMG_SCALE,
     Annotation,
-    CubeEquities,
     Decision,
     GameAnalysis,
     GameFacts,
@@ -41,14 +39,16 @@ from taldau.base.records import RecordFile
 from . import recognises as is_backgammon
 from .engine import Evaluator
 from .engine.analyse import DEFAULT_ENGINE, ENGINES, EngineChoice, choose_evaluator
-from .engine.cubeful import cubeless_emg
+from .engine.cubeful import CubeEquities, cubeless_emg
 from .records.record import ActionKind
 from .records.replay import Game, read_games, replay_file
 from .records.task import task_games, task_text
 from .records.writer import format_action
 from .review.analysis_text import analysis_text
 from .review.cubes import CubeChoice, CubeReview
+from .review.decision import BackgammonDetail
 from .review.levels import DEFAULT_LEVEL, LEVEL_PLIES, ReviewedDecision, ReviewSettings
+from .review.marks import EMG_SCALE
 from .review.match import MatchReview, review_match
 from .review.plays import MoveDecision
 from .review.verdicts import reference, stored_analyses
@@ -267,14 +267,10 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
         "kind": reviewed.kind,
         "position": reviewed.position_id,
         "key": step.position.key,
-        "match_id": reviewed.match_id,
         "loss": reviewed.loss,
         "drop": reviewed.loss,
-        "loss_mwc": reviewed.loss_mwc,
         "judged": reviewed.judged,
         "loss_se": reviewed.loss_se,
-        "plies_to_result_best": None,
-        "plies_to_result_played": None,
         "nodes": 0,
         "seconds": 0.0,
         **reference(step, reviewed.kind),
@@ -283,7 +279,6 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
         state = step.state
         return Decision(
             **common,
-            dice=(int(reviewed.dice[0]), int(reviewed.dice[1])),
             played=reviewed.played,
             best=reviewed.best,
             pv=reviewed.best,
@@ -291,22 +286,26 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
             score_played=pov(reviewed.played_equity, player),
             chance_before=pov(2 * reviewed.best_probabilities[0] - 1, player),
             chance_after=pov(2 * reviewed.played_probabilities[0] - 1, player),
-            cubeless_best=pov(cubeless_emg(reviewed.best_probabilities, state, player), player),
-            cubeless_played=pov(cubeless_emg(reviewed.played_probabilities, state, player), player),
-            luck=reviewed.luck,
-            luck_mwc=reviewed.luck_mwc,
-            luck_mark=reviewed.luck_mark,
             forced=reviewed.forced,
             counted=not reviewed.forced,
             depth=reviewed.plies,
             seldepth=reviewed.plies,
+            detail=BackgammonDetail(
+                dice=(int(reviewed.dice[0]), int(reviewed.dice[1])),
+                match_id=reviewed.match_id,
+                cubeless_best=pov(cubeless_emg(reviewed.best_probabilities, state, player), player),
+                cubeless_played=pov(cubeless_emg(reviewed.played_probabilities, state, player), player),
+                luck=reviewed.luck,
+                luck_mark=reviewed.luck_mark,
+                loss_mwc=reviewed.loss_mwc,
+                luck_mwc=reviewed.luck_mwc,
+            ),
         )
     assert isinstance(reviewed, CubeReview)
     chance = pov(2 * reviewed.probabilities[0] - 1, player)
     cubeless = pov(reviewed.cubeless_equity, player)
     return Decision(
         **common,
-        dice=None,
         played=str(reviewed.action),
         best=str(reviewed.best),
         pv=str(reviewed.best),
@@ -314,13 +313,19 @@ def _decision(game: Game, ply: int, reviewed: ReviewedDecision) -> Decision:
         score_played=pov(reviewed.optimal - reviewed.loss, player),
         chance_before=chance,
         chance_after=chance,
-        cubeless_best=cubeless,
-        cubeless_played=cubeless,
-        cube=CubeEquities(reviewed.no_double, reviewed.double_take, reviewed.double_pass, reviewed.verdict),
         forced=False,
         counted=reviewed.close and reviewed.action is not CubeChoice.BEAVER,
         depth=reviewed.plies,
         seldepth=reviewed.plies,
+        detail=BackgammonDetail(
+            match_id=reviewed.match_id,
+            cubeless_best=cubeless,
+            cubeless_played=cubeless,
+            cube=CubeEquities(
+                reviewed.no_double, reviewed.double_take, reviewed.double_pass, reviewed.verdict
+            ),
+            loss_mwc=reviewed.loss_mwc,
+        ),
     )
 
 
@@ -341,6 +346,7 @@ class BackgammonKind:
         DEFAULT_ENGINE,
         *(name for name in ENGINES if name != DEFAULT_ENGINE),
     )
+    detail: ClassVar[type[BackgammonDetail]] = BackgammonDetail  # dice, match, cube, luck, MWC
 
     @cached_property
     def analyser(self) -> BackgammonAnalyser:
@@ -456,7 +462,7 @@ class BackgammonKind:
         return Opening(
             plies=tuple(moves),
             points=points,
-            gammon=game.value is not None and game.value.value >= 2,
+            big_win=game.value is not None and game.value.value >= 2,
             ratings=(
                 header_rating(headers.get("Player 1 Elo")),
                 header_rating(headers.get("Player 2 Elo")),

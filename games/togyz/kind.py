@@ -29,6 +29,7 @@ from taldau.base.records import RecordFile
 from taldau.base.winchance import WinCurve
 
 from .chances import load_win_curve
+from .decision import TogyzDetail
 from .engine import Engine, EngineSettings, engine_version
 from .position import Position
 from .records import ENCODINGS
@@ -137,6 +138,7 @@ class TogyzKind:
     plies_words: ClassVar[tuple[str, str]] = ("move", "moves")
     encodings: ClassVar[tuple[str, ...]] = ENCODINGS
     engines: ClassVar[tuple[str, ...]] = ()  # one engine, its own search
+    detail: ClassVar[type[TogyzDetail]] = TogyzDetail  # the plies to a forced result
     """The code pages its players' archives use where they are not UTF-8 (see ``RecordFile.encodings``)."""
 
     @cached_property
@@ -217,7 +219,7 @@ class TogyzKind:
         return Opening(
             plies=moves,
             points=POINTS.get(game.result or ""),
-            gammon=False,
+            big_win=False,
             ratings=(header_rating(headers.get("WhiteElo")), header_rating(headers.get("BlackElo"))),
             date=header_date(headers.get("Date")),
         )

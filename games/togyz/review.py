@@ -41,9 +41,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from taldau.base.kind import Decision, DecisionKind, GameAnalysis, Limit, OpeningBook, pov
+from taldau.base.kind import MOVE, Decision, GameAnalysis, Limit, OpeningBook, pov
 from taldau.base.winchance import WinCurve
 
+from .decision import TogyzDetail
 from .engine import AnalysisInfo, Engine, Score
 from .position import Position
 from .replay import Game
@@ -258,8 +259,7 @@ def review_game(
             Decision(
                 ply=ply,
                 side=side,
-                kind=DecisionKind.MOVE,
-                dice=None,
+                kind=MOVE,
                 position=position.fen(),
                 key=position.key,
                 played=position.san(move),
@@ -271,14 +271,13 @@ def review_game(
                 drop=before - after,
                 chance_before=pov(before, side),
                 chance_after=pov(after, side),
-                plies_to_result_best=best_score.plies_to_result,
-                plies_to_result_played=played_score.plies_to_result,
                 forced=forced,
                 counted=not forced,
                 depth=info.depth,
                 seldepth=info.seldepth,
                 nodes=nodes,
                 seconds=seconds,
+                detail=TogyzDetail(best_score.plies_to_result, played_score.plies_to_result),
             )
         )
         if judged is not None:

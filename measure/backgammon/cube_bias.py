@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from taldau.base.kind import DecisionKind
 from taldau.games.backgammon.engine import Evaluator
 from taldau.games.backgammon.engine.cubeful import CubeDecision, cube_decision, cube_efficiency
 from taldau.games.backgammon.engine.sage import SageRollout
@@ -34,6 +33,7 @@ from taldau.games.backgammon.records.xg import cube_probabilities
 from taldau.games.backgammon.review.cubes import review_cube
 from taldau.games.backgammon.review.levels import ReviewSettings
 from taldau.games.backgammon.review.verdicts import verdict_of
+from taldau.games.backgammon.rules.cube import DecisionKind
 
 from .judge import mean_and_error
 

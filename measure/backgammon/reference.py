@@ -33,13 +33,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from taldau.base.kind import DecisionKind, Mark
+from taldau.base.kind import Mark
 from taldau.games.backgammon.engine import Evaluator
 from taldau.games.backgammon.kind import WARM_UP_MATCH
 from taldau.games.backgammon.records.replay import read_games
 from taldau.games.backgammon.review.levels import ReviewSettings
 from taldau.games.backgammon.review.match import MatchReview, review_match
 from taldau.games.backgammon.review.plays import MoveDecision
+from taldau.games.backgammon.rules.cube import DecisionKind
 from taldau.measure.agreement import MarkAgreement, rounded, spread_sample
 
 SCRIPT = Path(__file__).resolve().with_name("gnubg_analysis.py")

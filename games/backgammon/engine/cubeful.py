@@ -177,6 +177,21 @@ class CubeDecision:
 
 
 @dataclass(frozen=True)
+class CubeEquities:
+    """What a cube decision is worth as a decision record keeps it (``decision.BackgammonDetail.cube``), in
+    cubeful equity (EMG) from the deciding player's side: not doubling (``no_double``), doubling and the
+    opponent taking (``double_take``) or passing (``double_pass``), and the analyser's verdict in its own
+    words (gnubg's ``No double, take``, ``Double, pass``, ``Too good to double, pass``, ``No redouble,
+    take`` ...). For a take decision (the answer to a double) the equities are the doubler's negated and
+    the verdict stays the doubler's, as gnubg prints it."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    verdict: str
+
+
+@dataclass(frozen=True)
 class _Scene:
     """The cube seen from the roller's side: ``owner`` +1 roller, 0 centred, -1 opponent; in match play
     the away counts, whether this game has a player 1-away (then the next games are post-Crawford) and

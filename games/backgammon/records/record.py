@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from taldau.base.kind import DecisionKind
 from taldau.base.records import RecordError, append_error
+
+from ..rules.cube import DecisionKind
 
 BAR = 25
 OFF = 0

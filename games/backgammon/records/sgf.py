@@ -36,7 +36,6 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from taldau.base.kind import DecisionKind
 from taldau.base.records import (
     MAX_ERRORS_PER_GAME,
     ReadLimits,
@@ -47,7 +46,7 @@ from taldau.base.records import (
 )
 
 from ..engine.cubeful import mwc_to_emg
-from ..rules.cube import MatchState, Rules
+from ..rules.cube import DecisionKind, MatchState, Rules
 from .record import BAR, OFF, Action, ActionKind, GameRecord, MatchRecord, Segment, Verdict
 
 FORMAT = "sgf"

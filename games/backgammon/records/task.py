@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from taldau.base.kind import DecisionKind
 from taldau.base.records import ReadLimits, RecordFile
 
+from ..rules.cube import DecisionKind
 from .readers import read_matches
 from .record import MatchRecord, Verdict
 from .replay import Game, match_games, read_games

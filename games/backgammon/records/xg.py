@@ -40,7 +40,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import numpy as np
-from taldau.base.kind import DecisionKind
 from taldau.base.records import (
     ReadLimits,
     RecordError,
@@ -51,6 +50,7 @@ from taldau.base.records import (
 )
 
 from ..rules import board as core
+from ..rules.cube import DecisionKind
 from ..rules.position import Position, notation
 from .record import OFF, Action, ActionKind, GameRecord, MatchRecord, Segment, Verdict
 from .writer import format_action

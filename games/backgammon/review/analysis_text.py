@@ -16,26 +16,18 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from taldau.base.kind import (
-    CUBE_ERRORS,
-    EMG_SCALE,
-    MARKS,
-    Annotation,
-    Decision,
-    DecisionKind,
-    LuckMark,
-    cube_error_kind,
-    move_numbers,
-    pov,
-    settled_label,
-)
+from taldau.base.kind import MARKS, Annotation, Decision, move_numbers, pov, settled_label
 
 from ..engine.cubeful import game_result_mwc
 from ..records.replay import Game
+from ..rules.cube import DecisionKind
 from ..rules.ids import MatchId
 from ..rules.met import MatchEquityTable
 from .cubes import CubeChoice
+from .decision import CUBE_ERRORS, bg, cube_error_kind
 from .levels import ReviewSettings
+from .luck import LuckMark
+from .marks import EMG_SCALE
 
 MATCH_HEADERS = ("Event", "Round", "Site", "EventDate")  # what the heading names of the match, if known
 LABEL_WIDTH = 41  # gnubg's statistics: the label's column, then one column per player
@@ -131,20 +123,20 @@ def figures(
     results adjusted for their luck."""
     sides = (StatContext(), StatContext())
     for decision, mark in decisions:
-        player = sides[decision.side]
-        player.mwc = player.mwc or decision.loss_mwc is not None
-        mwc = decision.loss_mwc or 0.0
-        if decision.kind is DecisionKind.MOVE:
+        player, detail = sides[decision.side], bg(decision)
+        player.mwc = player.mwc or detail.loss_mwc is not None
+        mwc = detail.loss_mwc or 0.0
+        if decision.kind == DecisionKind.MOVE:
             player.moves += 1
-            if decision.luck is not None:
-                player.luck += decision.luck
-                if decision.luck_mwc is None or player.luck_mwc is None:
+            if detail.luck is not None:
+                player.luck += detail.luck
+                if detail.luck_mwc is None or player.luck_mwc is None:
                     player.luck_mwc = None
                 else:
-                    player.luck_mwc += decision.luck_mwc
-                if decision.match_id is not None:
-                    player.luck_points += decision.luck * MatchId.decode(decision.match_id).cube
-                place = LUCK_ORDER.index(decision.luck_mark)
+                    player.luck_mwc += detail.luck_mwc
+                if detail.match_id is not None:
+                    player.luck_points += detail.luck * MatchId.decode(detail.match_id).cube
+                place = LUCK_ORDER.index(detail.luck_mark)
                 player.luck_marks = tuple(  # type: ignore[assignment]
                     count + (index == place) for index, count in enumerate(player.luck_marks)
                 )
@@ -357,14 +349,15 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
     proper action. Equities from the deciding player's side."""
     glyph = f" {mark}" if mark else ""
     where = f"{number:>3}) "
-    position = f"  {decision.position}:{decision.match_id}"
-    if decision.kind is DecisionKind.MOVE:
-        assert decision.dice is not None
+    detail = bg(decision)
+    position = f"  {decision.position}:{detail.match_id}"
+    if decision.kind == DecisionKind.MOVE:
+        assert detail.dice is not None
         own = pov(decision.score_played, decision.side)
-        luck = "" if decision.luck is None else f"  luck {decision.luck:+.3f}"
-        mark_of_luck = f" {decision.luck_mark}" if decision.luck_mark else ""
+        luck = "" if detail.luck is None else f"  luck {detail.luck:+.3f}"
+        mark_of_luck = f" {detail.luck_mark}" if detail.luck_mark else ""
         played = decision.played or "cannot move"
-        lines = [f"{where}{player} rolls {decision.dice[0]}{decision.dice[1]}{luck}{mark_of_luck}{position}"]
+        lines = [f"{where}{player} rolls {detail.dice[0]}{detail.dice[1]}{luck}{mark_of_luck}{position}"]
         lines.append(f"      * {player} moves {played}{glyph}  Eq.: {own:+.3f}")
         if decision.forced:
             lines[-1] += "  (forced)"
@@ -374,8 +367,8 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
         if (how := settled(decision)) is not None:
             lines.append(f"        settled in doubt: {how}")
         return lines
-    cube = decision.cube
-    what = "cube decision" if decision.kind is DecisionKind.CUBE else "take decision"
+    cube = detail.cube
+    what = "cube decision" if decision.kind == DecisionKind.CUBE else "take decision"
     error = f" ({-decision.loss:+.3f})" if decision.loss > 0 else ""
     lines = [f"{where}{player}: {what}, {decision.played}{glyph}{error}{position}"]
     if cube is None:  # a decision the file did not judge, in an analysis of the files' own judgements
@@ -421,7 +414,7 @@ def analysis_text(games: Sequence[Game], notes: Sequence[Annotation], form: str)
         marked = [(decision, note.marks.get(decision.ply)) for decision in note.decisions]
         numbers = move_numbers((decision.side, decision.kind) for decision in note.decisions)
         for (decision, mark), number in zip(marked, numbers, strict=True):
-            quiet = decision.kind is DecisionKind.MOVE or decision.played == CubeChoice.NO_DOUBLE
+            quiet = decision.kind == DecisionKind.MOVE or decision.played == CubeChoice.NO_DOUBLE
             if form == "short" and mark is None and quiet:
                 continue
             lines += decision_lines(decision, number, players[decision.side], mark)

@@ -27,7 +27,6 @@ from enum import StrEnum
 from typing import Any
 
 import numpy as np
-from taldau.base.kind import DecisionKind
 
 from ..engine import Evaluator
 from ..engine.analyse import evaluate_position
@@ -48,7 +47,7 @@ from ..engine.probabilities import flipped
 from ..engine.sage import CubeRollout
 from ..records.record import ActionKind
 from ..records.replay import Step
-from ..rules.cube import MatchState
+from ..rules.cube import DecisionKind, MatchState
 from ..rules.met import MatchEquityTable
 from ..rules.position import Position
 from .levels import (

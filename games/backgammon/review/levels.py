@@ -19,15 +19,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from taldau.base.kind import EMG_SCALE, DecisionKind, LuckMark, Mark, MarkScale
+from taldau.base.kind import Mark, MarkScale
 
 from ..engine import Evaluator
 from ..engine.analyse import Search, engine_search
 from ..engine.cubeful import emg_to_mwc
 from ..engine.sage import RolloutSettings, SageRollout
-from ..rules.cube import MatchState
+from ..rules.cube import DecisionKind, MatchState
 from ..rules.ids import MatchId
 from ..rules.met import MatchEquityTable, kazaross_xg2
+from .luck import LuckMark
+from .marks import EMG_SCALE
 
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: doubling costs less than this
 CUBE_DOUBT = 0.2  # cube decisions with No double and the double this close (EMG) are looked at cubeful
@@ -107,7 +109,7 @@ class ReviewSettings:
     move filter: up to ``candidates`` plays within ``threshold`` cubeless equity of the best at 0-ply go
     deeper), ``cube_plies`` for cube decisions (None: the same as ``plies``; see ``cube_doubt``),
     ``luck_plies`` for the luck of the rolls (0, as gnubg; ``luck`` False skips luck), the marks'
-    ``scale`` (equity lost, EMG, with gnubg's thresholds: ``base.kind.EMG_SCALE``), the luck marks'
+    ``scale`` (equity lost, EMG, with gnubg's thresholds: ``marks.EMG_SCALE``), the luck marks'
     thresholds, and the match equity table.
 
     Cube decisions are judged as gnubg judges them at ``cube_plies``: by a cubeful look-ahead

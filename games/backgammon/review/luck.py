@@ -16,6 +16,7 @@ expectation as the result, with much less spread when the evaluator is good (``m
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from itertools import pairwise
 
 import numpy as np
@@ -25,6 +26,19 @@ from ..engine.analyse import after_plays
 from ..engine.probabilities import equities
 from ..rules.board import ROLL_COUNTS
 from ..rules.position import ROLLS, Dice, Position
+
+
+class LuckMark(StrEnum):
+    """How lucky a roll was for the player who rolled it, as a short glyph. gnubg marks rolls with words
+    (very lucky, lucky, unlucky, very unlucky: above +0.6 / +0.3, below -0.3 / -0.6 EMG of luck) and its
+    SGF with ``GB``/``GW`` ("good for Black/White") of 1 or 2; XG with words as well: neither prints a glyph,
+    so these are taldau's."""
+
+    VERY_LUCKY = "++"
+    LUCKY = "+"
+    UNLUCKY = "-"
+    VERY_UNLUCKY = "--"
+
 
 RollValues = Callable[[Position, Sequence[Dice]], np.ndarray]
 """For a position and rolls, the value of each roll's best play for the player on roll."""

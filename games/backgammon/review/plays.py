@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from taldau.base.kind import DecisionKind, LuckMark
 
 from ..engine import Evaluator
 from ..engine.analyse import Analysis, RankedPlay, after_plays, analyse
@@ -36,7 +35,7 @@ from ..engine.model import CONTACT, position_class
 from ..engine.probabilities import equities
 from ..engine.sage import CubefulRollout
 from ..records.replay import Step
-from ..rules.cube import MatchState
+from ..rules.cube import DecisionKind, MatchState
 from ..rules.met import MatchEquityTable
 from ..rules.position import Dice, Play, Position
 from . import luck
@@ -49,6 +48,7 @@ from .levels import (
     mwc_difference,
     without_beavers,
 )
+from .luck import LuckMark
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,11 +15,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from taldau.base.kind import CubeEquities, Decision, DecisionKind, GameAnalysis, pov
+from taldau.base.kind import Decision, GameAnalysis, pov
 
+from ..engine.cubeful import CubeEquities
 from ..records.record import BAR, OFF, Action, ActionKind, Verdict
 from ..records.replay import Game, Step
+from ..rules.cube import DecisionKind
 from .cubes import ANSWERS, CubeChoice, close_cube, decision_of
+from .decision import BackgammonDetail
 from .levels import match_id
 
 CHECKER_MOVE = re.compile(r"(\d{1,2}|bar)/(\d{1,2}|off)")
@@ -125,8 +128,6 @@ def _common(ply: int, step: Step, kind: DecisionKind, played: str) -> dict[str, 
         "pv": found["reference_best"] or played,
         "loss": 0.0 if loss is None else loss,
         "drop": 0.0 if loss is None else loss,
-        "plies_to_result_best": None,
-        "plies_to_result_played": None,
         "depth": 0,
         "seldepth": 0,
         "nodes": 0,
@@ -145,15 +146,16 @@ def _play(ply: int, step: Step) -> Decision:
     return Decision(
         **common,
         side=player,
-        dice=(int(dice[0]), int(dice[1])),
         position=step.position.position_id(),
-        match_id=match_id(step.state, player, dice),
         score_best=0.0,
         score_played=pov(-loss, player),
         chance_before=0.0,
         chance_after=0.0,
         forced=forced,
         counted=not forced and common["reference"] is not None,
+        detail=BackgammonDetail(
+            dice=(int(dice[0]), int(dice[1])), match_id=match_id(step.state, player, dice)
+        ),
     )
 
 
@@ -186,14 +188,14 @@ def _cube(ply: int, doubling: Step, step: Step, choice: CubeChoice) -> Decision:
     return Decision(
         **common,
         side=player,
-        dice=None,
         position=doubling.position.position_id(),
-        match_id=match_id(doubling.state, doubler, answering=kind is DecisionKind.TAKE),
         score_best=pov(optimal, player),
         score_played=pov(optimal - loss, player),
         chance_before=0.0,
         chance_after=0.0,
-        cube=cube,
         forced=False,
         counted=close and choice is not CubeChoice.BEAVER,
+        detail=BackgammonDetail(
+            match_id=match_id(doubling.state, doubler, answering=kind is DecisionKind.TAKE), cube=cube
+        ),
     )

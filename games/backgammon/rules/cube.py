@@ -12,8 +12,21 @@ agreement): each tie of the opening roll doubles the cube, up to a limit.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from taldau.base.kind import MOVE
 
 from .position import GameValue
+
+
+class DecisionKind(StrEnum):
+    """What a backgammon decision decides (``Decision.kind``, the ``moves`` table's ``kind``): a checker
+    play (``move``, every game's ``base.kind.MOVE``), whether to double before rolling (``cube``) or
+    whether to take a double (``take``)."""
+
+    MOVE = MOVE
+    CUBE = "cube"
+    TAKE = "take"
 
 
 class CubeError(ValueError):
