@@ -22,7 +22,7 @@ from taldau.games.backgammon.engine.gnubg import gnubg_available
 from taldau.games.backgammon.kind import BackgammonAnalyser, BackgammonKind
 from taldau.games.backgammon.records.record import ActionKind
 from taldau.games.backgammon.records.replay import read_games
-from taldau.games.backgammon.review.decision import bg
+from taldau.games.backgammon.review.decision import detail_of
 from taldau.games.backgammon.review.marks import EMG_SCALE
 from taldau.games.backgammon.rules.cube import DecisionKind
 from taldau.games.togyz.kind import TogyzKind
@@ -97,7 +97,7 @@ def test_gnubgs_own_analysis_through_the_common_face() -> None:
         for review in reviews:
             for marked in review.decisions:
                 decision = marked.decision
-                detail = bg(decision)
+                detail = detail_of(decision)
                 theirs = expected[(decision.kind.value, decision.position, detail.match_id)]
                 if decision.kind is DecisionKind.MOVE:
                     plays += 1

@@ -138,8 +138,8 @@ class TogyzKind:
     plies_words: ClassVar[tuple[str, str]] = ("move", "moves")
     encodings: ClassVar[tuple[str, ...]] = ENCODINGS
     engines: ClassVar[tuple[str, ...]] = ()  # one engine, its own search
-    detail: ClassVar[type[TogyzDetail]] = TogyzDetail  # the plies to a forced result
     """The code pages its players' archives use where they are not UTF-8 (see ``RecordFile.encodings``)."""
+    detail: ClassVar[type[TogyzDetail]] = TogyzDetail  # the plies to a forced result
 
     @cached_property
     def analyser(self) -> TogyzAnalyser:

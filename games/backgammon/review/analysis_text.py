@@ -24,7 +24,7 @@ from ..rules.cube import DecisionKind
 from ..rules.ids import MatchId
 from ..rules.met import MatchEquityTable
 from .cubes import CubeChoice
-from .decision import CUBE_ERRORS, bg, cube_error_kind
+from .decision import CUBE_ERRORS, cube_error_kind, detail_of
 from .levels import ReviewSettings
 from .luck import LuckMark
 from .marks import EMG_SCALE
@@ -123,7 +123,7 @@ def figures(
     results adjusted for their luck."""
     sides = (StatContext(), StatContext())
     for decision, mark in decisions:
-        player, detail = sides[decision.side], bg(decision)
+        player, detail = sides[decision.side], detail_of(decision)
         player.mwc = player.mwc or detail.loss_mwc is not None
         mwc = detail.loss_mwc or 0.0
         if decision.kind == DecisionKind.MOVE:
@@ -349,7 +349,7 @@ def decision_lines(decision: Decision, number: int, player: str, mark: str | Non
     proper action. Equities from the deciding player's side."""
     glyph = f" {mark}" if mark else ""
     where = f"{number:>3}) "
-    detail = bg(decision)
+    detail = detail_of(decision)
     position = f"  {decision.position}:{detail.match_id}"
     if decision.kind == DecisionKind.MOVE:
         assert detail.dice is not None

@@ -169,16 +169,19 @@ class BackgammonDetail:
         ``game`` has it, else None; and the kinds of cube error (``CUBE_ERRORS``, over the counted cube and
         take decisions: each kind's count and EMG lost), where the game has a cube (any luck or cube
         decision)."""
-        details = [bg(decision) for decision in game]
+        details = [detail_of(decision) for decision in game]
         has_mwc = any(detail.loss_mwc is not None for detail in details)
         has_luck = any(detail.luck is not None for detail in details)
         has_luck_mwc = any(detail.luck_mwc is not None for detail in details)
         has_cube = has_luck or any(decision.kind != MOVE for decision in game)
         counted = [decision for decision in side if decision.counted]
+        mwc_lost = [found for d in counted if (found := detail_of(d).loss_mwc) is not None]
+        luck = [found for d in side if (found := detail_of(d).luck) is not None]
+        luck_mwc = [found for d in side if (found := detail_of(d).luck_mwc) is not None]
         figures: dict[str, object] = {
-            "error_mwc": sum(x for d in counted if (x := bg(d).loss_mwc) is not None) if has_mwc else None,
-            "luck": sum(x for d in side if (x := bg(d).luck) is not None) if has_luck else None,
-            "luck_mwc": sum(x for d in side if (x := bg(d).luck_mwc) is not None) if has_luck_mwc else None,
+            "error_mwc": sum(mwc_lost) if has_mwc else None,
+            "luck": sum(luck) if has_luck else None,
+            "luck_mwc": sum(luck_mwc) if has_luck_mwc else None,
         }
         if has_cube:
             figures |= _cube_errors([decision for decision in counted if decision.kind != MOVE])
@@ -188,7 +191,7 @@ class BackgammonDetail:
 _NONE = BackgammonDetail()
 
 
-def bg(decision: Decision) -> BackgammonDetail:
+def detail_of(decision: Decision) -> BackgammonDetail:
     """A backgammon decision's own part (an empty one where it has none)."""
     detail = decision.detail
     return detail if isinstance(detail, BackgammonDetail) else _NONE
@@ -199,7 +202,7 @@ def cube_error_kind(decision: Decision) -> int | None:
     sorts them: a missed double is above the cash point when Double/take is worth more than Double/pass
     (the double would be passed), a wrong double above the too-good point when No double is worth more
     than Double/pass; a take or a beaver that loses is a wrong take, a pass that loses a wrong pass."""
-    cube = bg(decision).cube
+    cube = detail_of(decision).cube
     if decision.kind == MOVE or decision.loss <= 0 or cube is None:
         return None
     if decision.kind == DecisionKind.CUBE:
