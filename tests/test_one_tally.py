@@ -1,0 +1,84 @@
+"""One tally of players' figures: for every player of an analysed archive, ``taldau players --json`` and the
+report's index and player page give the same figures (games, counted decisions, accuracy or PR, error
+rate, marks per 100, score and rating band, each estimate with its interval); and the tally summed over a
+match's games derives what its decisions give at once. The archives are the ``analysed_examples``
+fixture's (7 Togyz games, a backgammon match); ``same_figures`` is the check itself, for any folder."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from taldau.analysis.players import Estimate, shown_figures
+from taldau.cli.main import main
+from test_report import tables
+
+
+def _estimate(data: dict[str, float | None]) -> str:
+    """An estimate of ``players --json`` as a page prints it."""
+    return str(Estimate(data["value"], data["low"], data["high"]))
+
+
+def _number(value: float | None) -> str:
+    """A figure as the index prints it (``taldau.analysis.report.site.number``)."""
+    if value is None:
+        return ""
+    size = abs(value)
+    return f"{value:.1f}" if size >= 10 else f"{value:.2f}" if size >= 1 else f"{value:.3f}"
+
+
+def same_figures(folder: Path, out: Path) -> int:
+    """Assert that every player of ``folder`` has the same figures in ``taldau players --json`` as on the
+    index of ``taldau report`` (each of the player's spellings, a row each) and on the player's page;
+    the number of players checked."""
+    runner = CliRunner()
+    result = runner.invoke(main, ["players", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    roster: dict[str, Any] = json.loads(result.output)
+    result = runner.invoke(main, ["report", str(folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    index = (out / "index.html").read_text(encoding="utf-8")
+    rows = {row[0]: row for row in tables(index)["sortable players"][1:]}
+    pages = {}
+    for page in (out / "players").glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        pages[re.search(r"<h1>(.*?)</h1>", html).group(1)] = tables(html)  # type: ignore[union-attr]
+    rated = roster["rated"]
+    columns = shown_figures(rated)
+    for player in roster["players"]:
+        mine = [rows[spelling] for spelling in player["spellings"]]
+        assert sum(int(row[1]) for row in mine) == player["games"]
+        assert sum(int(row[2]) for row in mine) == player["decisions"]
+        if len(mine) == 1:  # one spelling: its row is the player's
+            (row,) = mine
+            figure = player["pr" if rated else "accuracy"]
+            value = figure["value"]
+            assert row[3] == ("" if value is None else f"{value:.1f}")
+            interval = "" if figure["low"] is None else f"{figure['low']:.1f}\u2013{figure['high']:.1f}"
+            assert row[4] == interval
+            assert row[-3] == _number(player["error_rate"]["value"])
+            marks = [player["marks_per_100"][glyph]["value"] for glyph in ("?!", "?", "??")]
+            if player["decisions"]:
+                assert abs(float(row[-2]) - sum(marks)) < 0.051 and abs(float(row[-1]) - marks[2]) < 0.051
+        (figures,) = pages[player["name"]]["figures"][1:]
+        expected = [str(player["games"]), *([str(player["matches"])] if rated else [])]
+        expected += [str(player["decisions"]), *(_estimate(player[name]) for _, name in columns)]
+        assert figures[: len(expected)] == expected, player["name"]
+        marks_shown = ", ".join(
+            f"{glyph} {_estimate(player['marks_per_100'][glyph])}" for glyph in ("?!", "?", "??")
+        )
+        assert " ".join(figures[len(expected)].split()) == marks_shown
+        assert figures[len(expected) + 1] == _estimate(player["score"])
+        if rated:
+            assert figures[len(expected) + 2] == (player["rating"] or "")
+    return len(roster["players"])
+
+
+def test_players_and_the_report_give_every_player_the_same_figures(
+    analysed_examples: dict[str, Path], tmp_path: Path
+) -> None:
+    for game, folder in analysed_examples.items():
+        assert same_figures(folder, tmp_path / game) > 1
