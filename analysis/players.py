@@ -40,9 +40,9 @@ from taldau.base.identity import FirstFound
 from taldau.base.kind import MarkScale
 from taldau.base.names import name_key
 from taldau.games.registry import analyser
-from taldau.schemas import SideFigures
 
 from .folder import AnalysisFolder, FolderError, open_folder
+from .tally import Tally
 
 # Where records write the date of a game (PGN and Togyz archives ``Date``; Jellyfish files of gnubg,
 # BackgammonGalaxy and Backgammon Studio ``EventDate``, as the SGF reader names ``DT`` too; lichess's PGN
@@ -150,7 +150,7 @@ class Sitting:
     """One player's side of one analysed game: who (the name as written and the player's key), the game
     (id, record file, match task, date, event), the opponent, the result (``score`` 1, 0.5 or 0; None
     when unfinished; ``points`` won or lost, backgammon), the opponent's rating as the record gives it,
-    and the side's figures in the games table (its sums: counted decisions, error, marks, luck)."""
+    and the side's tally of the game (its sums in the games table: counted decisions, error, marks, luck)."""
 
     name: str
     key: str
@@ -165,7 +165,7 @@ class Sitting:
     score: float | None
     points: int | None
     opponent_rating: float | None
-    figures: SideFigures
+    tally: Tally
 
     def period(self, by: str | None) -> str:
         """The period the game falls in: ``2024-12`` (month), ``2024`` (year), its event, or ``all``."""
@@ -203,8 +203,15 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
     """Both named sides of every analysed game of ``folder`` (a side the record names no one is left out),
     in the table's order."""
     found = []
-    rows = (row for batch in folder.batches("games", rows=4_096) for row in batch.to_pylist())
-    for row in rows:  # a batch of rows at a time: the table's Python rows would outweigh the sittings
+    for batch in folder.batches("games", rows=4_096):  # the table's Python rows would outweigh the sittings
+        found += sittings_of(batch.to_pylist(), aliases)
+    return found
+
+
+def sittings_of(rows: Iterable[Mapping[str, Any]], aliases: Aliases = Aliases()) -> list[Sitting]:
+    """Both named sides of every analysed game of ``rows`` (``games`` rows), in their order."""
+    found = []
+    for row in rows:
         if row["status"] != "ok":
             continue
         headers = dict(row.get("headers") or [])
@@ -232,7 +239,7 @@ def sittings(folder: AnalysisFolder, aliases: Aliases = Aliases()) -> list[Sitti
                     if row.get("points") is None or row.get("winner") is None
                     else (row["points"] if row["winner"] == side else -row["points"]),
                     opponent_rating=_rating(row.get(f"{SIDES[1 - side]}_elo")),
-                    figures=SideFigures.of_row(row, prefix),
+                    tally=Tally.of_row(row, prefix),
                 )
             )
     return found
@@ -270,7 +277,9 @@ class Estimate:
 class PlayerSettings:
     """How players are figured: ``by`` period (None, ``month``, ``year``, ``event``), only players with at
     least ``min_decisions`` counted decisions, the ``player`` asked (None: everyone), and the bootstrap's
-    ``resamples``, ``confidence`` and ``seed`` (the same seed gives the same intervals)."""
+    ``resamples``, ``confidence`` and ``seed`` (the same seed gives the same intervals). ``also``: other
+    periods to group each player's games by besides ``by`` (``Player.also``), each with the intervals
+    players grouped by it alone get (one reading of the folders serves the report's months and events)."""
 
     by: str | None = None
     min_decisions: int = 1
@@ -278,10 +287,12 @@ class PlayerSettings:
     resamples: int = 2000
     confidence: float = 0.95
     seed: int = 46
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.by is not None and self.by not in PERIODS:
-            raise ValueError(f"players are grouped by {', '.join(PERIODS)}, not {self.by!r}")
+        if any(by is not None and by not in PERIODS for by in (self.by, *self.also)):
+            wrong = next(by for by in (self.by, *self.also) if by not in PERIODS)
+            raise ValueError(f"players are grouped by {', '.join(PERIODS)}, not {wrong!r}")
         if self.resamples < 100 or not 0 < self.confidence < 1:
             raise ValueError("give 100 or more resamples and a confidence between 0 and 1")
 
@@ -411,7 +422,7 @@ def figures(games: Sequence[Sitting], scale: MarkScale | None, bootstrap: Bootst
     has them), with ``bootstrap``'s intervals over those games."""
 
     def column(name: str) -> np.ndarray:
-        return np.array([getattr(game.figures, name) or 0 for game in games], dtype=np.float64)
+        return np.array([getattr(game.tally, name) for game in games], dtype=np.float64)
 
     counted = column("counted")
     factor = None if scale is None else scale.pr_factor
@@ -426,9 +437,9 @@ def figures(games: Sequence[Sitting], scale: MarkScale | None, bootstrap: Bootst
             else bootstrap.ratio(column(numerator), column(denominator), factor)
         )
 
-    accuracy = column("accuracy") * counted
-    marks = np.array([game.figures.marks for game in games], dtype=np.float64).reshape(len(games), 3)
-    luck = column("luck")
+    accuracy = column("accuracy_sum")
+    marks = np.array([game.tally.marks for game in games], dtype=np.float64).reshape(len(games), 3)
+    luck = np.array([game.tally.figure("luck") or 0 for game in games], dtype=np.float64)
     finished = np.array([game.score is not None for game in games])
     scores = np.array([game.score or 0.0 for game in games], dtype=np.float64)
     rated = np.array([game.score is not None and game.opponent_rating is not None for game in games])
@@ -477,14 +488,15 @@ class HeadToHead:
 @dataclass(frozen=True)
 class Player:
     """One player over the archives: the name shown (the alias's, else the most used spelling), every
-    spelling seen, the figures over all the games, by period (in order) and the results head to head
-    (most games first)."""
+    spelling seen, the figures over all the games, by period (in order), the results head to head (most
+    games first) and by each of ``PlayerSettings.also``'s periods (``also``, not in the JSON)."""
 
     name: str
     spellings: tuple[str, ...]
     overall: Figures
     periods: dict[str, Figures]
     head_to_head: tuple[HeadToHead, ...]
+    also: dict[str, dict[str, Figures]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -602,10 +614,44 @@ def players(
     with their figures, by ``settings``' period, most games first; only ``settings.player`` where given
     (any of its spellings or aliases)."""
     folders = open_folders(paths)
+    return roster_of(folders, [sittings(folder, aliases) for folder in folders], settings, aliases)
+
+
+def _periods(
+    games: Sequence[Sitting], by: str | None, scale: MarkScale | None, settings: PlayerSettings, rng: Any
+) -> dict[str, Figures]:
+    """A player's ``games`` grouped by period ``by`` (none for None), each group's figures."""
+    if not by:
+        return {}
+    periods: dict[str, list[Sitting]] = defaultdict(list)
+    for game in games:
+        periods[game.period(by)].append(game)
+    return {
+        period: figures(part, scale, Bootstrap(len(part), settings, rng))
+        for period, part in sorted(periods.items())
+    }
+
+
+def _drawn_over(games: Sequence[Sitting], settings: PlayerSettings, rng: np.random.Generator) -> None:
+    """Draw from ``rng`` what ``figures`` of ``games`` draws (its resamples of the games, and of those
+    with a rated opponent), so that a grouping's own stream of resamples is the one it has alone."""
+    Bootstrap(len(games), settings, rng)
+    rated = sum(game.score is not None and game.opponent_rating is not None for game in games)
+    if rated:
+        Bootstrap(rated, settings, rng)
+
+
+def roster_of(
+    folders: Sequence[AnalysisFolder],
+    found_in: Sequence[Sequence[Sitting]],
+    settings: PlayerSettings = PlayerSettings(),
+    aliases: Aliases = Aliases(),
+) -> PlayersReport:
+    """``players`` of ``folders`` whose sittings (``found_in``, one list a folder, by ``aliases``) are
+    read: a game analysed in two folders counts once."""
     seen: dict[str, Sitting] = {}
     earlier: FirstFound[str] = FirstFound()  # the games of the folders before, by id
-    for folder in folders:  # a game analysed in two folders (from one record of it or two) counts once
-        found = sittings(folder, aliases)
+    for found in found_in:  # a game analysed in two folders (from one record of it or two) counts once
         for sitting in found:
             first = earlier.find(sitting.game_id) or sitting.game_id
             seen.setdefault(f"{first}:{sitting.key}", sitting)
@@ -618,29 +664,25 @@ def players(
     wanted = None if settings.player is None else aliases.key(settings.player)
     scale = scale_of(folders[0].settings.game)
     rng = np.random.default_rng(settings.seed)
-    found, fewer = [], 0
+    streams = {by: np.random.default_rng(settings.seed) for by in settings.also}
+    players_found, fewer = [], 0
     for key in sorted(by_player, key=lambda key: (-len(by_player[key]), shown[key].casefold())):
         games = by_player[key]
         if wanted is not None and key != wanted:
             continue
-        if sum(game.figures.counted or 0 for game in games) < settings.min_decisions:
+        if sum(game.tally.counted for game in games) < settings.min_decisions:
             fewer += 1
             continue
-        periods: dict[str, list[Sitting]] = defaultdict(list)
-        for game in games:
-            periods[game.period(settings.by)].append(game)
-        found.append(
+        for stream in streams.values():
+            _drawn_over(games, settings, stream)
+        players_found.append(
             Player(
                 name=shown[key],
                 spellings=tuple(sorted({game.name for game in games}, key=_alphabetical)),
                 overall=figures(games, scale, Bootstrap(len(games), settings, rng)),
-                periods={
-                    period: figures(part, scale, Bootstrap(len(part), settings, rng))
-                    for period, part in sorted(periods.items())
-                }
-                if settings.by
-                else {},
+                periods=_periods(games, settings.by, scale, settings, rng),
                 head_to_head=_head_to_head(games, shown),
+                also={by: _periods(games, by, scale, settings, stream) for by, stream in streams.items()},
             )
         )
     names = sorted({sitting.name for sitting in seen.values()}, key=_alphabetical)
@@ -649,7 +691,7 @@ def players(
         judge=str(AnalysisJudge.of(folders[0])),
         rated=scale is not None and scale.pr_factor is not None,
         folders=tuple(str(folder.path) for folder in folders),
-        players=tuple(found),
+        players=tuple(players_found),
         fewer_decisions=fewer,
         look_alike=tuple(look_alike(names, aliases)),
         settings=settings,

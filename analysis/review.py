@@ -9,23 +9,22 @@ forced decision is never marked) and sums the marks, losses, luck and accuracy u
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from taldau.base.kind import (
-    MOVE,
     Analyser,
     Annotation,
     Decision,
-    DecisionDetail,
     GameAnalysis,
     Limit,
     Mark,
     MarkScale,
-    pov,
 )
 from taldau.schemas import SideFigures
+
+from .tally import Tally
+from .tally import move_accuracy as move_accuracy  # where it was before the tally
 
 
 @dataclass(frozen=True)
@@ -98,12 +97,6 @@ def annotation(review: GameReview, annotator: str) -> Annotation:
     return Annotation(review.marks, review_headers(review, annotator), decisions)
 
 
-def move_accuracy(chances_before: float, chances_after: float) -> float:
-    """lichess's accuracy of one move from the drop in win percentage, 0 to 100."""
-    drop = max(0.0, 50.0 * (chances_before - chances_after))
-    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
-
-
 def player_stats(
     rows: Sequence[MarkedDecision], scale: MarkScale | None = None
 ) -> tuple[SideFigures, SideFigures]:
@@ -113,57 +106,13 @@ def player_stats(
     and 100 without one); PR and rating band come from the error rate through ``scale`` (None without
     one); the PR by the reference where the record file judged any counted decision (``reference_pr``).
     What the game adds (backgammon: the luck, the match winning chances lost, gnubg's kinds of cube
-    error) comes from its decisions' own part (``DecisionDetail.side_figures``)."""
+    error) comes from its decisions' own part (``DecisionDetail.side_figures``). Each side's figures are
+    its ``Tally`` of the decisions (``taldau.analysis.tally``)."""
     decisions = [row.decision for row in rows]
     detail = next((type(d.detail) for d in decisions if d.detail is not None), None)
     return tuple(
-        _side_figures([row for row in rows if row.decision.side == side], decisions, detail, scale)
+        Tally.of_decisions(
+            [(row.decision, row.mark) for row in rows if row.decision.side == side], decisions, detail
+        ).to_figures(scale)
         for side in (0, 1)
     )  # type: ignore[return-value]
-
-
-def _side_figures(
-    rows: Sequence[MarkedDecision],
-    game: Sequence[Decision],
-    detail: type[DecisionDetail] | None,
-    scale: MarkScale | None,
-) -> SideFigures:
-    """One side's figures over its decisions ``rows`` of the decisions ``game`` (see ``player_stats``)."""
-    counted = [row.decision for row in rows if row.decision.counted]
-    checker = [decision for decision in counted if decision.kind == MOVE]
-    other = [decision for decision in counted if decision.kind != MOVE]
-    checker_error = sum((decision.loss for decision in checker), 0.0)
-    other_error = sum((decision.loss for decision in other), 0.0)
-    error = checker_error + other_error
-    mean_loss = error / len(counted) if counted else 0.0
-    accuracies = [move_accuracy(pov(d.chance_before, d.side), pov(d.chance_after, d.side)) for d in counted]
-    marks = [row.mark for row in rows]
-    own = {} if detail is None else detail.side_figures([row.decision for row in rows], game)
-    return SideFigures(
-        inaccuracies=marks.count(Mark.DOUBTFUL),
-        mistakes=marks.count(Mark.BAD),
-        blunders=marks.count(Mark.VERY_BAD),
-        accuracy=sum(accuracies) / len(counted) if counted else 100.0,
-        mean_loss=mean_loss,
-        decisions=len(rows),
-        counted=len(counted),
-        error=error,
-        checker_counted=len(checker),
-        checker_error=checker_error,
-        cube_counted=len(other),
-        cube_error=other_error,
-        pr=scale.performance(mean_loss) if scale is not None and counted else None,
-        rating=scale.rating(mean_loss) if scale is not None and counted else None,
-        reference_pr=reference_pr(counted, scale),
-        **own,  # type: ignore[arg-type]
-    )
-
-
-def reference_pr(counted: Sequence[Decision], scale: MarkScale | None) -> float | None:
-    """A side's PR by the reference (the judgements the record file holds), as ``pr`` is made of
-    ``loss``: the scale's factor x the mean ``reference_loss`` over the ``counted`` decisions the reference
-    judged; None where it judged none of them or the scale has no PR."""
-    judged = [decision.reference_loss for decision in counted if decision.reference_loss is not None]
-    if scale is None or not judged:
-        return None
-    return scale.performance(sum(judged, 0.0) / len(judged))

@@ -33,8 +33,9 @@ backgammon EMG):
 A row carries one game's figures. A match's (a task's) are the same sums over its games, which readers
 derive: ``group by task`` and ``sum(white_error) / sum(white_counted)`` is the match's error rate (x 500 its
 PR; its rating band from the bounds of ``taldau.games.backgammon.review.marks.GNUBG_RATINGS``),
-``sum(white_accuracy * white_counted) / sum(white_counted)`` its accuracy; ``analysis.review.player_stats``
-over the decisions of all the match's games gives the same figures in Python.
+``sum(white_accuracy * white_counted) / sum(white_counted)`` its accuracy; in Python the rows' tallies added
+(``analysis.tally.Tally.of_row``), or ``analysis.review.player_stats`` over the decisions of all the match's
+games, give the same figures.
 
 Version 2 added ``task``, the match columns and, per side, every figure after ``mean_loss``; version 1 files
 read with them null. Version 3 added the kinds of cube error, version 4 ``luck_mwc``, version 5

@@ -27,7 +27,18 @@ from taldau.schemas import MoveRow, SideFigures, move_rows_of
 
 from ..accounting import count
 from ..folder import AnalysisFolder, FolderError, FolderSettings, open_folder
-from ..players import DATE_HEADERS, EVENT_HEADERS, SIDES, Bootstrap, Estimate, PlayersReport, scale_of
+from ..players import (
+    DATE_HEADERS,
+    EVENT_HEADERS,
+    SIDES,
+    Bootstrap,
+    Estimate,
+    PlayersReport,
+    Sitting,
+    scale_of,
+    sittings_of,
+)
+from ..tally import Tally
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
@@ -217,44 +228,44 @@ class ReportGame:
         return any(needle in word.casefold() for word in words)
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlayerTally:
-    """A player's figures over the games of a report: the sums behind accuracy (weighted by counted
-    decisions), error rate (error / counted), its performance rating and marks per 100 counted
-    decisions."""
+    """A player's figures over the games of a report, derived from the player's ``Tally`` of them (its
+    sums: games, counted decisions, error, accuracy, marks): accuracy, error rate, its performance rating
+    in the game's ``scale`` (None where it has none) and marks per 100 counted decisions."""
 
     name: str
-    games: int = 0
-    counted: int = 0
-    error: float = 0.0
-    accuracy_sum: float = 0.0
-    marks: list[int] = field(default_factory=lambda: [0, 0, 0])
-    scale: MarkScale | None = None  # the game's mark scale: its performance rating, where it has one
+    tally: Tally = field(default_factory=Tally)
+    scale: MarkScale | None = None
 
-    def add(self, side: SideFigures) -> None:
-        self.games += 1
-        self.counted += side.counted or 0
-        self.error += side.error or 0.0
-        self.accuracy_sum += (side.accuracy or 0.0) * (side.counted or 0)
-        self.marks = [a + b for a, b in zip(self.marks, side.marks, strict=True)]
+    @property
+    def games(self) -> int:
+        return self.tally.games
+
+    @property
+    def counted(self) -> int:
+        return self.tally.counted
+
+    @property
+    def marks(self) -> tuple[int, int, int]:
+        return self.tally.marks
 
     @property
     def accuracy(self) -> float | None:
-        return self.accuracy_sum / self.counted if self.counted else None
+        return self.tally.accuracy
 
     @property
     def mean_loss(self) -> float | None:
-        return self.error / self.counted if self.counted else None
+        return self.tally.mean_loss
 
     @property
     def pr(self) -> float | None:
         """The performance rating of the error rate over all the player's games (backgammon: 500 x EMG
         lost per counted decision, gnubg's and XG's PR); None where the game's scale has none (Togyz)."""
-        rate = self.mean_loss
-        return None if self.scale is None or rate is None else self.scale.performance(rate)
+        return self.tally.pr(self.scale)
 
     def per_100(self, marks: int) -> float | None:
-        return 100 * marks / self.counted if self.counted else None
+        return self.tally.per_100(marks)
 
 
 @dataclass(frozen=True)
@@ -313,12 +324,8 @@ def _match_sides(games: list[ReportGame], scale: MarkScale | None) -> tuple[Matc
         return None
     found = []
     for side, name in enumerate(games[0].players):
-        counted = sum(game.sides[side].counted for game in analysed if game.sides)
-        error = sum(game.sides[side].error for game in analysed if game.sides)
-        rate = error / counted if counted else None
-        pr = None if scale is None or rate is None else scale.performance(rate)
-        rating = None if scale is None or rate is None else scale.rating(rate)
-        found.append(MatchSide(name, counted, error, pr, rating))
+        tally = sum((Tally.of_figures(game.sides[side]) for game in analysed if game.sides), Tally())
+        found.append(MatchSide(name, tally.counted, tally.error, tally.pr(scale), tally.rating(scale)))
     return found[0], found[1]
 
 
@@ -336,10 +343,12 @@ class Archive:
     """What a report shows: the analysis folder (``stored``: its manifest's settings) and its games (those
     the query kept) in the tables' order (by record file and index), without their decisions unless read
     with them (``read_archive``); ``with_moves`` brings each analysed game's decisions, one game at a
-    time."""
+    time. ``sittings``: both named sides of every analysed game of the folder, whatever the query, read
+    from the same rows, for its players' figures (``taldau.analysis.players.roster_of``)."""
 
     stored: AnalysisFolder
     games: list[ReportGame]
+    sittings: list[Sitting] = field(default_factory=list)
 
     @property
     def folder(self) -> Path:
@@ -387,16 +396,20 @@ class Archive:
         return sections
 
     def players(self) -> list[PlayerTally]:
-        """Every named player's figures over the analysed games, most games first."""
-        players: dict[str, PlayerTally] = {}
-        scales: dict[str, MarkScale | None] = {}
+        """Every named player's figures over the analysed games (each spelling of a name its own), most
+        games first."""
+        tallies: dict[str, Tally] = {}
+        scales: dict[str, MarkScale | None] = {}  # by game
+        played: dict[str, str] = {}  # each name's game, the first it is seen in
         for game in self.analysed:
             if game.game not in scales:
                 scales[game.game] = scale_of(game.game)
             for name, side in zip(game.names, game.sides or (), strict=False):
                 if name is not None:
-                    players.setdefault(name, PlayerTally(name, scale=scales[game.game])).add(side)
-        return sorted(players.values(), key=lambda player: (-player.games, player.name.casefold()))
+                    tallies[name] = tallies.get(name, Tally()) + Tally.of_figures(side)
+                    played.setdefault(name, game.game)
+        found = [PlayerTally(name, tally, scales[played[name]]) for name, tally in tallies.items()]
+        return sorted(found, key=lambda player: (-player.games, player.name.casefold()))
 
     def with_moves(self) -> Iterator[ReportGame]:
         """Each analysed game with its decisions (in order of ply), one at a time, in the ``moves`` table's
@@ -509,20 +522,22 @@ def _game(row: dict[str, Any], strings: dict[str, str]) -> ReportGame:
 def open_archive(folder: str | Path, query: str | None = None) -> Archive:
     """The analysed archive in ``folder``: its manifest's settings and its games (only those whose
     players, event, site, date, round, file or id contain ``query``, any case, when given), without their
-    decisions. Raises ReportError when the folder is not an analysis' output or cannot be read."""
+    decisions, and the sittings of all its analysed games; the games table is read once. Raises
+    ReportError when the folder is not an analysis' output or cannot be read."""
     strings: dict[str, str] = {}
+    games: list[ReportGame] = []
+    found: list[Sitting] = []
     try:
         stored = open_folder(folder)
-        games = [
-            _game(row, strings)
-            for batch in stored.batches("games", rows=BATCH_ROWS)
-            for row in batch.to_pylist()
-        ]
+        for batch in stored.batches("games", rows=BATCH_ROWS):  # the one reading of the games table
+            rows = batch.to_pylist()
+            games += [_game(row, strings) for row in rows]
+            found += sittings_of(rows)
     except FolderError as error:
         raise ReportError(str(error)) from None
     if query:
         games = [game for game in games if game.matches(query)]
-    return Archive(stored, games)
+    return Archive(stored, games, found)
 
 
 def read_archive(folder: str | Path, query: str | None = None) -> Archive:

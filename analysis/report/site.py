@@ -6,8 +6,10 @@ tables sortable).
 
 Board diagrams come from each game's kind (``GameKind.svg``): the report never looks into a position.
 
-The report is written game by game (``Archive.with_moves``): each game's page as its decisions are read,
-and for the index and the player pages only what they show of them (``Tally``: counts, openings, the
+The folder is read once (``open_archive``: its games, and the sittings its players' figures are summed
+from, ``taldau.analysis.players.roster_of``, with their months and events at once). The report is written
+game by game (``Archive.with_moves``): each game's page as its decisions are read,
+and for the index and the player pages only what they show of them (``Kept``: counts, openings, the
 worst blunders in a ``Worst`` of bounded size), so that its memory follows the largest game, not the
 archive. It writes only into a folder of its own (``output.ReportFolder``).
 """
@@ -40,7 +42,7 @@ from ..players import (
     Player,
     PlayerSettings,
     PlayersReport,
-    players,
+    roster_of,
     scale_of,
     shown_figures,
     side_score,
@@ -148,16 +150,14 @@ def write_report(
     written, for a folder that is not an analysis' output, a book that cannot be opened or is of another
     game, and an ``out`` that holds files no report wrote (``ReportFolder``)."""
     target = ReportFolder.claim(out)
-    try:  # first, while nothing else is held: their bootstrap is the report's largest need of memory
-        roster = players([folder], PlayerSettings(by="month"))
-        events = players([folder], PlayerSettings(by="event"))
+    archive = open_archive(folder, query)  # the folder's one reading: the games, and the players' sittings
+    try:  # the players, with their months and events: their bootstrap is the report's largest need of memory
+        found = roster_of([archive.stored], [archive.sittings], PlayerSettings(by="month", also=("event",)))
     except FolderError as error:
         raise ReportError(str(error)) from None
-    archive = open_archive(folder, query)
     opened = _book(book, archive)
     analysed = archive.analysed
-    if not analysed:
-        roster = events = None
+    roster = found if analysed else None
     pages = player_pages([found.name for found in roster.players]) if roster else {}
     written = ["index.html", "report.css", "report.js", *(game.page for game in analysed), *pages.values()]
     target.begin(written)
@@ -178,7 +178,7 @@ def write_report(
     page = environment.get_template("game.html")
     kinds = {name: game_kind(name) for name in {game.game for game in analysed}}
     order = {game.game_id: index for index, game in enumerate(analysed)}
-    tally = Tally.of(roster)
+    tally = Kept.of(roster)
     if progress is not None:
         progress(0, len(analysed))
     for done, game in enumerate(archive.with_moves(), start=1):
@@ -201,8 +201,8 @@ def write_report(
             progress(done, len(analysed))
     figures: dict[str, Player] = {}
     reference = reference_prs(tally.reference, roster, scale_of(archive.settings.game))
-    if roster is not None and events is not None:
-        figures = _player_pages(roster, events, pages, tally, kinds, environment, out, common, reference)
+    if roster is not None:
+        figures = _player_pages(roster, pages, tally, kinds, environment, out, common, reference)
     index_text = environment.get_template("index.html").render(
         archive=archive,
         games=archive.games,
@@ -299,7 +299,7 @@ class Played:
 
 
 @dataclass
-class Tally:
+class Kept:
     """What the index and the player pages keep of the games as their pages are written: the decisions,
     how many were judged each way (backgammon's settled in doubt), of each mark, the diagrams drawn and
     the worst blunders; for each player (by the name shown) the openings played and the worst blunders;
@@ -317,7 +317,7 @@ class Tally:
     reference: ReferenceTally = field(default_factory=ReferenceTally)
 
     @classmethod
-    def of(cls, roster: PlayersReport | None) -> Tally:
+    def of(cls, roster: PlayersReport | None) -> Kept:
         """An empty tally for the players of ``roster``."""
         owners: dict[str, list[str]] = defaultdict(list)
         for found in roster.players if roster else ():
@@ -399,9 +399,8 @@ class DrawnBlunder:
 
 def _player_pages(
     roster: PlayersReport,
-    events: PlayersReport,
     pages: dict[str, str],
-    tally: Tally,
+    tally: Kept,
     kinds: dict[str, GameKind[Any]],
     environment: Environment,
     out: Path,
@@ -409,10 +408,9 @@ def _player_pages(
     reference: ReferencePR | None,
 ) -> dict[str, Player]:
     """One page per player of ``roster`` (``taldau.analysis.players``: figures with intervals, form by
-    month, by event (``events``' periods), head to head, openings and worst blunders drawn; the PR by the
+    month, by event (``Player.also``), head to head, openings and worst blunders drawn; the PR by the
     ``reference`` where the record files hold one) at ``pages``, and by each spelling of each player's name
     the player's figures, for the index's intervals."""
-    by_event = {found.name: found for found in events.players}
     template = environment.get_template("player.html")
     figures: dict[str, Player] = {}
     columns = shown_figures(roster.rated)
@@ -428,7 +426,7 @@ def _player_pages(
             form=form_graph(
                 [(period, getattr(part, figure)) for period, part in found.periods.items()], heading
             ),
-            events=by_event[found.name].periods if found.name in by_event else {},
+            events=found.also.get("event", {}),
             openings=_openings(tally.openings.get(found.name, [])),
             opening_plies=OPENING_PLIES,
             worst=[
