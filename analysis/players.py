@@ -42,7 +42,7 @@ from taldau.base.names import name_key
 from taldau.games.registry import analyser
 
 from .folder import AnalysisFolder, FolderError, open_folder
-from .tally import Tally
+from .tally import Tally, tally_of_row
 
 # Where records write the date of a game (PGN and Togyz archives ``Date``; Jellyfish files of gnubg,
 # BackgammonGalaxy and Backgammon Studio ``EventDate``, as the SGF reader names ``DT`` too; lichess's PGN
@@ -239,7 +239,7 @@ def sittings_of(rows: Iterable[Mapping[str, Any]], aliases: Aliases = Aliases())
                     if row.get("points") is None or row.get("winner") is None
                     else (row["points"] if row["winner"] == side else -row["points"]),
                     opponent_rating=_rating(row.get(f"{SIDES[1 - side]}_elo")),
-                    tally=Tally.of_row(row, prefix),
+                    tally=tally_of_row(row, prefix),
                 )
             )
     return found
@@ -427,8 +427,8 @@ def figures(games: Sequence[Sitting], scale: MarkScale | None, bootstrap: Bootst
     counted = column("counted")
     factor = None if scale is None else scale.pr_factor
     error = bootstrap.ratio(column("error"), counted)
-    checker = bootstrap.ratio(column("checker_error"), column("checker_counted"))
-    cube = bootstrap.ratio(column("cube_error"), column("cube_counted"))
+    checker = bootstrap.ratio(column("moves_error"), column("moves_counted"))
+    cube = bootstrap.ratio(column("others_error"), column("others_counted"))
 
     def pr(numerator: str, denominator: str) -> Estimate:
         return (
@@ -457,8 +457,8 @@ def figures(games: Sequence[Sitting], scale: MarkScale | None, bootstrap: Bootst
         checker_error_rate=checker,
         cube_error_rate=cube,
         pr=pr("error", "counted"),
-        checker_pr=pr("checker_error", "checker_counted"),
-        cube_pr=pr("cube_error", "cube_counted"),
+        checker_pr=pr("moves_error", "moves_counted"),
+        cube_pr=pr("others_error", "others_counted"),
         rating=None if scale is None or error.value is None else scale.rating(error.value),
         accuracy=bootstrap.ratio(accuracy, counted),
         marks_per_100=(

@@ -23,7 +23,7 @@ from taldau.base.kind import (
 )
 from taldau.schemas import SideFigures
 
-from .tally import Tally
+from .tally import Tally, side_figures
 from .tally import move_accuracy as move_accuracy  # where it was before the tally
 
 
@@ -107,12 +107,15 @@ def player_stats(
     one); the PR by the reference where the record file judged any counted decision (``reference_pr``).
     What the game adds (backgammon: the luck, the match winning chances lost, gnubg's kinds of cube
     error) comes from its decisions' own part (``DecisionDetail.side_figures``). Each side's figures are
-    its ``Tally`` of the decisions (``taldau.analysis.tally``)."""
+    its ``Tally`` of the decisions (``taldau.base.tally``)."""
     decisions = [row.decision for row in rows]
     detail = next((type(d.detail) for d in decisions if d.detail is not None), None)
     return tuple(
-        Tally.of_decisions(
-            [(row.decision, row.mark) for row in rows if row.decision.side == side], decisions, detail
-        ).to_figures(scale)
+        side_figures(
+            Tally.of_decisions(
+                [(row.decision, row.mark) for row in rows if row.decision.side == side], decisions, detail
+            ),
+            scale,
+        )
         for side in (0, 1)
     )  # type: ignore[return-value]

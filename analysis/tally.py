@@ -1,29 +1,31 @@
-"""One tally of a player's figures, additive over games: the sums every figure is derived from (decisions,
-counted decisions, errors by kind, marks, the accuracy summed, the reference's losses, and what the game
-adds through its kind's decision detail: ``DecisionDetail.side_figures``), made from one side's decisions
-of a game (``Tally.of_decisions``) or from one side of a ``games`` row (``Tally.of_row``), added with
-``+``; the error rate, accuracy, PR and rating band are derived from the sums, so that summing games and
-then deriving gives what the decisions of all of them give at once. A game's figures in the ``games``
-table (``to_figures``), a match's, a player's in ``taldau players`` and in the report all come from it."""
+"""The one tally of players' figures (``taldau.base.tally.Tally``) as the ``games`` table holds it: a
+side of a row read into a tally (``tally_of``, ``tally_of_row``: the game's own figures are every column of
+``SideFigures`` that the tally does not derive or sum itself) and a tally written as a side's figures
+(``side_figures``). A game's figures in the ``games`` table, a match's, a player's in ``taldau players``,
+on the report's index and pages and in ``taldau annotate``'s headers all come from it."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
 
-from taldau.base.kind import MOVE, Decision, DecisionDetail, Mark, MarkScale, pov
+from taldau.base.kind import MarkScale
+from taldau.base.tally import Tally, move_accuracy
 from taldau.schemas import SideFigures
 from taldau.schemas.games import SIDE_STATS
 
-# The figures a tally derives from its own sums; every other figure of ``SideFigures`` is the game's own
+__all__ = ["OWN", "Tally", "move_accuracy", "side_figures", "tally_of", "tally_of_row"]
+
+# The figures of ``SideFigures`` that the tally sums or derives itself; every other one is the game's own
 # (its kind's ``DecisionDetail.side_figures``), summed as it is.
-DERIVED = ("accuracy", "mean_loss", "pr", "rating", "reference_pr")
 COMMON = (
     "inaccuracies",
     "mistakes",
     "blunders",
-    *DERIVED,
+    "accuracy",
+    "mean_loss",
+    "pr",
+    "rating",
+    "reference_pr",
     "decisions",
     "counted",
     "error",
@@ -35,170 +37,51 @@ COMMON = (
 OWN = tuple(name for name in SIDE_STATS if name not in COMMON)
 
 
-def move_accuracy(chances_before: float, chances_after: float) -> float:
-    """lichess's accuracy of one move from the drop in win percentage, 0 to 100."""
-    drop = max(0.0, 50.0 * (chances_before - chances_after))
-    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
+def tally_of_row(row: Mapping[str, object], side: str) -> Tally:
+    """One side's tally of the game of a ``games`` row (``side``: ``white`` or ``black``, the columns'
+    prefix), the sums a file of an early version lacks as 0; the reference's losses are not stored, and
+    read as 0."""
+    return tally_of(SideFigures.of_row(dict(row), side))
 
 
-def _add(first: float | None, second: float | None) -> float | None:
-    """A sum of the game's own figure: None where neither has it (a game whose kind has none)."""
-    if first is None:
-        return second
-    return first if second is None else first + second
+def tally_of(figures: SideFigures) -> Tally:
+    """The tally of one game's ``figures`` (a ``games`` row's side): the checker and cube parts are the
+    tally's moves and other decisions."""
+    counted = figures.counted or 0
+    return Tally(
+        games=1,
+        decisions=figures.decisions or 0,
+        counted=counted,
+        error=figures.error or 0.0,
+        moves_counted=figures.checker_counted or 0,
+        moves_error=figures.checker_error or 0.0,
+        others_counted=figures.cube_counted or 0,
+        others_error=figures.cube_error or 0.0,
+        marks=figures.marks,
+        accuracy_sum=(figures.accuracy or 0.0) * counted,
+        own=tuple((name, getattr(figures, name)) for name in OWN),
+    )
 
 
-@dataclass(frozen=True)
-class Tally:
-    """One side's sums over some games (``games`` of them): ``decisions`` (forced ones too), ``counted``
-    (those in the error rate), ``error`` (loss over the counted), its parts over the counted moves
-    (``checker_``) and the other kinds of decision (``cube_``: backgammon's cube and take), the ``marks``
-    (``?!``, ``?``, ``??``), ``accuracy_sum`` (accuracy over the counted, summed), the reference's losses
-    over the counted decisions it judged (``reference_loss``, ``reference_counted``: 0 where unknown, as in
-    a ``games`` row) and the game's own figures (``own``: name -> sum, None where the game has none)."""
-
-    games: int = 0
-    decisions: int = 0
-    counted: int = 0
-    error: float = 0.0
-    checker_counted: int = 0
-    checker_error: float = 0.0
-    cube_counted: int = 0
-    cube_error: float = 0.0
-    marks: tuple[int, int, int] = (0, 0, 0)
-    accuracy_sum: float = 0.0
-    reference_loss: float = 0.0
-    reference_counted: int = 0
-    own: tuple[tuple[str, float | None], ...] = ()
-
-    def __add__(self, other: Tally) -> Tally:
-        """The sums of both."""
-        mine, theirs = dict(self.own), dict(other.own)
-        own = tuple((name, _add(mine.get(name), theirs.get(name))) for name in {**mine, **theirs})
-        sums = {
-            item.name: getattr(self, item.name) + getattr(other, item.name)
-            for item in fields(self)
-            if item.name not in ("marks", "own")
-        }
-        marks = tuple(a + b for a, b in zip(self.marks, other.marks, strict=True))
-        return Tally(**sums, marks=marks, own=own)  # type: ignore[arg-type]
-
-    @classmethod
-    def of_decisions(
-        cls,
-        side: Sequence[tuple[Decision, Mark | None]],
-        game: Sequence[Decision],
-        detail: type[DecisionDetail] | None,
-    ) -> Tally:
-        """One side's tally of one game: its marked decisions ``side`` of the decisions ``game``, the game's
-        own figures from its ``detail`` type (None: none)."""
-        counted = [decision for decision, _ in side if decision.counted]
-        checker = [decision for decision in counted if decision.kind == MOVE]
-        other = [decision for decision in counted if decision.kind != MOVE]
-        checker_error = sum((decision.loss for decision in checker), 0.0)
-        cube_error = sum((decision.loss for decision in other), 0.0)
-        accuracies = [
-            move_accuracy(pov(d.chance_before, d.side), pov(d.chance_after, d.side)) for d in counted
-        ]
-        marks = [mark for _, mark in side]
-        judged = [decision.reference_loss for decision in counted if decision.reference_loss is not None]
-        own = {} if detail is None else detail.side_figures([decision for decision, _ in side], game)
-        return cls(
-            games=1,
-            decisions=len(side),
-            counted=len(counted),
-            error=checker_error + cube_error,
-            checker_counted=len(checker),
-            checker_error=checker_error,
-            cube_counted=len(other),
-            cube_error=cube_error,
-            marks=(marks.count(Mark.DOUBTFUL), marks.count(Mark.BAD), marks.count(Mark.VERY_BAD)),
-            accuracy_sum=sum(accuracies),
-            reference_loss=sum(judged, 0.0),
-            reference_counted=len(judged),
-            own=tuple(own.items()),  # type: ignore[arg-type]
-        )
-
-    @classmethod
-    def of_row(cls, row: Mapping[str, object], side: str) -> Tally:
-        """One side's tally of the game of a ``games`` row (``side``: ``white`` or ``black``, the columns'
-        prefix), the sums a file of an early version lacks as 0; the reference's losses are not stored,
-        and read as 0."""
-        return cls.of_figures(SideFigures.of_row(dict(row), side))
-
-    @classmethod
-    def of_figures(cls, figures: SideFigures) -> Tally:
-        """The tally of one game's ``figures`` (a ``games`` row's side)."""
-        counted = figures.counted or 0
-        return cls(
-            games=1,
-            decisions=figures.decisions or 0,
-            counted=counted,
-            error=figures.error or 0.0,
-            checker_counted=figures.checker_counted or 0,
-            checker_error=figures.checker_error or 0.0,
-            cube_counted=figures.cube_counted or 0,
-            cube_error=figures.cube_error or 0.0,
-            marks=figures.marks,
-            accuracy_sum=(figures.accuracy or 0.0) * counted,
-            own=tuple((name, getattr(figures, name)) for name in OWN),
-        )
-
-    def figure(self, name: str) -> float | None:
-        """The game's own figure ``name`` summed (None where the game has none)."""
-        return dict(self.own).get(name)
-
-    @property
-    def accuracy(self) -> float | None:
-        """The mean accuracy of the counted decisions (None without one)."""
-        return self.accuracy_sum / self.counted if self.counted else None
-
-    @property
-    def mean_loss(self) -> float | None:
-        """The error rate: error / counted (None without a counted decision)."""
-        return self.error / self.counted if self.counted else None
-
-    def pr(self, scale: MarkScale | None) -> float | None:
-        """The performance rating of the error rate in ``scale`` (None where it has none, or without a
-        counted decision)."""
-        rate = self.mean_loss
-        return None if scale is None or rate is None else scale.performance(rate)
-
-    def rating(self, scale: MarkScale | None) -> str | None:
-        """The rating band of the error rate in ``scale`` (None where it has none)."""
-        rate = self.mean_loss
-        return None if scale is None or rate is None else scale.rating(rate)
-
-    def reference_pr(self, scale: MarkScale | None) -> float | None:
-        """The PR by the reference: ``scale``'s PR of its mean loss over the counted decisions it judged;
-        None where it judged none or the scale has no PR."""
-        if scale is None or not self.reference_counted:
-            return None
-        return scale.performance(self.reference_loss / self.reference_counted)
-
-    def per_100(self, marks: int) -> float | None:
-        """``marks`` per 100 counted decisions (None without one)."""
-        return 100 * marks / self.counted if self.counted else None
-
-    def to_figures(self, scale: MarkScale | None) -> SideFigures:
-        """The figures as a ``games`` row holds them (accuracy 100 and error rate 0 without a counted
-        decision; PR, rating band and the PR by the reference through ``scale``)."""
-        accuracy, rate = self.accuracy, self.mean_loss
-        return SideFigures(
-            inaccuracies=self.marks[0],
-            mistakes=self.marks[1],
-            blunders=self.marks[2],
-            accuracy=100.0 if accuracy is None else accuracy,
-            mean_loss=0.0 if rate is None else rate,
-            decisions=self.decisions,
-            counted=self.counted,
-            error=self.error,
-            checker_counted=self.checker_counted,
-            checker_error=self.checker_error,
-            cube_counted=self.cube_counted,
-            cube_error=self.cube_error,
-            pr=self.pr(scale),
-            rating=self.rating(scale),
-            reference_pr=self.reference_pr(scale),
-            **dict(self.own),  # type: ignore[arg-type]
-        )
+def side_figures(tally: Tally, scale: MarkScale | None) -> SideFigures:
+    """``tally`` as a ``games`` row's side holds it (accuracy 100 and error rate 0 without a counted
+    decision; PR, rating band and the PR by the reference through ``scale``)."""
+    accuracy, rate = tally.accuracy, tally.mean_loss
+    return SideFigures(
+        inaccuracies=tally.marks[0],
+        mistakes=tally.marks[1],
+        blunders=tally.marks[2],
+        accuracy=100.0 if accuracy is None else accuracy,
+        mean_loss=0.0 if rate is None else rate,
+        decisions=tally.decisions,
+        counted=tally.counted,
+        error=tally.error,
+        checker_counted=tally.moves_counted,
+        checker_error=tally.moves_error,
+        cube_counted=tally.others_counted,
+        cube_error=tally.others_error,
+        pr=tally.pr(scale),
+        rating=tally.rating(scale),
+        reference_pr=tally.reference_pr(scale),
+        **dict(tally.own),  # type: ignore[arg-type]
+    )

@@ -89,7 +89,7 @@ def test_a_tally_summed_over_games_derives_what_the_decisions_of_all_of_them_giv
     tallies of both added give the sums and figures of one tally of all the decisions, and a games row's
     side read back gives the tally it was written from."""
     from taldau.analysis.review import judge
-    from taldau.analysis.tally import Tally
+    from taldau.analysis.tally import Tally, side_figures, tally_of
     from taldau.games.backgammon.review.decision import BackgammonDetail
     from taldau.games.backgammon.review.marks import EMG_SCALE
     from test_player_figures import GAME
@@ -105,16 +105,16 @@ def test_a_tally_summed_over_games_derives_what_the_decisions_of_all_of_them_giv
     for side in (0, 1):
         added, whole = tally(first, side) + tally(second, side), tally(marked, side)
         assert (added.games, whole.games) == (2, 1)
-        for name in ("decisions", "counted", "checker_counted", "cube_counted", "marks", "reference_counted"):
+        for name in ("decisions", "counted", "moves_counted", "others_counted", "marks", "reference_counted"):
             assert getattr(added, name) == getattr(whole, name)
-        for name in ("error", "checker_error", "cube_error", "accuracy_sum", "reference_loss"):
+        for name in ("error", "moves_error", "others_error", "accuracy_sum", "reference_loss"):
             assert abs(getattr(added, name) - getattr(whole, name)) < 1e-12
         assert dict(added.own).keys() == dict(whole.own).keys()
         for name, value in whole.own:
             assert value is None or abs(added.figure(name) - value) < 1e-12  # type: ignore[operator]
         assert abs(added.pr(EMG_SCALE) - whole.pr(EMG_SCALE)) < 1e-9  # type: ignore[operator]
         assert added.rating(EMG_SCALE) == whole.rating(EMG_SCALE)
-        read = Tally.of_figures(whole.to_figures(EMG_SCALE))
+        read = tally_of(side_figures(whole, EMG_SCALE))
         assert read.counted == whole.counted and read.error == whole.error
         assert dict(read.own) == dict(whole.own)
         assert abs(read.accuracy_sum - whole.accuracy_sum) < 1e-9

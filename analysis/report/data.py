@@ -38,7 +38,7 @@ from ..players import (
     scale_of,
     sittings_of,
 )
-from ..tally import Tally
+from ..tally import Tally, tally_of
 
 MARK_NAMES = {mark: mark.word for mark in MARKS}
 MARK_PLURALS = {Mark.DOUBTFUL: "inaccuracies", Mark.BAD: "mistakes", Mark.VERY_BAD: "blunders"}
@@ -324,7 +324,7 @@ def _match_sides(games: list[ReportGame], scale: MarkScale | None) -> tuple[Matc
         return None
     found = []
     for side, name in enumerate(games[0].players):
-        tally = sum((Tally.of_figures(game.sides[side]) for game in analysed if game.sides), Tally())
+        tally = sum((tally_of(game.sides[side]) for game in analysed if game.sides), Tally())
         found.append(MatchSide(name, tally.counted, tally.error, tally.pr(scale), tally.rating(scale)))
     return found[0], found[1]
 
@@ -406,7 +406,7 @@ class Archive:
                 scales[game.game] = scale_of(game.game)
             for name, side in zip(game.names, game.sides or (), strict=False):
                 if name is not None:
-                    tallies[name] = tallies.get(name, Tally()) + Tally.of_figures(side)
+                    tallies[name] = tallies.get(name, Tally()) + tally_of(side)
                     played.setdefault(name, game.game)
         found = [PlayerTally(name, tally, scales[played[name]]) for name, tally in tallies.items()]
         return sorted(found, key=lambda player: (-player.games, player.name.casefold()))
