@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from taldau.base.kind import MARKS, Annotation, Decision, move_numbers, pov, settled_label
+from taldau.base.tally import Tally
 
 from ..engine.cubeful import game_result_mwc
 from ..records.replay import Game
@@ -24,7 +25,7 @@ from ..rules.cube import DecisionKind
 from ..rules.ids import MatchId
 from ..rules.met import MatchEquityTable
 from .cubes import CubeChoice
-from .decision import CUBE_ERRORS, cube_error_kind, detail_of
+from .decision import CUBE_ERRORS, BackgammonDetail, cube_error_sums, detail_of
 from .levels import ReviewSettings
 from .luck import LuckMark
 from .marks import EMG_SCALE
@@ -38,11 +39,14 @@ FIBS_OFFSET = 2050.0  # gnubg's rating offset: the FIBS rating of a player who m
 @dataclass
 class StatContext:
     """One player's statistics over some decisions (a game's, the match's), as gnubg's statistics (its
-    ``statcontext``) count them: checker plays (``moves``, those not forced ``unforced``, marks by glyph,
-    error in EMG and match winning chances), rolls by luck mark and the luck in EMG, cube and take
-    decisions (all, ``close`` or actual ones: those counted, doubles, takes, passes, error, and
-    ``cube_errors``: for each of gnubg's kinds of cube error, ``CUBE_ERRORS``, the count, the EMG and the
-    MWC lost). ``mwc`` is False in money play, where no decision has a loss in match winning chances.
+    ``statcontext``) count them: what every game's players are figured by, in the one tally of players'
+    figures (``tally``, ``taldau.base.tally.Tally``: the counted checker plays, ``unforced``, and cube and take decisions,
+    ``close`` or actual ones, with their errors in EMG, and the luck in EMG over every roll); and what
+    gnubg's table adds: checker plays (``moves``, forced ones too, marks by glyph, error in match winning
+    chances), rolls by luck mark, cube and take decisions (all, doubles, takes, passes, error in match
+    winning chances, and ``cube_errors``: for each of gnubg's kinds of cube error, ``CUBE_ERRORS``, the
+    count, the EMG and the MWC lost). ``mwc`` is False in money play, where no decision has a loss in
+    match winning chances.
 
     The luck is also counted in the unit of a result, as gnubg's luck-adjusted result needs it:
     ``luck_mwc`` in match winning chances (None where a roll's luck has none: an analysis stored before
@@ -50,26 +54,43 @@ class StatContext:
     player won or lost in the games counted (MWC in match play, points in money; None before a game
     ended); ``luck_adjusted`` that result less his luck plus his opponent's (both set by ``figures``)."""
 
+    tally: Tally = field(default_factory=Tally)
     moves: int = 0
-    unforced: int = 0
     move_marks: tuple[int, int, int] = (0, 0, 0)
-    checker_error: float = 0.0
     checker_mwc: float = 0.0
     luck_marks: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
-    luck: float = 0.0
     luck_mwc: float | None = 0.0
     luck_points: float = 0.0
     result: float | None = None
     luck_adjusted: float | None = None
     cube_decisions: int = 0
-    close: int = 0
     doubles: int = 0
     takes: int = 0
     passes: int = 0
-    cube_error: float = 0.0
     cube_mwc: float = 0.0
     cube_errors: tuple[tuple[int, float, float], ...] = ((0, 0.0, 0.0),) * len(CUBE_ERRORS)
     mwc: bool = False
+
+    @property
+    def unforced(self) -> int:
+        return self.tally.moves_counted
+
+    @property
+    def checker_error(self) -> float:
+        return self.tally.moves_error
+
+    @property
+    def close(self) -> int:
+        return self.tally.others_counted
+
+    @property
+    def cube_error(self) -> float:
+        return self.tally.others_error
+
+    @property
+    def luck(self) -> float:
+        luck = self.tally.figure("luck")
+        return 0.0 if luck is None else luck
 
     @property
     def error(self) -> float:
@@ -118,18 +139,24 @@ def game_results(game: Game, table: MatchEquityTable | None = None) -> tuple[flo
 def figures(
     decisions: Iterable[tuple[Decision, str | None]], results: tuple[float, float] | None = None
 ) -> tuple[StatContext, StatContext]:
-    """Both players' statistics (index = side) over marked decisions, with the players' ``results`` (as
-    ``game_results`` gives them, summed over the games counted; None before a game ended) and the
-    results adjusted for their luck."""
-    sides = (StatContext(), StatContext())
-    for decision, mark in decisions:
+    """Both players' statistics (index = side) over marked decisions (each side's tally of them, and what
+    gnubg's table adds), with the players' ``results`` (as ``game_results`` gives them, summed over the
+    games counted; None before a game ended) and the results adjusted for their luck."""
+    marked = list(decisions)
+    game = [decision for decision, _ in marked]
+
+    def tally(side: int) -> Tally:
+        return Tally.of_decisions([pair for pair in marked if pair[0].side == side], game, BackgammonDetail)
+
+    sides = (StatContext(tally(0)), StatContext(tally(1)))
+    cube_counted: tuple[list[Decision], list[Decision]] = ([], [])  # each side's counted cube and takes
+    for decision, mark in marked:
         player, detail = sides[decision.side], detail_of(decision)
         player.mwc = player.mwc or detail.loss_mwc is not None
         mwc = detail.loss_mwc or 0.0
         if decision.kind == DecisionKind.MOVE:
             player.moves += 1
             if detail.luck is not None:
-                player.luck += detail.luck
                 if detail.luck_mwc is None or player.luck_mwc is None:
                     player.luck_mwc = None
                 else:
@@ -146,8 +173,6 @@ def figures(
                     count + (index == place) for index, count in enumerate(player.move_marks)
                 )
             if decision.counted:
-                player.unforced += 1
-                player.checker_error += decision.loss
                 player.checker_mwc += mwc
             continue
         player.cube_decisions += 1
@@ -155,15 +180,10 @@ def figures(
         player.takes += decision.played in (CubeChoice.TAKE, CubeChoice.BEAVER)
         player.passes += decision.played == CubeChoice.PASS
         if decision.counted:
-            player.close += 1
-            player.cube_error += decision.loss
             player.cube_mwc += mwc
-            kind = cube_error_kind(decision)
-            if kind is not None:
-                player.cube_errors = tuple(
-                    (count + 1, emg + decision.loss, lost + mwc) if index == kind else (count, emg, lost)
-                    for index, (count, emg, lost) in enumerate(player.cube_errors)
-                )
+            cube_counted[decision.side].append(decision)
+    for player, counted in zip(sides, cube_counted, strict=True):
+        player.cube_errors = cube_error_sums(counted)
     if results is not None:
         in_match = any(side.mwc for side in sides)
         lucks = [side.luck_mwc if in_match else side.luck_points for side in sides]

@@ -212,14 +212,24 @@ def cube_error_kind(decision: Decision) -> int | None:
     return 5 if decision.played == "pass" else 4
 
 
+def cube_error_sums(counted: Sequence[Decision]) -> tuple[tuple[int, float, float], ...]:
+    """The counted cube and take decisions' errors by gnubg's kinds (``CUBE_ERRORS``, in order): each
+    kind's count, EMG lost and match winning chances lost (0 where a decision has none), summed in the
+    decisions' order: the one sum of them, that a player's figures and gnubg's statistics print."""
+    sums = [(0, 0.0, 0.0)] * len(CUBE_ERRORS)
+    for decision in counted:
+        kind = cube_error_kind(decision)
+        if kind is not None:
+            count, emg, mwc = sums[kind]
+            sums[kind] = (count + 1, emg + decision.loss, mwc + (detail_of(decision).loss_mwc or 0.0))
+    return tuple(sums)
+
+
 def _cube_errors(counted: Sequence[Decision]) -> dict[str, object]:
-    """The counted cube and take decisions' errors by gnubg's kinds (``CUBE_ERRORS``): each kind's count
-    and EMG lost, as ``SideFigures`` names them."""
+    """The counted cube and take decisions' errors by gnubg's kinds (``cube_error_sums``): each kind's
+    count and EMG lost, as ``SideFigures`` names them."""
     figures: dict[str, object] = {}
-    kinds = [cube_error_kind(decision) for decision in counted]
-    for index, (name, _) in enumerate(CUBE_ERRORS):
-        figures[name] = kinds.count(index)
-        figures[f"{name}_error"] = sum(
-            (decision.loss for decision, kind in zip(counted, kinds, strict=True) if kind == index), 0.0
-        )
+    for (name, _), (count, emg, _mwc) in zip(CUBE_ERRORS, cube_error_sums(counted), strict=True):
+        figures[name] = count
+        figures[f"{name}_error"] = emg
     return figures
