@@ -618,9 +618,14 @@ def players(
 
 
 def _periods(
-    games: Sequence[Sitting], by: str | None, scale: MarkScale | None, settings: PlayerSettings, rng: Any
+    games: Sequence[Sitting],
+    by: str | None,
+    scale: MarkScale | None,
+    settings: PlayerSettings,
+    rng: np.random.Generator,
 ) -> dict[str, Figures]:
-    """A player's ``games`` grouped by period ``by`` (none for None), each group's figures."""
+    """A player's ``games`` grouped by period ``by`` (none for None), each group's figures with
+    intervals drawn from ``rng``."""
     if not by:
         return {}
     periods: dict[str, list[Sitting]] = defaultdict(list)
