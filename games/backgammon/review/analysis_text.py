@@ -40,13 +40,13 @@ FIBS_OFFSET = 2050.0  # gnubg's rating offset: the FIBS rating of a player who m
 class StatContext:
     """One player's statistics over some decisions (a game's, the match's), as gnubg's statistics (its
     ``statcontext``) count them: what every game's players are figured by, in the one tally of players'
-    figures (``tally``, ``taldau.base.tally.Tally``: the counted checker plays, ``unforced``, and cube and take decisions,
-    ``close`` or actual ones, with their errors in EMG, and the luck in EMG over every roll); and what
-    gnubg's table adds: checker plays (``moves``, forced ones too, marks by glyph, error in match winning
-    chances), rolls by luck mark, cube and take decisions (all, doubles, takes, passes, error in match
-    winning chances, and ``cube_errors``: for each of gnubg's kinds of cube error, ``CUBE_ERRORS``, the
-    count, the EMG and the MWC lost). ``mwc`` is False in money play, where no decision has a loss in
-    match winning chances.
+    figures (``tally``, ``taldau.base.tally.Tally``: the counted checker plays, ``unforced``, and cube and
+    take decisions, ``close`` or actual ones, with their errors in EMG, and the luck in EMG over every
+    roll); and what gnubg's table adds: checker plays (``moves``, forced ones too, marks by glyph, error in
+    match winning chances), rolls by luck mark, cube and take decisions (all, doubles, takes, passes, error
+    in match winning chances, and ``cube_errors``: for each of gnubg's kinds of cube error,
+    ``CUBE_ERRORS``, the count, the EMG and the MWC lost). ``mwc`` is False in money play, where no
+    decision has a loss in match winning chances.
 
     The luck is also counted in the unit of a result, as gnubg's luck-adjusted result needs it:
     ``luck_mwc`` in match winning chances (None where a roll's luck has none: an analysis stored before
