@@ -27,7 +27,7 @@ from taldau.games.registry import game_kind
 from taldau.schemas import GameRow
 
 from .accounting import NotUsed, Unused
-from .batch import BatchSettings, GameTask, TaskGame, plan
+from .batch import ArchivePlan, BatchSettings, GameTask, TaskGame, plan
 from .folder import FolderError, FolderSettings, open_folder
 from .review import GameReview, MarkedDecision, annotation, player_stats, review_task
 from .rows import marked_decision
@@ -128,7 +128,7 @@ def _record_file(source: str) -> str | None:
 
 
 def annotate(
-    paths: Iterable[str | Path],
+    paths: Iterable[str | Path] | ArchivePlan,
     game: str,
     limit: Limit,
     form: str,
@@ -137,12 +137,13 @@ def annotate(
     say: Callable[[str], None] = lambda line: None,
     progress: Callable[[int], object] | None = None,
 ) -> Iterator[str | NotAnnotated]:
-    """Every valid game of ``game`` under ``paths`` reviewed within ``limit`` by ``engine`` (None: the game's
-    default) and written back with its review in ``form``, a task (a Togyz game, a backgammon match) at a
-    time; a ``NotAnnotated`` note for each input that is not written. ValueError at once when the limit
-    or the engine do not suit the game. An engine named is named in the annotator (the one that ran: a
-    stand-in's name where it stood in, and ``say`` hears the line that says so). ``progress`` hears the
-    decisions judged as the reviews go (``Analyser.review``), for a display: a match takes a while."""
+    """Every valid game of ``game`` under ``paths`` (or of an archive read already: ``ArchivePlan``) reviewed
+    within ``limit`` by ``engine`` (None: the game's default) and written back with its review in ``form``, a
+    task (a Togyz game, a backgammon match) at a time; a ``NotAnnotated`` note for each input that is not
+    written. ValueError at once when the limit or the engine do not suit the game. An engine named is named in
+    the annotator (the one that ran: a stand-in's name where it stood in, and ``say`` hears the line that says
+    so). ``progress`` hears the decisions judged as the reviews go (``Analyser.review``), for a display: a
+    match takes a while."""
     settings = BatchSettings(game=game, limit=limit, engine=engine)
     search = settings.search()
     if settings.fallback is not None:
@@ -153,19 +154,21 @@ def annotate(
 
 
 def _annotated(
-    paths: Iterable[str | Path],
+    paths: Iterable[str | Path] | ArchivePlan,
     settings: BatchSettings,
     form: str,
     annotator: str,
     limits: ReadLimits,
     progress: Callable[[int], object] | None = None,
 ) -> Iterator[str | NotAnnotated]:
-    tools = settings.analyser
-    for item in plan(paths, settings, limits):
+    tools, kind = settings.analyser, settings.kind()
+    planned = paths.for_game(settings) if isinstance(paths, ArchivePlan) else plan(paths, settings, limits)
+    for item in planned:
         if isinstance(item, GameTask):
-            reviews = review_task(tools, item.record, item.source, settings.limit, progress)
+            games = _valid_games(item, kind)
+            reviews = review_task(tools, games, settings.limit, progress)
             notes = [annotation(review, annotator) for review in reviews]
-            yield tools.annotate(item.record, item.source, notes, form)
+            yield tools.annotate(games, notes, form)
         else:
             yield _not_annotated(item)
 
@@ -193,7 +196,13 @@ def annotate_stored(
             )
             continue
         notes = [annotation(review, stored.annotator) for review in reviews]
-        yield tools.annotate(item.record, item.source, notes, form)
+        yield tools.annotate(_valid_games(item, settings.kind()), notes, form)
+
+
+def _valid_games(task: GameTask, kind: Any) -> list[Any]:
+    """The valid games of ``task``, rebuilt from its data (``GameKind.decode``), in order."""
+    games = task.decoded(kind)
+    return [games[game.place] for game in task.games]
 
 
 def _not_annotated(item: NotUsed | GameRow) -> NotAnnotated:

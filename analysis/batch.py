@@ -1,12 +1,15 @@
 """The batch analysis of an archive, as pure functions: plan the tasks, analyse one task into rows.
 
-``plan`` reads every record under the paths and yields a ``GameTask`` per task of valid games (one Togyz
-game, one backgammon match: see ``taldau.base.kind``), written back as text small enough for a task
-queue, a finished ``games`` row per invalid game, and a note of every other input (``NotUsed``).
-``analyse_task`` turns one task and the settings into its games' ``moves`` rows and ``games`` rows; the
-executors (local process pool or Celery workers) only run it and store what it returns, so both give the
-same rows. Nothing here looks into a game: the game's kind
-(its facts, identity and task text) and its analyser do.
+Each game's text is read and parsed once, here: ``read_archive`` reads every record under the paths, of
+every game, and says which game each file holds (``FileGame``: ``--game auto`` chooses from it, opening no
+file again); ``for_game`` turns that reading into a ``GameTask`` per task of valid games of the run's game
+(one Togyz game, one backgammon match: see ``taldau.base.kind``), carrying its games as their kind's JSON
+data (``GameKind.encode``), a finished ``games`` row per invalid game, and a note of every other input
+(``NotUsed``); ``plan`` is the two in one. ``analyse_task`` rebuilds a task's games from its data
+(``GameKind.decode``: the rules replay them, no text is read) and turns them and the settings into their
+``moves`` rows and ``games`` rows; the executors (local process pool or Celery workers) only run it and
+store what it returns, so both give the same rows. Nothing here looks into a game: the game's kind (its
+facts, identity, encoding) and its analyser do.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from taldau.schemas import (
 from .accounting import NotUsed, Place, Unused, place_id
 from .review import review_task
 from .rows import move_rows
-from .validation import Unreadable, archive_games
+from .validation import FileGame, Unreadable, archive_files, games_held
 
 
 @dataclass(frozen=True)
@@ -132,15 +135,18 @@ class TaskGame:
 @dataclass(frozen=True)
 class GameTask:
     """One task: the valid games of one Togyz record or one backgammon match, where they came from, and
-    their record as text. ``id`` names the task's parts (a single game's id, or a digest of the match's
-    game ids); ``plies``, its decisions, is what its time limits are made of."""
+    the games as read, every one of the task (valid or not, in order: a match's score carries through
+    them), as their kind's JSON data (``data``, ``GameKind.encode``; the record text of a task an earlier
+    taldau queued). ``game`` names their kind. ``id`` names the task's parts (a single game's id, or a
+    digest of the match's game ids); ``plies``, its decisions, is what its time limits are made of."""
 
     id: str
     source: str
     index: int
     format: str
-    record: str
+    data: Any
     games: tuple[TaskGame, ...]
+    game: str = "togyz"
 
     @property
     def plies(self) -> int:
@@ -153,11 +159,21 @@ class GameTask:
         return task_id(game.former_id for game in self.games)
 
     def to_json(self) -> dict[str, Any]:
+        """The task as plain JSON data (a Celery message's argument)."""
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameTask:
-        return cls(**{**data, "games": tuple(TaskGame(**game) for game in data["games"])})
+        """The task ``to_json`` wrote; also one an earlier taldau queued, its games as record text
+        (``record``) and its game unnamed (the run's)."""
+        fields = {name: value for name, value in data.items() if name != "record"}
+        if "record" in data and "data" not in data:
+            fields["data"] = data["record"]
+        return cls(**{**fields, "games": tuple(TaskGame(**game) for game in data["games"])})
+
+    def decoded(self, kind: GameKind[Any]) -> list[Any]:
+        """Every game of the task rebuilt from its data by its ``kind`` (``GameKind.decode``), in order."""
+        return kind.decode(self.data, self.source)
 
 
 def task_id(game_ids: Iterable[str]) -> str:
@@ -195,13 +211,61 @@ def game_row(facts: GameFacts, identity: str, game: str, status: Status, key: st
     )
 
 
-def _tasks(
-    kind: GameKind[Any], games: list[tuple[Any, GameFacts]], settings: BatchSettings
-) -> Iterator[GameTask | GameRow]:
-    """The ``invalid`` rows of a task's bad games, then the task of its valid ones (if any)."""
+@dataclass(frozen=True)
+class ReadTask:
+    """The games of one task as read, of any game (``kind``): each replayed game with its facts, in order."""
+
+    kind: GameKind[Any]
+    games: tuple[tuple[Any, GameFacts], ...]
+
+    def joins(self, after: ReadTask) -> bool:
+        """Whether the game of ``after``, read right after these, belongs to their task: a game of the same
+        kind (``GameKind.same_task``), with a game record (index 1 or more)."""
+        game, facts = after.games[0]
+        same = after.kind.name == self.kind.name and facts.index > 0
+        return same and self.kind.same_task(self.games[-1][0], game)
+
+
+Read = ReadTask | NotUsed | FileGame
+"""What ``read_archive`` yields: the games of a task, an input not read as a game, which game a file holds."""
+
+
+def read_archive(paths: Iterable[str | Path], limits: ReadLimits | None = None) -> Iterator[Read]:
+    """Every game under ``paths``, of every game, read and replayed once, in order, consecutive games of
+    one task together (``GameKind.same_task``: a backgammon match); a note per input that is not a game (a
+    file with no game record, a source not read); and which game each file holds (``FileGame``, once its
+    reading tells). Records are read within ``limits`` (the defaults if None), one game at a time (a
+    match at a time)."""
+    pending: ReadTask | None = None  # the games of the task being read
+    for item in archive_files(paths, limits or ReadLimits()):
+        if isinstance(item, FileGame):  # a task never spans two files: nothing to end
+            yield item
+            continue
+        read = (
+            None if isinstance(item, Unreadable) else ReadTask(item[0], ((item[1], item[0].facts(item[1])),))
+        )
+        if pending is not None and not (read is not None and pending.joins(read)):
+            yield pending
+            pending = None
+        if isinstance(item, Unreadable):
+            yield NotUsed(item.source, 0, Unused.NOT_READ, item.reason)
+        elif read is not None and read.games[0][1].index == 0:  # a file (or match) with no game record
+            facts = read.games[0][1]
+            detail = facts.errors[0].message if facts.errors else "no game found"
+            yield NotUsed(facts.source, 0, Unused.NOT_RECORD, detail)
+        else:
+            pending = read if pending is None else ReadTask(pending.kind, pending.games + read.games)
+    if pending is not None:
+        yield pending
+
+
+def _tasks(read: ReadTask, settings: BatchSettings) -> Iterator[GameTask | GameRow]:
+    """The ``invalid`` rows of a task's bad games, then the task of its valid ones (if any), its games
+    encoded by their kind."""
+    kind = read.kind
     valid: list[TaskGame] = []
     first: GameFacts | None = None
-    for place, (game, facts) in enumerate(games):
+    for place, (game, facts) in enumerate(read.games):
         if not facts.valid:
             yield game_row(facts, place_id(kind.name, facts), settings.game, Status.INVALID, settings.key)
             continue
@@ -210,8 +274,20 @@ def _tasks(
         valid.append(TaskGame(kind.identity(game), facts.index, facts.plies, place, former))
     if first is not None:
         ids = (game.game_id for game in valid)
-        text = kind.task_text([game for game, _ in games])
-        yield GameTask(task_id(ids), first.source, first.index, first.format, text, tuple(valid))
+        data = kind.encode([game for game, _ in read.games])
+        yield GameTask(task_id(ids), first.source, first.index, first.format, data, tuple(valid), kind.name)
+
+
+def _other_game(read: ReadTask, settings: BatchSettings) -> Iterator[GameRow | NotUsed]:
+    """The games of a task of another kind than ``settings.game``, one at a time in order: an ``invalid``
+    row of a bad one (there is no engine to replay it for one), a note of a valid one."""
+    name = read.kind.name
+    for _, facts in read.games:
+        if not facts.valid:
+            yield game_row(facts, place_id(name, facts), name, Status.INVALID, settings.key)
+        else:
+            why = f"a {name} game; this run analyses {settings.game}"
+            yield NotUsed(facts.source, facts.index, Unused.OTHER_GAME, why)
 
 
 def _unique(
@@ -231,68 +307,83 @@ def _unique(
         yield item
 
 
+def for_game(reading: Iterable[Read], settings: BatchSettings) -> Iterator[GameTask | GameRow | NotUsed]:
+    """What ``read_archive`` read, planned for ``settings.game``: a task per valid game (or match) of it, a
+    finished ``invalid`` row per bad game (of any kind), and a note of each input not analysed
+    (``taldau.analysis.accounting``): a file that is not a record or not read, a game found before (a
+    duplicate: another record of the same game, whatever its format and tags, ``taldau.base.identity``;
+    one analysis, one row), a valid game of another kind than ``settings.game``. Which game each file
+    holds is left out."""
+    first: FirstFound[Place] = FirstFound()  # where each valid game was found first
+    for item in reading:
+        if isinstance(item, FileGame):
+            continue
+        if isinstance(item, NotUsed):
+            yield item
+        elif item.kind.name == settings.game:
+            yield from _unique(_tasks(item, settings), first)
+        else:
+            yield from _other_game(item, settings)
+
+
 def plan(
     paths: Iterable[str | Path], settings: BatchSettings, limits: ReadLimits | None = None
 ) -> Iterator[GameTask | GameRow | NotUsed]:
-    """A task per valid game (or match) under ``paths``, a finished ``invalid`` row per bad game (of any
-    kind), and a note of each input not analysed (``taldau.analysis.accounting``): a file that is not a
-    record or not read, a game found before (a duplicate: another record of the same game, whatever its
-    format and tags, ``taldau.base.identity``; one analysis, one row), a valid game of another kind than
-    ``settings.game``. Records are read within ``limits`` (the defaults if None), one game at a time (a
-    match at a time)."""
-    kind = settings.kind()
-    first: FirstFound[Place] = FirstFound()  # where each valid game was found first
-    pending: list[tuple[Any, GameFacts]] = []  # the games of the task being read
-    for item in archive_games(paths, limits or ReadLimits()):
-        facts = None if isinstance(item, Unreadable) else item[0].facts(item[1])
-        if facts is not None and facts.index > 0 and item[0].name == settings.game:
-            game = item[1]
-            if pending and not kind.same_task(pending[-1][0], game):
-                yield from _unique(_tasks(kind, pending, settings), first)
-                pending = []
-            pending.append((game, facts))
-            continue
-        if pending:
-            yield from _unique(_tasks(kind, pending, settings), first)
-            pending = []
-        if isinstance(item, Unreadable):
-            yield NotUsed(item.source, 0, Unused.NOT_READ, item.reason)
-            continue
-        other = item[0]
-        assert facts is not None
-        if facts.index == 0:  # a file (or match) with no game record in it
-            detail = facts.errors[0].message if facts.errors else "no game found"
-            yield NotUsed(facts.source, 0, Unused.NOT_RECORD, detail)
-        elif not facts.valid:  # of another kind: there is no engine to replay it for one
-            yield game_row(facts, place_id(other.name, facts), other.name, Status.INVALID, settings.key)
-        else:
-            why = f"a {other.name} game; this run analyses {settings.game}"
-            yield NotUsed(facts.source, facts.index, Unused.OTHER_GAME, why)
-    if pending:
-        yield from _unique(_tasks(kind, pending, settings), first)
+    """The archive under ``paths`` read once (``read_archive``, within ``limits``) and planned for
+    ``settings.game`` (``for_game``), one task at a time."""
+    return for_game(read_archive(paths, limits), settings)
+
+
+@dataclass(frozen=True)
+class ArchivePlan:
+    """An archive read once and kept (``read_archive``), to be planned for the game it holds: which games
+    its files hold (``games``), the one to analyse when the user does not say (``game``), and its tasks
+    for a run's settings (``for_game``)."""
+
+    reading: tuple[Read, ...]
+
+    @classmethod
+    def read(cls, paths: Iterable[str | Path], limits: ReadLimits | None = None) -> ArchivePlan:
+        return cls(tuple(read_archive(paths, limits)))
+
+    def games(self) -> list[str]:
+        """The names of the games its files hold, in the order first met (``validation.games_held``)."""
+        return games_held(item for item in self.reading if isinstance(item, FileGame))
+
+    def game(self, default: str = "togyz") -> str:
+        """The game to analyse when the user does not say: the only game it holds, or ``default`` when it
+        holds several (or none)."""
+        found = self.games()
+        return found[0] if len(found) == 1 else default
+
+    def for_game(self, settings: BatchSettings) -> Iterator[GameTask | GameRow | NotUsed]:
+        """Its tasks, invalid rows and notes for ``settings`` (``for_game``)."""
+        return for_game(self.reading, settings)
 
 
 def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, list[GameRow]]:
-    """Replay and review one task: its games' ``moves`` rows and ``games`` rows (status ``ok``)."""
+    """Review one task: its games rebuilt from its data (``GameKind.decode``, no text read), then their
+    ``moves`` rows and ``games`` rows (status ``ok``)."""
     kind = settings.kind()
-    replayed = [kind.facts(game) for game in kind.read_games(task.record.encode("utf-8"), task.source)]
-    # the task's text holds every game of the task, in order; a game invalid as read may replay valid from
-    # it (what spoilt it is not written back), so each planned game is taken at its place, and the reviews
-    # come one per valid game
-    reviewed = {place: number for number, place in enumerate(p for p, f in enumerate(replayed) if f.valid)}
+    games = task.decoded(kind)
+    replayed = [kind.facts(game) for game in games]
+    # the task holds every game of the task, in order, each at its place; a game planned valid replays so
+    # from the data, unless something is wrong with taldau
     lost = [
         game.index
         for game in task.games
-        if game.place not in reviewed or replayed[game.place].plies != game.plies
+        if game.place >= len(replayed)
+        or not replayed[game.place].valid
+        or replayed[game.place].plies != game.plies
     ]
     if lost:  # the record was valid when planned: this is a bug, not bad input
         errors = [str(error) for facts in replayed for error in facts.errors]
         raise ValueError(f"task {task.id} no longer replays as planned: game {lost} {errors[:1]}")
-    reviews = review_task(settings.analyser, task.record, task.source, settings.limit)
+    reviews = review_task(settings.analyser, [games[game.place] for game in task.games], settings.limit)
     moves: list[MoveRow] = []
     rows: list[GameRow] = []
-    for planned in task.games:
-        facts, review = replayed[planned.place], reviews[reviewed[planned.place]]
+    for planned, review in zip(task.games, reviews, strict=True):
+        facts = replayed[planned.place]
         base = game_row(facts, planned.game_id, settings.game, Status.OK, settings.key)
         white, black = review.players
         rows.append(

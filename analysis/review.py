@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from taldau.base.kind import (
     Analyser,
@@ -60,14 +61,14 @@ def judge(analysis: GameAnalysis, scale: MarkScale) -> GameReview:
 
 def review_task(
     analyser: Analyser,
-    text: str,
-    source: str,
+    games: Sequence[Any],
     limit: Limit,
     progress: Callable[[int], object] | None = None,
 ) -> list[GameReview]:
-    """Every valid game of a task's record text analysed within ``limit`` and marked at the analyser's
-    scale; ``progress`` hears the decisions judged as they are (``Analyser.review``)."""
-    analyses = analyser.review(text, source, limit, progress)
+    """The valid games of a task (as their kind decoded them, in order) analysed within ``limit`` and
+    marked at the analyser's scale; ``progress`` hears the decisions judged as they are
+    (``Analyser.review``)."""
+    analyses = analyser.review(games, limit, progress)
     return [judge(analysis, analyser.scale) for analysis in analyses]
 
 

@@ -148,6 +148,46 @@ def _words(game: str, named: bool) -> tuple[str, str]:
     return (f"{game} {words[0]}", f"{game} {words[1]}") if named else words
 
 
+@dataclass(frozen=True)
+class FileGame:
+    """Which game a file holds, as its reading tells (``archive_files``): the kind that reads it
+    (``game``), whether that kind is the one that reads any text (``fallback``: ``registry.FALLBACK``), and
+    whether the first of its games is a game (``holds``), not the record of a file with none."""
+
+    source: str
+    game: str
+    fallback: bool
+    holds: bool
+
+
+def archive_files(
+    paths: Iterable[str | Path], limits: ReadLimits
+) -> Iterator[tuple[GameKind[Any], Any] | Unreadable | FileGame]:
+    """``archive_games``, and which game each file holds (``FileGame``: before its first game, or for the
+    fallback kind right after it, which tells whether the file holds a game; none for a file skipped by
+    its name or not read)."""
+    for source in iter_sources(paths, limits):
+        if isinstance(source, Refused):
+            yield Unreadable(source.name, source.reason)
+            continue
+        try:
+            kind = detect_game(source)
+            fallback = isinstance(kind, FALLBACK)
+            told = source.skipped is not None
+            if not fallback and not told:
+                told = True
+                yield FileGame(source.name, kind.name, fallback, True)
+            for game in kind.read_file(source):
+                yield kind, game
+                if not told:
+                    told = True
+                    yield FileGame(source.name, kind.name, fallback, kind.facts(game).index > 0)
+            if not told:
+                yield FileGame(source.name, kind.name, fallback, False)
+        except UnreadableFile as error:  # the readers report what they can; this is what they cannot
+            yield Unreadable(source.name, str(error))
+
+
 def archive_games(
     paths: Iterable[str | Path], limits: ReadLimits
 ) -> Iterator[tuple[GameKind[Any], Any] | Unreadable]:
@@ -155,16 +195,9 @@ def archive_games(
     time, in order, with the kind of game it is, within ``limits``; a source that is not read (refused, or
     failing to be read) comes as ``Unreadable``. The game is of its kind's own type, which only the kind
     looks into."""
-    for source in iter_sources(paths, limits):
-        if isinstance(source, Refused):
-            yield Unreadable(source.name, source.reason)
-            continue
-        try:
-            kind = detect_game(source)
-            for game in kind.read_file(source):
-                yield kind, game
-        except UnreadableFile as error:  # the readers report what they can; this is what they cannot
-            yield Unreadable(source.name, str(error))
+    for item in archive_files(paths, limits):
+        if not isinstance(item, FileGame):
+            yield item
 
 
 def valid_games(
@@ -251,6 +284,20 @@ def games_found(paths: Iterable[str | Path], limits: ReadLimits) -> list[str]:
         except UnreadableFile:
             continue
         found.append(kind.name)
+    return found if found or unsure is None else [unsure]
+
+
+def games_held(files: Iterable[FileGame]) -> list[str]:
+    """``games_found`` of the files an archive's reading told (``archive_files``), none opened again."""
+    found: list[str] = []
+    unsure: str | None = None  # the fallback's game, taken so far only by files with no game of it
+    for file in files:
+        if file.game in found:
+            continue
+        if file.fallback and not file.holds:
+            unsure = file.game
+            continue
+        found.append(file.game)
     return found if found or unsure is None else [unsure]
 
 

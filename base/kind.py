@@ -1,21 +1,22 @@
 """The face every game shows the rest of taldau: a ``GameKind`` (recognise, read, describe and identify its
-games, write a task back as text) and, once the game has an engine, an ``Analyser`` (judge every decision
-of a task). ``analysis``, ``workers`` and the CLI's game-generic commands see the games only through these
-Protocols, so that none of them branches on the game. Each game implements them in its own ``kind.py``.
+games, carry a task's games to the analyser as JSON data) and, once the game has an engine, an ``Analyser``
+(judge every decision of a task). ``analysis``, ``workers`` and the CLI's game-generic commands see the games
+only through these Protocols, so that none of them branches on the game. Each game implements them in its own
+``kind.py``.
 
 The shape of an analysis, the same for both games:
 
-- A *task* is what one worker analyses at once, written as text small enough for a task queue: one
-  Togyz Kumalak game (written back as PlayOK text), or one backgammon match (its games in order, written
-  back as Jellyfish match text, so that the match score and the cube carry from game to game, with the
-  judgements the file holds beside it).
-  ``GameKind.same_task`` says which consecutive games of a file make one task, ``task_text`` writes them,
-  ``read_games`` reads them back.
-- ``Analyser.review`` reads a task's text with the game's own readers and returns one ``GameAnalysis`` per
-  valid game of it, in order: a ``Decision`` per decision (a Togyz move; a backgammon checker play, cube
-  decision or take decision), each with what it loses in the analyser's own scale (``MarkScale``: for
-  Togyz the drop of winning chances through the win curve, for backgammon equity in EMG, the normalised
-  match-winning chances of GNU Backgammon) and the scale's thresholds for each mark.
+- A *task* is what one worker analyses at once: one Togyz Kumalak game, or one backgammon match (its
+  games in order, so that the match score and the cube carry from game to game, with the judgements the
+  file holds). ``GameKind.same_task`` says which consecutive games of a file make one task. A task
+  carries its games as they were read and replayed, once, when the archive was planned: ``encode`` turns
+  them into plain JSON data (a task crosses Redis as JSON), ``decode`` rebuilds the same games from it by
+  the game's rules, reading no text.
+- ``Analyser.review`` takes a task's valid games as ``decode`` rebuilt them and returns one
+  ``GameAnalysis`` per game, in order: a ``Decision`` per decision (a Togyz move; a backgammon checker
+  play, cube decision or take decision), each with what it loses in the analyser's own scale
+  (``MarkScale``: for Togyz the drop of winning chances through the win curve, for backgammon equity in
+  EMG, the normalised match-winning chances of GNU Backgammon) and the scale's thresholds for each mark.
 - ``analysis`` does the rest once for every game: marks from the thresholds, per-player statistics, the
   rows of the Parquet tables, planning and skipping; the Celery time limits come from
   ``Analyser.time_budget``.
@@ -32,12 +33,16 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from taldau.base.records import RecordError, RecordFile
 
 Game = TypeVar("Game")
+
+TaskData = Any
+"""A task's games as ``GameKind.encode`` writes them: plain JSON data (dicts with string keys, lists,
+strings, numbers, booleans, None), which ``json.dumps`` writes and ``json.loads`` reads back equal."""
 
 
 @dataclass(frozen=True)
@@ -434,19 +439,19 @@ class Analyser(Protocol):
 
     def review(
         self,
-        text: str,
-        source: str,
+        games: Sequence[Any],
         limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
-        """Every valid game of a task's record ``text``, in order, judged decision by decision; ``progress``
-        hears how many more decisions are judged as the review goes (Togyz: each move; backgammon: each
-        game of the match), for a display."""
+        """Every game of ``games``, the valid games of one task in order as its kind decoded them
+        (``GameKind.decode``), judged decision by decision; ``progress`` hears how many more decisions are
+        judged as the review goes (Togyz: each move; backgammon: each game of the match), for a display."""
         ...
 
-    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
-        """The valid games of a task's record ``text`` written back with ``notes`` (one per valid game, in
-        order), in the game's record ``form`` (Togyz: scoresheet ``short`` or ``full``)."""
+    def annotate(self, games: Sequence[Any], notes: Sequence[Annotation], form: str) -> str:
+        """``games`` (the valid games of one task, in order, as ``review`` takes them) written back with
+        ``notes`` (one per game, in order), in the game's record ``form`` (Togyz: scoresheet ``short`` or
+        ``full``)."""
         ...
 
 
@@ -564,8 +569,7 @@ class GameKind(Protocol[Game]):
         ...
 
     def read_games(self, data: bytes, source: str) -> Iterator[Game]:
-        """Every game of a record file's bytes or a task's text (``task_text``), read and replayed, in
-        order."""
+        """Every game of a record file's bytes, read and replayed, in order."""
         ...
 
     def facts(self, game: Game) -> GameFacts:
@@ -587,8 +591,15 @@ class GameKind(Protocol[Game]):
         """Whether ``second``, read right after ``first``, belongs to the same task (the same match)."""
         ...
 
-    def task_text(self, games: Sequence[Game]) -> str:
-        """The games of one task written back as record text that reads back to the same games."""
+    def encode(self, games: Sequence[Game]) -> TaskData:
+        """The games of one task (as ``read_file`` replayed them, ``same_task`` together) as plain JSON
+        data, for the task to carry to the analyser."""
+        ...
+
+    def decode(self, data: TaskData, source: str) -> list[Game]:
+        """The games of a task's ``data`` (``encode``'s), every one in order, rebuilt by the rules as they
+        were replayed when encoded, reading no text (a task queued as record text by an earlier taldau, a
+        string, is read as text, from ``source``)."""
         ...
 
     def opening(self, game: Game, plies: int) -> Opening:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
-from taldau.analysis.validation import Summary, auto_game, check_paths, describe, describe_warnings
+from taldau.analysis.validation import Summary, check_paths, describe, describe_warnings
 from taldau.base.kind import Limit
 from taldau.base.records import ReadLimits
 from taldau.cli.options import (
@@ -99,6 +100,7 @@ def annotate(
     instead be one `taldau analyze` output folder: its stored judgements are printed, nothing is searched
     again (its records are read again from where analyze read them, for their text)."""
     from taldau.analysis import annotate as annotating
+    from taldau.analysis.batch import ArchivePlan
     from taldau.analysis.folder import FolderError, is_analysis_folder
 
     limit = BOTH_GAMES_LIMIT.given(depth, nodes, movetime, level)
@@ -112,10 +114,13 @@ def annotate(
                 )
             items = annotating.annotate_stored(annotating.StoredAnalysis.open(paths[0]), form, ReadLimits())
         else:
-            chosen = auto_game(paths, ReadLimits()) if game == "auto" else game
+            archive: Any = paths
+            if game == "auto":  # the archive read once, here: which game each file holds comes with it
+                archive = ArchivePlan.read(paths, ReadLimits())
+            chosen = archive.game() if game == "auto" else game
             try:
                 items = annotating.annotate(
-                    paths, chosen, limit, form, ReadLimits(), chosen_engine(engine, chosen), say, judged.add
+                    archive, chosen, limit, form, ReadLimits(), chosen_engine(engine, chosen), say, judged.add
                 )
             except ValueError as error:
                 raise click.UsageError(str(error)) from None

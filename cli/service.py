@@ -12,7 +12,6 @@ from typing import Any, NoReturn
 import click
 from taldau.analysis.accounting import Inputs, count
 from taldau.analysis.folder import Manifest
-from taldau.analysis.validation import auto_game, games_found
 from taldau.base.records import ReadLimits
 from taldau.cli.options import (
     ANALYSIS_LIMIT,
@@ -95,7 +94,7 @@ def analyze(
     work), 69 when the broker or the workers cannot serve the run (the broker unreachable, no worker within
     --wait-for-workers, or a worker of another engine or version), 130 when interrupted (a rerun of the
     same command resumes)."""
-    from taldau.analysis.batch import BatchSettings
+    from taldau.analysis.batch import ArchivePlan, BatchSettings
     from taldau.workers.run import NothingToAnalyse
 
     if broker:
@@ -104,8 +103,10 @@ def analyze(
     limit = ANALYSIS_LIMIT.given(depth, nodes, level=level)
     writable_folder(out)
     detected = game == "auto"
-    if detected:
-        game = auto_game(paths, ReadLimits())
+    archive: Any = paths
+    if detected:  # the archive read once, here: which game each file holds comes with it
+        archive = ArchivePlan.read(paths, ReadLimits())
+        game = archive.game()
     if level is not None and game != "backgammon":
         raise click.UsageError(f"--level is backgammon's: Togyz takes {ANALYSIS_LIMIT.stops}")
     settings = BatchSettings(game=game, limit=limit, engine=chosen_engine(engine, game))
@@ -117,9 +118,10 @@ def analyze(
         say(settings.fallback)
     service = service_settings(wait_for_workers) if broker else None
     try:
-        manifest, resumed = _run_analysis(paths, out, settings, broker, service, jobs, resume)
+        manifest, resumed = _run_analysis(archive, out, settings, broker, service, jobs, resume)
     except NothingToAnalyse as nothing:
-        sys.exit(_nothing(nothing.inputs, game, paths, detected, as_json))
+        found = archive.games() if detected else [game]
+        sys.exit(_nothing(nothing.inputs, game, paths, found, detected, as_json))
     sys.exit(_summary(manifest, resumed, out, game, paths, as_json))
 
 
@@ -177,7 +179,7 @@ class _Display:
 
 
 def _run_analysis(
-    paths: tuple[str, ...],
+    paths: Any,
     out: str,
     settings: Any,
     broker: str | None,
@@ -235,16 +237,17 @@ def _interrupted(interrupted: Any, on_celery: bool) -> NoReturn:
     sys.exit(EX_INTERRUPTED)
 
 
-def _nothing(inputs: Inputs, game: str, paths: tuple[str, ...], detected: bool, as_json: bool) -> int:
+def _nothing(
+    inputs: Inputs, game: str, paths: tuple[str, ...], found: list[str], detected: bool, as_json: bool
+) -> int:
     """Say why a run had nothing to analyse (and made nothing): what became of every input, then that no
-    game of the one asked for, or of the one ``detected`` (automatic detection), is there, or that no
-    record of either game is; its exit code, 1."""
+    game of the one asked for, or of the one ``detected`` (automatic detection, among the games ``found``
+    in the files), is there, or that no record of either game is; its exit code, 1."""
     for line in inputs.lines():
         say(line)
     if as_json:
         click.echo(json.dumps({"out": None, "games": 0, "analysed": 0, "inputs": inputs.counts()}))
     where = " ".join(paths)
-    found = games_found(paths, ReadLimits()) if detected else [game]
     if not found:
         games = ", ".join(BOTH_GAMES)
         say(f"error: nothing to analyse under {where}: no record of either game ({games}) found")

@@ -15,6 +15,7 @@ game: it goes through the ``GameKind`` and ``Analyser`` faces.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import time
@@ -51,7 +52,7 @@ def sample_games(kind: GameKind[Any], archive: Path, count: int) -> list[Any]:
     tasks: dict[str, Any] = {}
     for replayed in valid_games([archive], lambda message: None, kind.name, ReadLimits()):
         if kind.facts(replayed).plies > 0:
-            tasks.setdefault(kind.task_text([replayed]), replayed)
+            tasks.setdefault(json.dumps(kind.encode([replayed]), sort_keys=True), replayed)
     if not tasks:
         raise ValueError(f"{archive} holds no valid {kind.name} game with a move to sample")
     return spread_sample(list(tasks.values()), count)
@@ -213,10 +214,14 @@ class ReviewCache:
 CACHE_FORMAT = "marks-cache-2"  # changes when what a cached review holds changes
 
 
-def _review_one(analyser: Analyser, text: str, limit: Limit) -> tuple[tuple[GameAnalysis, ...], float]:
-    """One task (its text) reviewed, with the seconds it took: what a process of the pool runs."""
+def _review_one(
+    analyser: Analyser, kind: GameKind[Any], data: Any, limit: Limit
+) -> tuple[tuple[GameAnalysis, ...], float]:
+    """One task (its games as ``kind`` encodes them) reviewed, its valid games, with the seconds it took:
+    what a process of the pool runs."""
     started = time.perf_counter()
-    analyses = tuple(analyser.review(text, "marks-bench", limit))
+    games = [game for game in kind.decode(data, "marks-bench") if kind.facts(game).valid]
+    analyses = tuple(analyser.review(games, limit))
     return analyses, time.perf_counter() - started
 
 
@@ -257,12 +262,12 @@ def review_sample(
 
     if jobs <= 1 or len(todo) <= 1:
         for index in todo:
-            keep(index, *_review_one(analyser, kind.task_text([games[index]]), limit))
+            keep(index, *_review_one(analyser, kind, kind.encode([games[index]]), limit))
     else:
         # Each process loads the kernels before its first game, so that no game's time counts them.
         with worker_pool(min(jobs, len(todo)), analyser.warm) as pool:
             futures = {
-                pool.submit(_review_one, analyser, kind.task_text([games[index]]), limit): index
+                pool.submit(_review_one, analyser, kind, kind.encode([games[index]]), limit): index
                 for index in todo
             }
             for future in as_completed(futures):

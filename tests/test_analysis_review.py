@@ -28,7 +28,6 @@ from taldau.games.togyz.decision import TogyzDetail
 from taldau.games.togyz.engine import Engine, EngineSettings
 from taldau.games.togyz.kind import SCALE, TogyzKind
 from taldau.games.togyz.review import LOSS_CAP, VERIFICATION, Verification, review_game
-from taldau.games.togyz.writers import write_playok
 from taldau.schemas import MOVES_SCHEMA, MOVES_SCHEMA_VERSION, RENAMED_IN_7, MoveRow, as_current, moves_table
 
 LIMIT = Limit(depth=6)
@@ -258,7 +257,7 @@ def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None
     below = {3: 0.08, 4: 0.15, 6: 0.25}  # the drop a decision judged at this depth stays below
     depths = []
     for game in games:
-        (analysis,) = analyser.review(write_playok(game), "sample", Limit(depth=3))
+        (analysis,) = analyser.review([game], Limit(depth=3))
         for row in analysis.decisions:
             proven = (
                 plies(row).plies_to_result_best is not None or plies(row).plies_to_result_played is not None
@@ -270,9 +269,9 @@ def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None
             depths.append(row.depth)
     assert {3, 4, 6, 9} <= set(depths)
     # A node limit has no depth to add to: nothing is verified.
-    record, limit = write_playok(games[0]), Limit(nodes=2_000)
-    (verified,) = analyser.review(record, "sample", limit)
-    (plain,) = replace(analyser, verification=()).review(record, "sample", limit)
+    limit = Limit(nodes=2_000)
+    (verified,) = analyser.review(games[:1], limit)
+    (plain,) = replace(analyser, verification=()).review(games[:1], limit)
     assert [replace(row, seconds=0.0) for row in verified.decisions] == [
         replace(row, seconds=0.0) for row in plain.decisions
     ]

@@ -92,7 +92,8 @@ def test_gnubgs_own_analysis_through_the_common_face() -> None:
             for d in game["decisions"]
             if d["kind"] == "move" or d["equities"] is not None
         }
-        analyses = analyser.review(text, fixture["file"], Limit(depth=0))
+        games = [game for game in read_games(text.encode(), fixture["file"]) if game.valid]
+        analyses = analyser.review(games, Limit(depth=0))
         reviews = [judge(analysis, EMG_SCALE) for analysis in analyses]
         for review in reviews:
             for marked in review.decisions:

@@ -91,8 +91,8 @@ def test_queued_messages_take_their_bytes_and_are_withdrawn(server: PrivateRedis
     client = _Client(server.url, ServiceSettings(), samples.spec)
     queued = queue_replicas(client, samples, REPLICAS)
     assert (queued.tasks, queued.games) == (REPLICAS, REPLICAS)
-    record = min(len(task.record) for task in samples.tasks)
-    assert queued.message_bytes > record  # the record travels in the message
+    record = min(len(json.dumps(task.data)) for task in samples.tasks)
+    assert queued.message_bytes > record  # the games travel in the message
     per_task = queued.memory / queued.tasks
     assert queued.message_bytes <= per_task <= 2 * queued.message_bytes + SLACK
     assert queued_messages(client.redis) == []

@@ -25,6 +25,8 @@ from taldau.analysis.batch import BatchSettings, GameTask, plan
 from taldau.analysis.folder import Manifest
 from taldau.base.kind import Limit
 from taldau.cli.main import main
+from taldau.games.togyz.kind import TogyzKind
+from taldau.games.togyz.writers import write_playok
 from taldau.measure.local_service import PrivateRedis, WorkerProcess, free_port, wait_for
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
 
@@ -262,7 +264,8 @@ def add_hold_game(archive: Path) -> None:
     order, so it is the first task sent (tasks go longest first, archive order among equals)."""
     sample = archive / "playok-2024-2025-sample.pgn"
     tasks = [item for item in plan([sample], BatchSettings(game="togyz")) if isinstance(item, GameTask)]
-    longest = max(tasks, key=lambda task: task.plies).record
+    (game,) = max(tasks, key=lambda task: task.plies).decoded(TogyzKind())
+    longest = write_playok(game)
     (archive / "hold.pgn").write_text(another_game(longest, "hold"))
 
 

@@ -188,14 +188,14 @@ def test_analyze_level_stored_takes_gnubgs_analysis_of_an_sgf(tmp_path: Path) ->
 def test_a_task_carries_the_verdicts_and_an_older_jellyfish_task_still_reads() -> None:
     backgammon = BackgammonKind()
     games = list(backgammon.read_file(RecordFile.of_bytes(XG.read_bytes(), str(XG), ReadLimits())))
-    again = list(backgammon.read_games(backgammon.task_text(games).encode(), "task"))
+    again = backgammon.decode(json.loads(json.dumps(backgammon.encode(games))), "task")
     assert [step.action.verdicts for game in again for step in game.steps] == [
         step.action.verdicts for game in games for step in game.steps
     ]
     assert any(step.action.verdicts for game in again for step in game.steps)
-    older = list(backgammon.read_games(write_jellyfish(games[0].match).encode(), "task"))
+    older = backgammon.decode(write_jellyfish(games[0].match), "task")  # queued as text by an earlier taldau
     assert [backgammon.identity(game) for game in older] == [backgammon.identity(game) for game in games]
-    analyses = backgammon.stored.review(write_jellyfish(games[0].match), "task", Limit(level=STORED))
+    analyses = backgammon.stored.review([game for game in older if game.valid], Limit(level=STORED))
     assert all(
         decision.reference is None and not decision.counted for a in analyses for decision in a.decisions
     )

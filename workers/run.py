@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taldau.analysis.accounting import Inputs, NotUsed, count
-from taldau.analysis.batch import BatchSettings, GameTask, analyse_task, plan
+from taldau.analysis.batch import ArchivePlan, BatchSettings, GameTask, analyse_task, plan
 from taldau.analysis.folder import Manifest
 from taldau.base.jit import warm_kernels
 from taldau.base.processes import worker_pool
@@ -283,14 +283,15 @@ def store_invalid(store: ResultStore, rows: list[GameRow]) -> None:
 
 
 def run_analysis(
-    paths: Iterable[str | Path],
+    paths: Iterable[str | Path] | ArchivePlan,
     out: str | Path,
     settings: BatchSettings,
     executor: Executor,
     resume: bool = True,
     progress: Callable[[Progress], None] = lambda _: None,
 ) -> Manifest:
-    """Analyse every game under ``paths`` into ``out``; returns the manifest, whose ``counts`` and
+    """Analyse every game under ``paths`` (or of an archive read already: ``ArchivePlan``) into ``out``;
+    returns the manifest, whose ``counts`` and
     ``failures`` are this run's games, ``inputs`` what became of every file and game under ``paths``
     (``folder`` has the totals of the output folder). With ``resume``, the tasks already analysed in
     ``out`` (compacted, or in parts) are not run again, those a run stored under their former ids
@@ -309,7 +310,8 @@ def run_analysis(
     game_ids: set[str] = set()
     superseded: set[str] = set()  # former ids of the games analysed now: rows a folder may hold under them
     inputs = Inputs()
-    for item in plan(paths, settings):
+    planned = paths.for_game(settings) if isinstance(paths, ArchivePlan) else plan(paths, settings)
+    for item in planned:
         if isinstance(item, NotUsed):
             inputs.skip(item)
             continue

@@ -1,7 +1,7 @@
 """Backgammon behind taldau's common face (``taldau.base.kind``): match records (Jellyfish .mat/.txt, gnubg
-SGF, XG) read and replayed game by game. A task is one match: its games in order, written back as
-Jellyfish match text, so that the score and the cube carry from game to game as they did at the table,
-with the judgements the file holds (XG's, gnubg's) beside it (``task``).
+SGF, XG) read and replayed game by game. A task is one match: its games in order, carried as JSON data
+(the match as read, with the judgements the file holds, XG's and gnubg's: ``records.task``) and replayed
+from it, so that the score and the cube carry from game to game as they did at the table.
 
 The analyser (``BackgammonAnalyser``) reviews a match as GNU Backgammon's "analyse match" does
 (``review.review_match``: every checker play, cube decision and take decision judged in cubeful equity,
@@ -42,7 +42,7 @@ from .engine.analyse import DEFAULT_ENGINE, ENGINES, EngineChoice, choose_evalua
 from .engine.cubeful import CubeEquities, cubeless_emg
 from .records.record import ActionKind
 from .records.replay import Game, read_games, replay_file
-from .records.task import task_games, task_text
+from .records.task import decode_task, encode_match
 from .records.writer import format_action
 from .review.analysis_text import analysis_text
 from .review.cubes import CubeChoice, CubeReview
@@ -142,24 +142,23 @@ class BackgammonAnalyser:
 
     def review(
         self,
-        text: str,
-        source: str,
+        games: Sequence[Game],
         limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
-        """Every valid game of the match in ``text``, reviewed in order with the match state carried
+        """The valid games of a match, ``games``, reviewed in order with the match state carried
         (``progress`` hears each game's decisions once it is reviewed)."""
-        games = valid_games(text, source)
+        games = list(games)
         return game_analyses(games, review_match(games, self.evaluator, self.search(limit), progress))
 
-    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
+    def annotate(self, games: Sequence[Game], notes: Sequence[Annotation], form: str) -> str:
         """The match's valid games as an analysis text in the manner of gnubg's text export
         (``analysis_text``): the players by name, per game the score, every decision under the match
         file's move number (a checker play with its mark, the best play and the equity lost, the luck of
         the roll; a cube or take decision with its three cubeful equities and the proper action), the
         result and gnubg's statistics table, then the match's. ``form`` ``full`` lists every decision,
         ``short`` only the marked ones and the cube actions taken."""
-        return annotated(text, source, notes, form)
+        return analysis_text(list(games), notes, form)
 
 
 STORED_SEARCH = "stored: the judgements the match files hold, nothing searched"
@@ -205,34 +204,20 @@ class StoredAnalyser:
 
     def review(
         self,
-        text: str,
-        source: str,
+        games: Sequence[Game],
         limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
-        """Every valid game of the match in ``text`` judged by the verdicts its file holds."""
-        games = valid_games(text, source)
-        analyses = stored_analyses(games)
+        """The valid games of a match, ``games``, judged by the verdicts its file holds."""
+        analyses = stored_analyses(list(games))
         if progress is not None:
             for analysis in analyses:
                 progress(len(analysis.decisions))
         return analyses
 
-    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
+    def annotate(self, games: Sequence[Game], notes: Sequence[Annotation], form: str) -> str:
         """As ``BackgammonAnalyser.annotate``."""
-        return annotated(text, source, notes, form)
-
-
-def valid_games(text: str, source: str) -> list[Game]:
-    """The valid games of a task's ``text``, in order (``task.task_games``)."""
-    return [game for game in task_games(text.encode(), source) if not game.errors]
-
-
-def annotated(text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
-    """The match's valid games of a task's ``text`` as an analysis text with ``notes``
-    (``BackgammonAnalyser.annotate``)."""
-    games = valid_games(text, source)
-    return analysis_text(games, notes, form)
+        return analysis_text(list(games), notes, form)
 
 
 def settle_seconds(settings: ReviewSettings) -> float:
@@ -371,8 +356,8 @@ class BackgammonKind:
         return replay_file(file.preferring(self.encodings))
 
     def read_games(self, data: bytes, source: str) -> Iterator[Game]:
-        """Every game of a task's text (``task.task_games``) or a record file's bytes, read and replayed."""
-        return task_games(data, source)
+        """Every game of a record file's bytes, read and replayed."""
+        return read_games(data, source)
 
     def facts(self, game: Game) -> GameFacts:
         match = game.match
@@ -424,11 +409,15 @@ class BackgammonKind:
         """Games of one match make one task."""
         return first.match is second.match
 
-    def task_text(self, games: Sequence[Game]) -> str:
-        """The whole match of ``games`` (every game of it, in order, with the judgements its file holds) as
-        a task's text (``task.task_text``)."""
+    def encode(self, games: Sequence[Game]) -> dict[str, object]:
+        """The whole match of ``games`` (every game of it, in order, as read, with the judgements its file
+        holds) as JSON data (``task.encode_match``)."""
         (match,) = {id(game.match): game.match for game in games}.values()
-        return task_text(match)
+        return encode_match(match)
+
+    def decode(self, data: object, source: str) -> list[Game]:
+        """Every game of the match, replayed from the match as read (``task.decode_task``)."""
+        return decode_task(data, source)
 
     def opening(self, game: Game, plies: int) -> Opening:
         """The first ``plies`` checker plays (cube actions are not book moves), each keyed by the board as

@@ -1,8 +1,9 @@
 """Togyz Kumalak behind taldau's common face (``taldau.base.kind``): its records, and its analyser (the
 alpha-beta engine with the winning-chance curve fitted on real games).
 
-A task is one game, written back as PlayOK text. A move's ``drop`` is the winning chances it gives away
-(chances in [-1, 1] through the win curve), marked ``?!`` / ``?`` / ``??`` from 0.1 / 0.2 / 0.3.
+A task is one game, carried as JSON data (``task``: its headers and moves) and replayed from it. A move's
+``drop`` is the winning chances it gives away (chances in [-1, 1] through the win curve), marked ``?!`` /
+``?`` / ``??`` from 0.1 / 0.2 / 0.3.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from .records import ENCODINGS
 from .replay import Game, read_games, replay_file
 from .review import REVIEW_DEPTH, VERIFICATION, Verification, review_game, review_limit
 from .svg import render_svg
-from .writers import write_playok, write_scoresheet
+from .task import decode_task, encode_game
+from .writers import write_scoresheet
 
 SCALE = MarkScale("winning chances, -1 to 1, through the win curve", (0.1, 0.2, 0.3))
 # Per ply at the default limit: 0.2 s was measured for the full-width depth 12 (BENCHMARKS.md), and is
@@ -109,20 +111,17 @@ class TogyzAnalyser:
 
     def review(
         self,
-        text: str,
-        source: str,
+        games: Sequence[Game],
         limit: Limit,
         progress: Callable[[int], object] | None = None,
     ) -> list[GameAnalysis]:
         engine, limit = Engine(self.settings), self.search(limit)
-        games = [game for game in read_games(text.encode(), source) if game.valid]
         return [
             review_game(game, engine, self.curve, limit, self.one_search, self.verification, progress)
             for game in games
         ]
 
-    def annotate(self, text: str, source: str, notes: Sequence[Annotation], form: str) -> str:
-        games = [game for game in read_games(text.encode(), source) if game.valid]
+    def annotate(self, games: Sequence[Game], notes: Sequence[Annotation], form: str) -> str:
         return "".join(
             write_scoresheet(game, form, marks=note.marks, headers=note.headers)
             for game, note in zip(games, notes, strict=True)
@@ -196,9 +195,14 @@ class TogyzKind:
     def same_task(self, first: Game, second: Game) -> bool:
         return False
 
-    def task_text(self, games: Sequence[Game]) -> str:
+    def encode(self, games: Sequence[Game]) -> dict[str, object]:
+        """The task's one game: its headers and moves (``task.encode_game``)."""
         (game,) = games
-        return write_playok(game)
+        return encode_game(game)
+
+    def decode(self, data: object, source: str) -> list[Game]:
+        """The task's game replayed from its moves (``task.decode_task``)."""
+        return decode_task(data, source)
 
     def opening(self, game: Game, plies: int) -> Opening:
         """The first ``plies`` moves keyed by the positions' own keys (pits, kazans, tuzdyks and the side

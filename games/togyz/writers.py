@@ -18,11 +18,19 @@ LINE_WIDTH = 60  # PlayOK wraps its movetext near 60 characters
 SCORESHEET_FORMS = ("short", "full")
 
 
-def _headers(game: Game, extra: Mapping[str, str] | None = None) -> list[str]:
-    """Header lines with the result kept in step with the game, then ``extra`` headers."""
+def task_headers(game: Game, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The record's headers with the result kept in step with the game (``Result``: the result the replay
+    settled, or ``*``, where the game has one or the record a tag), then ``extra`` headers: those a written
+    game, and a task's game, carry."""
     headers = dict(game.record.headers) | dict(extra or {})
     if game.result is not None or "Result" in headers:
         headers["Result"] = game.result or "*"
+    return headers
+
+
+def _headers(game: Game, extra: Mapping[str, str] | None = None) -> list[str]:
+    """Header lines with the result kept in step with the game, then ``extra`` headers."""
+    headers = task_headers(game, extra)
     escaped = {name: value.replace("\\", "\\\\").replace('"', '\\"') for name, value in headers.items()}
     return [f'[{name} "{value}"]' for name, value in escaped.items()]
 

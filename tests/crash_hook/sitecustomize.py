@@ -1,6 +1,7 @@
 """Loaded by the worker processes of test_celery's crash test (via PYTHONPATH): analysing a game whose
 Event header is "crash" kills the process, as a record that crashes the engine would."""
 
+import json
 import os
 import signal
 
@@ -10,7 +11,7 @@ _analyse = run.analyse_task
 
 
 def _crashing(task, settings):
-    if '[Event "crash"]' in task.record:
+    if '"Event": "crash"' in json.dumps(task.data):  # the game's headers, as its task carries them
         os.kill(os.getpid(), signal.SIGKILL)
     return _analyse(task, settings)
 

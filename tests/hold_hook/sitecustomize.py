@@ -3,6 +3,7 @@ header is "hold" writes the file TALDAU_TEST_HOLDING and waits until the file TA
 so that a test can act while a worker is in the middle of a game (kill it, interrupt the client, look). The
 game's soft time limit (a minute) does not end the hold; its hard limit does."""
 
+import json
 import os
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ _analyse = run.analyse_task
 
 
 def _holding(task, settings):
-    if '[Event "hold"]' in task.record:
+    if '"Event": "hold"' in json.dumps(task.data):  # the game's headers, as its task carries them
         Path(os.environ["TALDAU_TEST_HOLDING"]).write_text(f"{os.getpid()}\n")
         release = Path(os.environ["TALDAU_TEST_RELEASE"])
         deadline = time.monotonic() + 600
