@@ -15,7 +15,6 @@ facts, identity, encoding) and its analyser do.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
@@ -37,6 +36,7 @@ from taldau.schemas import (
 )
 
 from .accounting import NotUsed, Place, Unused, place_id
+from .folder import FolderSettings
 from .review import review_task
 from .rows import move_rows
 from .validation import FileGame, Unreadable, archive_files, games_held
@@ -44,16 +44,18 @@ from .validation import FileGame, Unreadable, archive_files, games_held
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """What an analysis depends on, as plain values: the game, the user's ``limit`` (depth, nodes, time,
-    level; all unset: the game's default) and the engine (None: the game's default; backgammon ``own``,
-    ``gnubg``, ``sage``). The engine itself is loaded once per process by these values
-    (``registry.analyser``).
+    """What an analysis is asked to do, as plain values, from the command line to the task: the game, the
+    user's ``limit`` (depth, nodes, time, level; all unset: the game's default) and the engine (None: the
+    game's default; backgammon ``own``, ``gnubg``, ``sage``), typed all the way (``to_json`` and
+    ``from_json``, as a task's message carries them). The engine itself is loaded once per process by
+    these values (``registry.analyser``).
 
-    ``key`` names the result set: the same settings and engine give the same key on any machine. The key
-    is made of ``describe()``, whose ``engine`` is the version of the engine actually loaded (its name,
-    version and weights), so results of different engines never share a key, a stand-in engine (``own``
-    for a ``sage`` that cannot run) computes its own key, and the default engine's key is the same whether
-    it was named or not.
+    ``record()`` is what the results depend on as the loaded engine makes them of these settings, the
+    typed record an output folder's manifest keeps (``FolderSettings``); ``key`` names the result set:
+    the same settings and engine give the same key on any machine. The record's ``engine`` is the version
+    of the engine actually loaded (its name, version and weights), so results of different engines never
+    share a key, a stand-in engine (``own`` for a ``sage`` that cannot run) computes its own key, and the
+    default engine's key is the same whether it was named or not.
     """
 
     game: str = "togyz"
@@ -85,26 +87,22 @@ class BatchSettings:
         """Seconds a task of ``decisions`` decisions may take, as the game's analyser states it."""
         return self.analyser.time_budget(self.limit, decisions)
 
-    def describe(self) -> dict[str, Any]:
-        """Everything the results depend on, for the manifest and the key."""
-        return {
-            "game": self.game,
-            "limit": str(self.search()),
-            "thresholds": list(self.analyser.scale.thresholds),
-            "engine": self.analyser.version(),
-            "schemas": {"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
-        }
-
-    def manifest(self) -> dict[str, Any]:
-        """The settings as an output folder's manifest names them: ``describe()`` and the engine's name
-        (``engine_name``: own, gnubg, sage), which the version in ``engine`` already implies and the key
-        leaves out."""
-        return self.describe() | {"engine_name": self.analyser.engine_name()}
+    def record(self) -> FolderSettings:
+        """Everything the results depend on, as the loaded engine makes it of these settings: the record
+        an output folder's manifest keeps."""
+        tools = self.analyser
+        return FolderSettings(
+            game=self.game,
+            limit=str(self.search()),
+            thresholds=tuple(tools.scale.thresholds),
+            engine=tools.version(),
+            engine_name=tools.engine_name(),
+            schemas={"moves": MOVES_SCHEMA_VERSION, "games": GAMES_SCHEMA_VERSION},
+        )
 
     @cached_property
     def key(self) -> str:
-        text = json.dumps(self.describe(), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:12]
+        return self.record().key
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

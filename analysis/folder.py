@@ -28,9 +28,10 @@ inconsistent or a damaged folder is a FolderError that says what to run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,10 +125,14 @@ class Skipped:
 
 @dataclass(frozen=True)
 class FolderSettings:
-    """The settings a folder's results were made with, as its manifest names them
-    (``BatchSettings.manifest()``): the ``game``, the search ``limit`` as text, the marks' ``thresholds``,
-    the ``engine``'s version (its name, version and weights) and its short name (``engine_name``: own,
-    gnubg, sage; None in folders written before it was stored), and the table ``schemas``' versions."""
+    """The settings a folder's results were made with, as the run's ``BatchSettings.record()`` made them
+    and its manifest names them, in one typed shape from the run to the manifest and back (``to_json``,
+    ``from_json``): the ``game``, the engine's search for the run's limit as text (``limit``: the search
+    is the engine's own, a Togyz depth or a backgammon level of review), the marks' ``thresholds``, the
+    ``engine``'s version (its name, version and weights) and its short name (``engine_name``: own, gnubg,
+    sage; None in folders written before it was stored), and the table ``schemas``' versions. ``key``
+    names the results: the same settings give the same key on any machine. ``game`` is "" in a manifest
+    that names none (a folder reader refuses it: ``Manifest.folder_settings``)."""
 
     game: str
     limit: str = ""
@@ -144,13 +149,33 @@ class FolderSettings:
         name = self.engine_name
         return f"{name} ({version})" if name and name != version else version
 
+    @property
+    def key(self) -> str:
+        """The settings key: a digest of every setting the results depend on (the engine's short name
+        left out: its version, in ``engine``, implies it)."""
+        keyed = {name: value for name, value in self.to_json().items() if name != "engine_name"}
+        return hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:12]
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as the manifest's ``settings`` holds them (``schemas`` and ``engine_name`` where
+        known: an older manifest without them writes back as it was)."""
+        schemas = {"schemas": dict(self.schemas)} if self.schemas else {}
+        named = {} if self.engine_name is None else {"engine_name": self.engine_name}
+        return {
+            "game": self.game,
+            "limit": self.limit,
+            "thresholds": list(self.thresholds),
+            "engine": self.engine,
+            **schemas,
+            **named,
+        }
+
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FolderSettings:
-        """The settings of a manifest; FolderError when it names no game."""
-        if "game" not in data:
-            raise FolderError("its manifest names no game")
+    def from_json(cls, data: Mapping[str, Any]) -> FolderSettings:
+        """The settings of a manifest, as this taldau or an earlier one wrote them (what an older one did not
+        store reads as empty)."""
         return cls(
-            game=str(data["game"]),
+            game=str(data.get("game", "")),
             limit=str(data.get("limit", "")),
             thresholds=tuple(data.get("thresholds") or ()),
             engine=str(data.get("engine", "")),
@@ -188,14 +213,14 @@ class ManifestTables:
 @dataclass(frozen=True)
 class Manifest:
     """What ``manifest.json`` holds: the settings ``key`` and the ``settings`` it names
-    (``BatchSettings.manifest()``), the ``schemas`` versions, the last ``run``'s id, its games' ``counts``,
+    (``BatchSettings.record()``), the ``schemas`` versions, the last ``run``'s id, its games' ``counts``,
     ``failures`` and ``skipped`` games, its ``inputs`` (with the games ``analysed`` and ``failed`` among the
     valid ones), the ``folder``'s counts of every game stored under the key, other runs' too, and the
     ``tables``' files (None in folders written before they were listed: ``folder_stored`` then says whether
     the folder's counts were stored, as its tables' rows, or are the run's own)."""
 
     key: str
-    settings: dict[str, Any]
+    settings: FolderSettings
     run: str
     counts: Counts
     failures: tuple[Failure, ...]
@@ -208,15 +233,17 @@ class Manifest:
 
     @property
     def folder_settings(self) -> FolderSettings:
-        """The settings as a typed record; FolderError when they name no game."""
-        return FolderSettings.from_json(self.settings)
+        """The settings; FolderError when they name no game."""
+        if not self.settings.game:
+            raise FolderError("its manifest names no game")
+        return self.settings
 
     def to_json(self) -> dict[str, Any]:
         found = self.inputs.to_json()
         head = {"files": found.pop("files"), "games": found.pop("games")}
         return {
             "key": self.key,
-            "settings": self.settings,
+            "settings": self.settings.to_json(),
             "schemas": self.schemas,
             "run": self.run,
             "counts": self.counts.to_json(),
@@ -239,7 +266,7 @@ class Manifest:
         stored = (data.get("folder") or {}).get("counts")
         return cls(
             key=str(data.get("key", "")),
-            settings=dict(data.get("settings") or {}),
+            settings=FolderSettings.from_json(data["settings"]),
             run=str(data.get("run", "")),
             counts=counts,
             failures=tuple(Failure(**failure) for failure in data.get("failures", [])),

@@ -48,13 +48,14 @@ def test_the_default_engines_key_is_the_same_named_or_not_and_leaves_the_name_ou
     named = BatchSettings(game="backgammon", limit=Limit(depth=0), engine=DEFAULT_ENGINE)
     assert named.key == default.key == BatchSettings.from_json(named.to_json()).key
     # the key's inputs are those before engines could be chosen: the version names the engine
-    assert set(default.describe()) == {"game", "limit", "thresholds", "engine", "schemas"}
+    keyed = set(default.record().to_json()) - {"engine_name"}
+    assert keyed == {"game", "limit", "thresholds", "engine", "schemas"}
     loaded = default.analyser.engine_name()  # sage, or own standing in where bgsage cannot run
-    assert default.describe()["engine"].startswith("bgsage " if loaded == "sage" else "own")
-    assert named.manifest() == default.describe() | {"engine_name": loaded}
+    assert default.record().engine.startswith("bgsage " if loaded == "sage" else "own")
+    assert named.record() == default.record() and named.record().engine_name == loaded
     own = BatchSettings(game="backgammon", limit=Limit(depth=0), engine="own")
-    assert own.manifest()["engine_name"] == "own" and own.fallback is None
-    assert own.describe()["engine"].startswith("own")
+    assert own.record().engine_name == "own" and own.fallback is None
+    assert own.record().engine.startswith("own")
 
 
 @needs_sage
@@ -62,8 +63,8 @@ def test_sages_key_differs_from_owns() -> None:
     own = BatchSettings(game="backgammon", limit=Limit(depth=2), engine="own")
     sage_settings = BatchSettings(game="backgammon", limit=Limit(depth=2), engine="sage")
     assert sage_settings.key != own.key and sage_settings.fallback is None
-    assert sage_settings.describe()["engine"].startswith("bgsage ")
-    assert sage_settings.manifest()["engine_name"] == "sage"
+    assert sage_settings.record().engine.startswith("bgsage ")
+    assert sage_settings.record().engine_name == "sage"
     # the level is part of the key too
     assert BatchSettings(game="backgammon", limit=Limit(depth=1), engine="sage").key != sage_settings.key
 
@@ -75,7 +76,7 @@ def test_a_sage_that_cannot_run_gives_owns_key_and_says_so(no_sage: None) -> Non
         settings.key == BatchSettings(game="backgammon", limit=Limit(depth=0)).key
     )  # the default stands in too
     assert settings.fallback == f"{REASON}: using the engine own instead"
-    assert settings.manifest()["engine_name"] == "own"
+    assert settings.record().engine_name == "own"
 
 
 def test_eval_and_plays_print_the_stand_ins_line(no_sage: None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from taldau.analysis.batch import BatchSettings, GameTask, plan
+from taldau.analysis.folder import FolderSettings
 from taldau.base.kind import Analyser, GameKind, Limit
 from taldau.base.records import ReadLimits, RecordFile
 from taldau.games.backgammon import read_matches
@@ -168,8 +169,9 @@ def test_the_celery_time_budget_is_the_analyser_s() -> None:
 
 def test_settings_key_and_thresholds_come_from_the_analyser() -> None:
     settings = BatchSettings(limit=Limit(depth=3))
-    described = settings.describe()
-    assert described["thresholds"] == [0.1, 0.2, 0.3] and described["limit"] == "depth 3"
+    record = settings.record()
+    assert record.thresholds == (0.1, 0.2, 0.3) and record.limit == "depth 3" and record.key == settings.key
+    assert FolderSettings.from_json(json.loads(json.dumps(record.to_json()))) == record
     assert BatchSettings.from_json(settings.to_json()) == settings and len(settings.key) == 12
     assert BatchSettings(limit=Limit(depth=4)).key != settings.key
     # the flat depth, nodes, level and thresholds of settings written before the one Limit read the same

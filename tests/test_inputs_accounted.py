@@ -186,13 +186,13 @@ def test_a_part_written_after_compaction_is_merged_the_next_time(
     store = ResultStore(tmp_path / "out", settings.key)
     store.prepare()
     store.write(one.id, *analyse_task(one, settings))
-    store.compact(settings.describe(), RunRecord("first", frozenset(game.game_id for game in one.games)))
+    store.compact(settings.record(), RunRecord("first", frozenset(game.game_id for game in one.games)))
     assert store.analysed() == {one.id} and leftovers(tmp_path / "out") == []
     store.write(two.id, *analyse_task(two, settings))  # another run's client, after the compaction
     store.write(one.id, *analyse_task(one, settings))  # a task delivered again
     assert store.stored(one.id) is not None
     ids = frozenset(game.game_id for task in (one, two) for game in task.games)
-    manifest = store.compact(settings.describe(), RunRecord("second", ids))
+    manifest = store.compact(settings.record(), RunRecord("second", ids))
     assert manifest.counts.games == manifest.folder.games == 2
     rows = table(tmp_path / "out", "games")
     assert sorted(row["task"] for row in rows) == sorted([one.id, two.id])
@@ -241,7 +241,7 @@ def test_a_round_s_tasks_are_stored_together_and_the_newer_part_of_a_game_counts
     write_atomic(four_moves, orphan)  # a round cut short after its moves
     assert store.analysed() == {one.id, two.id, three.id}
     ids = frozenset(game.game_id for task in (one, two, three, four) for game in task.games)
-    manifest = store.compact(settings.describe(), RunRecord("run", ids))
+    manifest = store.compact(settings.record(), RunRecord("run", ids))
     games = table(out, "games")
     assert sorted(row["task"] for row in games) == sorted([one.id, two.id, three.id])
     assert all(row["status"] == "ok" for row in games)
@@ -251,5 +251,5 @@ def test_a_round_s_tasks_are_stored_together_and_the_newer_part_of_a_game_counts
     assert leftovers(out) == [orphan]  # its writer may still be about to write its games part
     a_day_ago = orphan.stat().st_mtime - STALE_TEMPORARY - 1
     os.utime(orphan, (a_day_ago, a_day_ago))
-    store.compact(settings.describe(), RunRecord("later", ids))
+    store.compact(settings.record(), RunRecord("later", ids))
     assert leftovers(out) == [] and len(table(out, "games")) == 3

@@ -9,7 +9,7 @@ import pickle
 
 from taldau.analysis.accounting import Inputs, NotUsed, Unused
 from taldau.analysis.batch import BatchSettings
-from taldau.analysis.folder import Counts, Failure, Manifest, Skipped
+from taldau.analysis.folder import Counts, Failure, FolderSettings, Manifest, Skipped
 from taldau.base.kind import Limit
 from taldau.workers.messages import RunSpec, TaskReport
 from taldau.workers.status import QueueStatus, RunningGame, RunStatus, Withdrawal
@@ -47,7 +47,7 @@ def test_a_manifest_writes_its_keys_in_order_and_reads_back() -> None:
     inputs.skip(NotUsed("m.mat", 1, Unused.OTHER_GAME, "a backgammon game; this run analyses togyz"))
     manifest = Manifest(
         key="k",
-        settings={"game": "togyz", "limit": "depth 1"},
+        settings=FolderSettings("togyz", "depth 1"),
         run="run",
         counts=Counts(games=1, ok=0, invalid=0, failed=1, plies=0),
         failures=(Failure("a.pgn", 1, "failed", "boom"),),

@@ -210,11 +210,11 @@ def test_compaction_leaves_a_part_folder_another_writer_is_writing_in(tmp_path: 
     store.prepare()
     writing = temporary_name(store.part("games", "0123"))  # another client's part on its way, alive
     writing.write_bytes(b"")
-    store.compact(settings.manifest(), RunRecord("run", frozenset()))
+    store.compact(settings.record(), RunRecord("run", frozenset()))
     assert writing.exists()  # its folder stays: the other client renames its part there
     assert not (store.parts / "moves").exists()  # the empty one goes
     writing.unlink()
-    store.compact(settings.manifest(), RunRecord("run", frozenset()))
+    store.compact(settings.record(), RunRecord("run", frozenset()))
     assert not (tmp_path / "parts").exists()
     # a writer whose folders went with a compaction makes them again
     store.write("0123", None, [])

@@ -118,7 +118,7 @@ def run_task(task: GameTask, spec: RunSpec) -> TaskResult:
     key than the client."""
     batch = spec.settings
     if batch.key != spec.key:
-        engine = batch.describe()["engine"]
+        engine = batch.record().engine
         problem = f"computes settings key {batch.key} where the client has {spec.key} (engine: {engine})"
         if batch.fallback is not None:
             problem += f": {batch.fallback}"
@@ -302,7 +302,7 @@ def run_analysis(
     any result (an unreachable broker) leaves nothing either."""
     spec = RunSpec(uuid.uuid4().hex, str(Path(out).absolute()), settings, settings.key, not resume)
     store = ResultStore(spec.out, settings.key)
-    store.check_settings(settings.manifest())
+    store.check_settings(settings.record())
     state = Progress()
     planned_tasks: list[GameTask] = []
     invalid: list[GameRow] = []  # stored with the first results, or before compacting
@@ -347,4 +347,4 @@ def run_analysis(
         raise Interrupted(state.games - state.games_done, 0) from None
     store_invalid(store, invalid)  # no task brought results: all resumed, or none valid
     record = RunRecord(spec.id, frozenset(game_ids), inputs, frozenset(superseded - game_ids))
-    return store.compact(settings.manifest(), record)
+    return store.compact(settings.record(), record)

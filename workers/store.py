@@ -63,6 +63,7 @@ from taldau.analysis.folder import (
     Counts,
     Failure,
     FolderError,
+    FolderSettings,
     Manifest,
     ManifestTables,
     Skipped,
@@ -98,7 +99,8 @@ def _setting(value: Any) -> str:
 
 def settings_clash(out: str, found: dict[str, Any], asked: dict[str, Any], keys: tuple[str, str]) -> str:
     """Why a run may not write into ``out``: its results were made with the settings ``found`` (its
-    manifest's ``settings``), the run asks for ``asked`` (``BatchSettings.manifest()``); each setting that
+    manifest's ``settings``), the run asks for ``asked`` (``BatchSettings.record()``), both as the manifest
+    writes them (``FolderSettings.to_json``); each setting that
     differs named with both values (the engine's version only when the engine is the same), else the two
     settings ``keys`` (found, asked)."""
     names = [name for name in dict.fromkeys([*found, *asked]) if found.get(name) != asked.get(name)]
@@ -220,16 +222,21 @@ class ResultStore:
         self.key = key
         self.parts = self.out / "parts" / key
 
-    def check_settings(self, settings: dict[str, Any] | None = None) -> None:
+    def check_settings(self, settings: FolderSettings | None = None) -> None:
         """Raise SettingsMismatch when the directory's manifest names another settings key, saying how its
-        settings differ from ``settings`` (the run's ``BatchSettings.manifest()``)."""
+        settings differ from ``settings`` (the run's ``BatchSettings.record()``)."""
         try:
             found = read_manifest(self.out)
         except FolderError as error:
             raise SettingsMismatch(f"{error}; use another --out directory") from None
         if found is not None and found.key not in ("", self.key):
             raise SettingsMismatch(
-                settings_clash(str(self.out), found.settings, settings or {}, (found.key, self.key))
+                settings_clash(
+                    str(self.out),
+                    found.settings.to_json(),
+                    {} if settings is None else settings.to_json(),
+                    (found.key, self.key),
+                )
             )
 
     def prepare(self) -> None:
@@ -373,7 +380,7 @@ class ResultStore:
             games = _concat(GAMES_SCHEMA, [_games(rows) for _, _, rows in tasks])
             _write_part(games, self.part("games", name))
 
-    def compact(self, settings: dict[str, Any], run: RunRecord) -> Manifest:
+    def compact(self, settings: FolderSettings, run: RunRecord) -> Manifest:
         """Merge the parts into a new generation of the compacted files, switch both tables to it at once by
         writing the manifest, then remove the old generation and the parts merged, holding the folder's
         lock; returns the manifest. An interruption anywhere leaves the manifest naming the old
