@@ -132,11 +132,12 @@ class TaskGame:
 
 @dataclass(frozen=True)
 class GameTask:
-    """One task: the valid games of one Togyz record or one backgammon match, where they came from, and
-    the games as read, every one of the task (valid or not, in order: a match's score carries through
-    them), as their kind's JSON data (``data``, ``GameKind.encode``; the record text of a task an earlier
-    taldau queued). ``game`` names their kind. ``id`` names the task's parts (a single game's id, or a
-    digest of the match's game ids); ``plies``, its decisions, is what its time limits are made of."""
+    """One task: the valid games of one Togyz record or one backgammon match, where they came from, and the
+    games as read, every one of the task (valid or not, in order: a match's score carries through them), as
+    their kind's JSON data (``data``, ``GameKind.encode``; the record text of a task an earlier taldau
+    queued). ``game`` names their kind (None in a task an earlier taldau queued: the run's). ``id`` names the
+    task's parts (a single game's id, or a digest of the match's game ids); ``plies``, its decisions, is what
+    its time limits are made of."""
 
     id: str
     source: str
@@ -144,7 +145,7 @@ class GameTask:
     format: str
     data: Any
     games: tuple[TaskGame, ...]
-    game: str = "togyz"
+    game: str | None = None
 
     @property
     def plies(self) -> int:
@@ -362,6 +363,8 @@ class ArchivePlan:
 def analyse_task(task: GameTask, settings: BatchSettings) -> tuple[pa.Table, list[GameRow]]:
     """Review one task: its games rebuilt from its data (``GameKind.decode``, no text read), then their
     ``moves`` rows and ``games`` rows (status ``ok``)."""
+    if task.game not in (None, settings.game):
+        raise ValueError(f"task {task.id} holds {task.game} games; this run analyses {settings.game}")
     kind = settings.kind()
     games = task.decoded(kind)
     replayed = [kind.facts(game) for game in games]
