@@ -154,6 +154,58 @@ def test_a_game_that_kills_its_worker_process_fails_alone(tmp_path: Path, togyz_
     assert code == 0 and json.loads(stdout)["failed"] == 0 and json.loads(stdout)["ok"] == 8
 
 
+def _task_that_may_kill_its_process(task: str, spec: object) -> str:
+    """Stands for run_task in the pool's processes: "crash" kills its process once go exists in the
+    spec's ``folder``."""
+    folder: Path = spec.folder  # type: ignore[attr-defined]
+    if task == "crash":
+        (folder / "crash.pid").write_text(str(os.getpid()))
+        while not (folder / "go").exists():
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return task
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (neither gone nor a zombie)."""
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+def test_a_process_that_dies_while_rows_are_stored_fails_only_its_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool may break between two submissions (a process dies while the client stores the rows of
+    another task): the task being submitted stays queued and runs in a new pool, and only the game that
+    killed its process fails. (CI's run of 2026-12-07 lost a whole analysis to this race.)"""
+    from types import SimpleNamespace
+
+    import taldau.workers.run as run
+
+    monkeypatch.setattr(run, "run_task", _task_that_may_kill_its_process)
+    monkeypatch.setattr(run, "failure_result", lambda task, spec, message: f"failed {task}")
+    monkeypatch.setattr(run, "warm_kernels", lambda *_: None)
+    settings = SimpleNamespace(game=None, analyser=SimpleNamespace(warm=None))
+    spec = SimpleNamespace(settings=settings, folder=tmp_path)
+    stored: list[str] = []
+
+    def finished(results: list[str]) -> None:
+        stored.extend(results)
+        if len(stored) == 1:  # the process running "crash" dies while these rows are stored
+            (tmp_path / "go").touch()
+            while not (tmp_path / "crash.pid").exists():
+                time.sleep(0.01)
+            pid = int((tmp_path / "crash.pid").read_text())
+            while _alive(pid):
+                time.sleep(0.01)
+            time.sleep(0.5)  # the pool's manager thread marks the pool broken
+
+    run.local_executor(2)(["quick", "crash", "after", "last"], spec, finished)  # type: ignore[arg-type]
+    assert sorted(stored) == ["after", "failed crash", "last", "quick"]
+
+
 def test_two_runs_into_one_folder_at_once_each_report_their_own_games(
     tmp_path: Path, togyz_examples: Path
 ) -> None:

@@ -212,11 +212,15 @@ def _run_pool(queue: deque[GameTask], jobs: int, spec: RunSpec, finished: Finish
     with worker_pool(jobs) as pool:
         flying: dict[Future[TaskResult], GameTask] = {}
         while queue or flying:
-            while queue and len(flying) < jobs:
-                task = queue.popleft()
-                flying[pool.submit(run_task, task, spec)] = task
+            broken = False
+            while queue and len(flying) < jobs and not broken:
+                try:
+                    flying[pool.submit(run_task, queue[0], spec)] = queue[0]
+                    queue.popleft()
+                except BrokenProcessPool:  # a process died since the last wait: the task stays queued
+                    broken = True
             done, _ = wait(flying, return_when=FIRST_COMPLETED)
-            if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
+            if broken or any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                 wait(flying)
                 suspects = []
                 for future, task in flying.items():
