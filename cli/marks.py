@@ -74,7 +74,8 @@ REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: 
     multiple=True,
     metavar="DROP+PLIES[,...]",
     help="Togyz: also review with the decisions that give away DROP winning chances or more searched again "
-    "PLIES deeper (for example 0.2+4), in stages; repeatable.",
+    "PLIES deeper (for example 0.2+4; 0.2+4d0 without deep reductions, dN from move N + 1), in stages; "
+    "repeatable.",
 )
 @engine_option("The engine whose review is measured.", both_games=True)
 @whole_option(

@@ -245,13 +245,35 @@ def test_verification_judges_the_decisions_that_lose_much_by_a_deeper_search(tog
         Verification(drop=0.0, plies=2)
 
 
+def test_a_stage_searches_with_its_own_deep_reductions() -> None:
+    # The default's first stage searches without the engine's deep reductions: its searches are those of an
+    # engine set so (same move, score and nodes from an empty table), and the engine's own come back after.
+    middle = Position.start().play(3).play(5).play(7)
+    engine = Engine()
+    assert engine.settings.deep_reductions == 5 and VERIFICATION[0].deep_reductions == 0
+    with engine.deep_reductions(VERIFICATION[0].deep_reductions):
+        inside = engine.analyse(middle, Limit(depth=10))
+    engine.new_game()
+    after = engine.analyse(middle, Limit(depth=10))
+    unreduced = Engine(replace(EngineSettings(), deep_reductions=0)).analyse(middle, Limit(depth=10))
+    reduced = Engine().analyse(middle, Limit(depth=10))
+    found = [(info.best, info.score.value, info.nodes) for info in (inside, after, unreduced, reduced)]
+    assert found[0] == found[2] and found[1] == found[3] and found[0][2] > found[1][2]
+    # written as the engine version and --verify write them
+    assert ",".join(str(stage) for stage in VERIFICATION) == "0.08+1d0,0.15+3,0.25+6"
+    assert Verification.parse("0.08+1d0,0.15+3,0.25+6") == VERIFICATION
+    for bad in ("0.1+2d", "0.1+2x0", "0.1", "0.1+2d-1"):
+        with pytest.raises(ValueError, match="verification stage"):
+            Verification.parse(bad)
+
+
 def test_the_default_review_verifies_in_its_stages(togyz_examples: Path) -> None:
     # The batch's analyser at depth 3: stages to depths 4, 6 and 9 (0.08+1, 0.15+3, 0.25+6). A decision
     # stops at the first stage whose drop its last search does not reach, so its depth and drop agree
     # (away from the endgames the engine solves, where a depth limit is passed anyway, and from forced
     # results, which end a search before its depth).
     analyser = TogyzKind().analyser
-    assert analyser.verification == VERIFICATION and "verify 0.08+1,0.15+3,0.25+6" in analyser.version()
+    assert analyser.verification == VERIFICATION and "verify 0.08+1d0,0.15+3,0.25+6" in analyser.version()
     text = (togyz_examples / "playok-2024-2025-sample.pgn").read_text()
     games = list(read_games(text.encode(), "sample"))[:4]
     below = {3: 0.08, 4: 0.15, 6: 0.25}  # the drop a decision judged at this depth stays below

@@ -231,16 +231,19 @@ def test_deep_reductions_search_fewer_nodes_than_single_ones() -> None:
 
 
 def test_search_settings_by_name_and_their_versions() -> None:
-    # reductions and pruning by default; lmr is the default of before (reductions alone)
-    assert named_settings("default") == EngineSettings() == named_settings("lmr+static150+futility150")
+    # reductions (two plies from the sixth move) and pruning by default; lmr is the default of before
+    # (reductions alone)
+    assert named_settings("default") == EngineSettings() == named_settings("lmr3-5+static150+futility150")
     assert (
-        named_settings("lmr") == named_settings("lmr3") == EngineSettings(static_margin=0, futility_margin=0)
+        named_settings("lmr")
+        == named_settings("lmr3")
+        == EngineSettings(deep_reductions=0, static_margin=0, futility_margin=0)
     )
     assert named_settings("lmr2-5") == replace(
         named_settings("lmr"), late_move_reductions=2, deep_reductions=5
     )
     assert named_settings("full+null2+static80") == EngineSettings(
-        late_move_reductions=0, null_move=2, static_margin=80, futility_margin=0
+        late_move_reductions=0, deep_reductions=0, null_move=2, static_margin=80, futility_margin=0
     )
     assert named_settings("lmr+futility150").futility_margin == 150
     with pytest.raises(ValueError, match="unknown pruning term 'null'"):
@@ -250,7 +253,9 @@ def test_search_settings_by_name_and_their_versions() -> None:
             named_settings(bad)
     # A setting at its base value is no difference: adding one leaves the older settings' versions alone.
     assert named_settings("full").differences() == ""
-    assert EngineSettings().differences() == "late_move_reductions=3,static_margin=150,futility_margin=150"
+    assert EngineSettings().differences() == (
+        "late_move_reductions=3,deep_reductions=5,static_margin=150,futility_margin=150"
+    )
     assert named_settings("lmr").differences() == "late_move_reductions=3"  # as before pruning came
     versions = {
         engine_version(named_settings(name))
