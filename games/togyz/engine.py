@@ -211,7 +211,7 @@ class EngineSettings:
     reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``: with late-move reductions, 0
     for none, else the index of the first quiet move searched two plies shallower where six or more plies
     remain; the default, 5 (from the sixth move), which a review's first stage leaves out (``review``),
-    reviews 58 unseen games in about a fifth less CPU than none, with the same mark on 98.3% of their plies
+    reviews 55 unseen games in about a fifth less CPU than none, with the same mark on 98.3% of their plies
     and, where the marks differ, the one a depth-18 search gives as often (BENCHMARKS.md, "Togyz: deeper
     reductions", issue 57). ``null_move``, ``static_margin``, ``futility_margin``: pruning by the
     evaluation, 0 for none (see ``search``): the default, static and futility pruning at 150 centi-kumalak

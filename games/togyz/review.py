@@ -32,7 +32,7 @@ decisions that give away 0.08 winning chances or more to 13, those still at 0.15
 depth-18 reference than depth 13 alone (the same mark more often, the losses better correlated, more
 blunders found and far fewer false ones) in 1.17x its time (BENCHMARKS.md, "Verification"). Its searches
 reduce the quiet moves from the sixth on by two plies (the engine's ``deep_reductions``) except in the
-first stage, which sets most of the ``?!`` marks: on 58 unseen games that takes about a fifth less CPU,
+first stage, which sets most of the ``?!`` marks: on 55 unseen games that takes about a fifth less CPU,
 with the same mark on 98.3% of the plies and, where the marks differ, the one a depth-18 search gives as
 often as before (BENCHMARKS.md, "Togyz: deeper reductions", issue 57).
 
