@@ -131,6 +131,53 @@ def test_a_pool_of_eight_for_two_tasks_starts_two_processes_forked_from_a_warm_p
     assert found == {"before": False, "after": True, "children": 2}
 
 
+FROZEN_RUN = """
+import gc, json
+from types import SimpleNamespace
+import taldau.workers.run as run
+
+def frozen_in_worker(task, spec):
+    return gc.get_freeze_count()
+
+run.run_task = frozen_in_worker
+run.warm_kernels = lambda *_: None
+before = gc.get_freeze_count()
+found = []
+spec = SimpleNamespace(settings=SimpleNamespace(game="backgammon", analyser=SimpleNamespace(warm=None)))
+run.local_executor(1)(["task"], spec, found.extend)
+print(json.dumps({"before": before, "parent": gc.get_freeze_count(), "worker": found[0]}))
+"""
+
+
+def test_the_local_pool_freezes_the_warm_parent_heap_before_forking() -> None:
+    """The parent's objects after the warm-up (``freeze_heap``) are in the collector's permanent generation
+    before the pool forks, and the worker inherits it: its collections skip them."""
+    done = subprocess.run([sys.executable, "-c", FROZEN_RUN], **RUN)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["before"] == 0
+    assert found["parent"] > 10_000  # the interpreter's, numpy's and taldau's objects
+    assert found["worker"] > found["parent"] // 2  # inherited (objects freed by their count since aside)
+
+
+def test_freeze_heap_collects_the_garbage_before_freezing() -> None:
+    """An unreachable cycle is collected, not frozen for good; what is reachable is frozen."""
+    script = (
+        "import gc, weakref\n"
+        "from taldau.base.processes import freeze_heap\n"
+        "class Node: pass\n"
+        "kept, lost = Node(), Node()\n"
+        "lost.me = lost\n"
+        "gone = weakref.ref(lost)\n"
+        "del lost\n"
+        "freeze_heap()\n"
+        "print(gone() is None, gc.get_freeze_count() > 0, gc.get_count()[0] < 10)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], **RUN)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "True"]
+
+
 def _children(parent: int) -> list[int]:
     """The process ids of the live children of ``parent`` (read from /proc)."""
     found = []

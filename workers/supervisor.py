@@ -59,12 +59,15 @@ class Stop:
 def load_engines(say: Callable[[str], object]) -> None:
     """Every game's engine loaded (compiled on a machine's first use; ``say`` tells so), before Celery forks
     its pool: the children inherit the engines compiled, and no task's time limit is spent compiling them
-    (which also leaves a child unable to analyse when a limit strikes in the middle)."""
+    (which also leaves a child unable to analyse when a limit strikes in the middle); then the heap frozen
+    (``freeze_heap``), so that the children's garbage collections skip what the warm-up left."""
     from taldau.base.jit import warm_kernels
+    from taldau.base.processes import freeze_heap
     from taldau.games.registry import NAMES, analyser
 
     for name in NAMES:
         warm_kernels(name, analyser(name).warm, lambda line, game=name: say(f"{game}: {line}"))
+    freeze_heap()
 
 
 def ready_line(hostname: str, settings: WorkerSettings) -> str:
