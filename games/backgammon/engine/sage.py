@@ -188,7 +188,7 @@ class SageEvaluator:
     from ``final_probabilities`` without asking bgsage. Construction loads bgsage's production nets and
     bear-off database (the deeper levels on first use) and raises ``SageUnavailable`` when bgsage cannot
     run here. Every call answers the same numbers for the same boards: the search's position cache is
-    emptied after each call.
+    emptied after each call that left anything in it.
     """
 
     name = "sage"
@@ -269,7 +269,9 @@ class SageEvaluator:
                 centered = self._cpp.CubeOwner.CENTERED
                 positions = [(row, centered) for row in rows]
                 results = self._cpp.batch_evaluate_post_move(positions, strategy, self.threads, jacoby=False)
-                if plies > 0:
+                if plies > 0 and strategy.cache_size():
+                    # emptied only when it holds something: clear_cache costs about 1 ms even on an empty
+                    # cache, and these calls leave it empty (BENCHMARKS.md, issue 57, fourth session)
                     strategy.clear_cache()
                 found = [result["probs"] for result in results]
             out[going] = flipped(consistent(np.array(found)))
