@@ -65,6 +65,12 @@ ENCODINGS = ("cp1252", "cp1251")
 # decision: the checker play with the move filter, the cube decision and the luck of the roll), as
 # measured with `taldau bench speed --game backgammon`; a task may take MARGIN times as long.
 SECONDS_PER_DECISION = (0.01, 0.05, 0.4, 20.0)
+# The plies the warm-up reviews at: 1 ply runs every kernel that 2 plies and more do (the cube look-ahead
+# above 0 plies; sage's deeper plies are bgsage's C++, our own nets' run the 1-ply kernels again). A 2-ply
+# warm-up compiled nothing a real match's 2-ply review needed (with numba's cache empty, after warming at 0
+# and 1 ply, a 2-ply review of a match compiled no kernel, for sage and for own) and cost every process
+# that warms 1.2 s of CPU with sage (BENCHMARKS.md, issue 57, fourth session).
+WARM_PLIES = (0, 1)
 MARGIN = 5
 IN_DOUBT = 0.25  # the share of decisions in doubt (deep and world levels), as measured on real matches
 ROLLOUT_TRIAL_SECONDS = 0.1  # one cubeful trial played to the end, variance reduced (bgsage, one core)
@@ -133,11 +139,10 @@ class BackgammonAnalyser:
         return MARGIN * (SECONDS_PER_DECISION[settings.plies] + settle_seconds(settings)) * decisions
 
     def warm(self) -> None:
-        """Review WARM_UP_MATCH at each ply but the slowest: its checker plays, cube decisions and take
-        decisions run the kernels that any match's do (a race or bearing off compiles a few more, in
-        seconds)."""
+        """Review WARM_UP_MATCH at WARM_PLIES: its checker plays, cube decisions and take decisions run the
+        kernels that any match's do (a race or bearing off compiles a few more, in seconds)."""
         games = list(read_games(WARM_UP_MATCH.encode(), "warm-up"))
-        for plies in range(len(SECONDS_PER_DECISION) - 1):
+        for plies in WARM_PLIES:
             review_match(games, self.evaluator, ReviewSettings(plies=plies))
 
     def review(
