@@ -25,8 +25,9 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,6 +163,18 @@ def freeze_heap() -> None:
     pages of those objects with its parent instead of copying them when the collector writes to them."""
     gc.collect()
     gc.freeze()
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """The heap frozen (``freeze_heap``) for the duration, for a process that forks its workers within and
+    goes on after (a local run called as a library): the objects go back to the collector's care at the
+    end, in this process; the children forked meanwhile keep theirs frozen."""
+    freeze_heap()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _start_worker(parent: int, initializer: Callable[[], object] | None) -> None:

@@ -187,7 +187,6 @@ def test_a_process_that_dies_while_rows_are_stored_fails_only_its_game(
     monkeypatch.setattr(run, "run_task", _task_that_may_kill_its_process)
     monkeypatch.setattr(run, "failure_result", lambda task, spec, message: f"failed {task}")
     monkeypatch.setattr(run, "warm_kernels", lambda *_: None)
-    monkeypatch.setattr(run, "freeze_heap", lambda: None)  # not the test session's heap
     settings = SimpleNamespace(game=None, analyser=SimpleNamespace(warm=None))
     spec = SimpleNamespace(settings=settings, folder=tmp_path)
     stored: list[str] = []

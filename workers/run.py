@@ -24,7 +24,7 @@ from taldau.analysis.accounting import Inputs, NotUsed, count
 from taldau.analysis.batch import ArchivePlan, BatchSettings, GameTask, analyse_task, plan
 from taldau.analysis.folder import Manifest
 from taldau.base.jit import warm_kernels
-from taldau.base.processes import freeze_heap, worker_pool
+from taldau.base.processes import frozen_heap, worker_pool
 from taldau.schemas import GameRow, Status, games_table
 
 from .messages import RunSpec, TaskReport, TaskResult
@@ -187,7 +187,8 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
     The run's game is warmed in this process before the pool starts: the workers, forked from it, inherit
     its compiled kernels and loaded engine instead of each compiling the same kernels on a machine's first
     run; ``say`` is told once, before, when that compiles (``base.jit.warm_kernels``). The heap is then
-    frozen (``base.processes.freeze_heap``): the workers' garbage collections skip what the warm-up left.
+    frozen while the pool runs (``base.processes.frozen_heap``): the workers' garbage collections skip what
+    the warm-up left, and this process's heap is the collector's again when the run ends.
 
     A worker process that dies (a crash, an out-of-memory kill) breaks the pool: the games it was running
     are then run again one at a time in a pool of their own, so that only the game that kills its process
@@ -199,12 +200,12 @@ def local_executor(jobs: int, say: Callable[[str], object] = lambda _: None) -> 
             return
         settings = spec.settings
         warm_kernels(settings.game, settings.analyser.warm, say)
-        freeze_heap()
         queue = deque(tasks)
         processes = min(jobs, len(tasks))
-        while queue:
-            for suspect in _run_pool(queue, processes, spec, finished):
-                _run_alone(suspect, spec, finished)
+        with frozen_heap():
+            while queue:
+                for suspect in _run_pool(queue, processes, spec, finished):
+                    _run_alone(suspect, spec, finished)
 
     return run
 
