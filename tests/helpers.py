@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields as fields_of
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -109,3 +110,11 @@ def another_game(record: str, event: str) -> str:
     moves (a copy under another Event alone is a duplicate of the game, analysed once)."""
     renamed = re.sub(r'\[White "([^"]*)"\]', rf'[White "\1 {event}"]', record, count=1)
     return re.sub(r'\[Event "[^"]*"\]', f'[Event "{event}"]', renamed, count=1)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

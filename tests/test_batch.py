@@ -18,7 +18,7 @@ import pandas
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from helpers import another_game
+from helpers import alive, another_game
 from taldau.base.kind import Limit
 from taldau.cli.main import main
 from taldau.schemas import GAMES_SCHEMA, MOVES_SCHEMA
@@ -166,14 +166,6 @@ def _task_that_may_kill_its_process(task: str, spec: object) -> str:
     return task
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (neither gone nor a zombie)."""
-    try:
-        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-
-
 def test_a_process_that_dies_while_rows_are_stored_fails_only_its_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,7 +190,7 @@ def test_a_process_that_dies_while_rows_are_stored_fails_only_its_game(
             while not (tmp_path / "crash.pid").exists():
                 time.sleep(0.01)
             pid = int((tmp_path / "crash.pid").read_text())
-            while _alive(pid):
+            while alive(pid):
                 time.sleep(0.01)
             time.sleep(0.5)  # the pool's manager thread marks the pool broken
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from click.testing import CliRunner
 from taldau.analysis.players import Estimate, shown_figures
+from taldau.analysis.report.site import number
 from taldau.cli.main import main
 from test_report import tables
 
@@ -20,14 +21,6 @@ from test_report import tables
 def _estimate(data: dict[str, float | None]) -> str:
     """An estimate of ``players --json`` as a page prints it."""
     return str(Estimate(data["value"], data["low"], data["high"]))
-
-
-def _number(value: float | None) -> str:
-    """A figure as the index prints it (``taldau.analysis.report.site.number``)."""
-    if value is None:
-        return ""
-    size = abs(value)
-    return f"{value:.1f}" if size >= 10 else f"{value:.2f}" if size >= 1 else f"{value:.3f}"
 
 
 def same_figures(folder: Path, out: Path) -> int:
@@ -59,7 +52,7 @@ def same_figures(folder: Path, out: Path) -> int:
             assert row[3] == ("" if value is None else f"{value:.1f}")
             interval = "" if figure["low"] is None else f"{figure['low']:.1f}\u2013{figure['high']:.1f}"
             assert row[4] == interval
-            assert row[-3] == _number(player["error_rate"]["value"])
+            assert row[-3] == number(player["error_rate"]["value"])
             marks = [player["marks_per_100"][glyph]["value"] for glyph in ("?!", "?", "??")]
             if player["decisions"]:
                 assert abs(float(row[-2]) - sum(marks)) < 0.051 and abs(float(row[-1]) - marks[2]) < 0.051

@@ -20,6 +20,7 @@ import numba
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES, ROOT
+from helpers import alive
 from taldau.base import jit
 from taldau.base.processes import Ceiling, available_memory, ceiling, die_with_parent, worker_size
 from taldau.cli.main import main
@@ -192,14 +193,6 @@ def _children(parent: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _poll(condition, seconds: float) -> bool:
     """Whether ``condition()`` comes true within ``seconds``, asked every tenth of a second."""
     deadline = time.monotonic() + seconds
@@ -224,7 +217,7 @@ def test_a_sigkilled_analyze_leaves_no_worker_process(tmp_path: Path) -> None:
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-    assert _poll(lambda: not any(_alive(pid) for pid in workers), 30), "worker processes outlived the parent"
+    assert _poll(lambda: not any(alive(pid) for pid in workers), 30), "worker processes outlived the parent"
 
 
 def test_a_child_of_a_dead_parent_goes_at_once() -> None:
