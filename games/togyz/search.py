@@ -71,9 +71,15 @@ WIN = 30_000
 WIN_BOUND = WIN - MAX_PLY  # scores beyond this are forced results
 DRAW_KAZAN = STONES // 2
 
-# Table entry, beside its key: score (16 bits) | depth (8) | bound (2) | move (4) | heuristic (1).
+# Table entry, in the lower half of its word (the key's upper half above it, so that a slot is one 8-byte
+# word and twice as many fit the processor's caches): score (16 bits) | depth (8) | bound (2) | move (4) |
+# heuristic (1). A slot is chosen by the key's lower bits and checked by its upper 32.
 EXACT, LOWER, UPPER = 1, 2, 3
 NO_MOVE = 15
+LOW_HALF = np.uint64(0xFFFFFFFF)  # a table word: the key's upper half, then the entry in the lower half
+NO_KEY = np.uint64(0)  # a position key not known yet (a real key of 0 is only computed again)
+# ``stack`` holds one state per ply, then from row SIBLINGS the next sibling of each ply's current child
+SIBLINGS = MAX_PLY + 2
 
 # ``work`` (int64) has one row per ply; its columns:
 MOVES = 0  # 9: the moves of the ply, best first
@@ -115,10 +121,10 @@ class Tables:
 
     @classmethod
     def allocate(cls, tt_bits: int) -> Tables:
-        """Tables with a transposition table of 2**tt_bits entries (16 bytes each)."""
+        """Tables with a transposition table of 2**tt_bits entries (8 bytes each)."""
         tables = cls(
-            stack=np.zeros((MAX_PLY + 2, STATE_SIZE), dtype=STATE_DTYPE),
-            tt=np.zeros((1 << tt_bits, 2), dtype=np.uint64),
+            stack=np.zeros((SIBLINGS + MAX_PLY + 2, STATE_SIZE), dtype=STATE_DTYPE),
+            tt=np.zeros((1 << tt_bits, 1), dtype=np.uint64),
             work=np.zeros((MAX_PLY + 2, WORK_COLUMNS), dtype=np.int64),
         )
         tables._forget_moves()  # the table is zero already: no second pass over it
@@ -223,22 +229,24 @@ def terminal_score(state: np.ndarray, ply: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _repeats(state, ply, work, keys):
+def _repeats(state, ply, work, keys, key):
     """Whether ``stack[ply]`` repeats a position earlier in the line, same player to move (plies
-    ``ply - 2``, ``ply - 4``, ... back to the last change of the kazans); records its key and kazans in row
-    ``ply`` for the plies below."""
+    ``ply - 2``, ``ply - 4``, ... back to the last change of the kazans), and the position's key: ``key``
+    when known (not 0), else computed here where a repetition could follow (0 where none can). Records the
+    key and the kazans in row ``ply`` for the plies below."""
     total = np.int64(state[KAZAN]) + np.int64(state[KAZAN + 1])
     work[ply, KAZANS] = total
     if ply < 2 or work[ply - 2, KAZANS] != total:
-        return False
-    key = np.int64(position_key(state, keys))
-    work[ply, KEY] = key
+        return False, key
+    if key == NO_KEY:
+        key = position_key(state, keys)
+    work[ply, KEY] = np.int64(key)
     earlier = ply - 2
     while earlier >= 0 and work[earlier, KAZANS] == total:
-        if work[earlier, KEY] == key:
-            return True
+        if work[earlier, KEY] == np.int64(key):
+            return True, key
         earlier -= 2
-    return False
+    return False, key
 
 
 @njit(cache=True)
@@ -340,15 +348,17 @@ def quiescence(ply, alpha, beta, qdepth, stack, tt, work, weights, keys):
 
 
 @njit(cache=True)
-def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
-    """Alpha-beta value of ``stack[ply]`` searched ``depth`` plies deep, with its PV in row ``ply``."""
+def negamax(ply, depth, alpha, beta, key, stack, tt, work, weights, keys):
+    """Alpha-beta value of ``stack[ply]`` searched ``depth`` plies deep, with its PV in row ``ply``;
+    ``key``: the position's key when the caller has it, else 0 (then computed here where needed)."""
     state = stack[ply]
     work[ply, PV_LENGTH] = ply
     decided = terminal_score(state, ply)
     if decided != INF:
         work[GLOBAL, NODES] += 1
         return decided
-    if _repeats(state, ply, work, keys):
+    repeated, key = _repeats(state, ply, work, keys, key)
+    if repeated:
         work[GLOBAL, NODES] += 1
         return 0
     if depth <= 0 or ply >= MAX_PLY:
@@ -361,12 +371,14 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
         return 0
 
     use_tt = work[GLOBAL, USE_TT] != 0
-    key = position_key(state, keys)
+    if key == NO_KEY:
+        key = position_key(state, keys)
     work[ply, KEY] = np.int64(key)
     slot = np.int64(key & np.uint64(tt.shape[0] - 1))
     tt_move = -1
-    if use_tt and tt[slot, 0] == key:
-        entry = np.int64(tt[slot, 1])
+    word = tt[slot, 0] if use_tt else np.uint64(0)
+    if use_tt and (word ^ key) >> np.uint64(32) == 0:
+        entry = np.int64(word & LOW_HALF)
         stored_move = (entry >> 26) & 15
         if stored_move != NO_MOVE:
             tt_move = stored_move
@@ -402,7 +414,9 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
             child[SIDE] = 1 - state[SIDE]
             work[ply + 1, NULLED] = 1  # set for the null move's search alone (the row is 0 otherwise)
             work[ply + 1, EXTENDED] = work[ply, EXTENDED]
-            score = -negamax(ply + 1, depth - 1 - null_move, -beta, -beta + 1, stack, tt, work, weights, keys)
+            score = -negamax(
+                ply + 1, depth - 1 - null_move, -beta, -beta + 1, NO_KEY, stack, tt, work, weights, keys
+            )
             work[ply + 1, NULLED] = 0
             if work[GLOBAL, ABORTED]:
                 return 0
@@ -417,6 +431,8 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
     count = _order(state, ply, tt_move, work, work[GLOBAL, USE_ORDERING] != 0, gains_known)
     best = -INF
     best_move = NO_MOVE
+    next_key = NO_KEY
+    next_index = -1  # the move whose state and key are in row SIBLINGS + ply and next_key
     for index in range(count):
         pit = work[ply, MOVES + index]
         if futile and index > 0 and work[ply, MOVE_SCORES + index] < (1 << 30):
@@ -425,23 +441,33 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
             if best < static:
                 best = static
             continue
-        child[:] = state
-        sow(child, pit)
+        child_key = NO_KEY
+        if index == next_index:
+            child[:] = stack[SIBLINGS + ply]  # sown already, to prefetch its table entry
+            child_key = next_key
+        else:
+            child[:] = state
+            sow(child, pit)
         extend = _starving(child, work, ply)
         work[ply + 1, EXTENDED] = work[ply, EXTENDED] + extend
         next_depth = depth - 1 + extend
         if use_tt and next_depth > 0:
             # The child probes the table: start bringing its entry in, and the next sibling's, whose
-            # wait the child's subtree then hides (row ply + 2 is free until the child is searched).
+            # wait the child's subtree then hides; both keys (and the sibling's state) are kept for their
+            # searches.
             mask = np.uint64(tt.shape[0] - 1)
-            prefetch_row(tt, np.int64(position_key(child, keys) & mask))
+            if child_key == NO_KEY:
+                child_key = position_key(child, keys)
+            prefetch_row(tt, np.int64(child_key & mask))
             if index + 1 < count:
-                sibling = stack[ply + 2]
+                sibling = stack[SIBLINGS + ply]
                 sibling[:] = state
                 sow(sibling, work[ply, MOVES + index + 1])
-                prefetch_row(tt, np.int64(position_key(sibling, keys) & mask))
+                next_key = position_key(sibling, keys)
+                next_index = index + 1
+                prefetch_row(tt, np.int64(next_key & mask))
         if index == 0:
-            score = -negamax(ply + 1, next_depth, -beta, -alpha, stack, tt, work, weights, keys)
+            score = -negamax(ply + 1, next_depth, -beta, -alpha, child_key, stack, tt, work, weights, keys)
         else:
             late = work[GLOBAL, REDUCTION]
             reduced = (
@@ -456,11 +482,17 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
                 deep = work[GLOBAL, DEEP_REDUCTION]
                 cut = 2 if deep > 0 and index >= deep and depth >= 6 else 1
                 reduced_depth = next_depth - cut
-                score = -negamax(ply + 1, reduced_depth, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+                score = -negamax(
+                    ply + 1, reduced_depth, -alpha - 1, -alpha, child_key, stack, tt, work, weights, keys
+                )
             if score > alpha and not work[GLOBAL, ABORTED]:
-                score = -negamax(ply + 1, next_depth, -alpha - 1, -alpha, stack, tt, work, weights, keys)
+                score = -negamax(
+                    ply + 1, next_depth, -alpha - 1, -alpha, child_key, stack, tt, work, weights, keys
+                )
             if alpha < score < beta and not work[GLOBAL, ABORTED]:
-                score = -negamax(ply + 1, next_depth, -beta, -alpha, stack, tt, work, weights, keys)
+                score = -negamax(
+                    ply + 1, next_depth, -beta, -alpha, child_key, stack, tt, work, weights, keys
+                )
         if work[GLOBAL, ABORTED]:
             return 0
         if score > best:
@@ -484,8 +516,9 @@ def negamax(ply, depth, alpha, beta, stack, tt, work, weights, keys):
     if use_tt:
         bound = UPPER if best <= original_alpha else (LOWER if best >= beta else EXACT)
         heuristic = 1 if work[GLOBAL, HORIZON] != horizon_before else 0
-        tt[slot, 0] = key
-        tt[slot, 1] = np.uint64(_pack(_to_tt(best, ply), depth, bound, best_move, heuristic))
+        tt[slot, 0] = (key & ~LOW_HALF) | np.uint64(
+            _pack(_to_tt(best, ply), depth, bound, best_move, heuristic)
+        )
     return best
 
 
@@ -530,14 +563,14 @@ def search_root(
         work[1, EXTENDED] = extend
         next_depth = depth - 1 + extend
         if exact_count < multipv:
-            score = -negamax(one, next_depth, -infinity, infinity, stack, tt, work, weights, keys)
+            score = -negamax(one, next_depth, -infinity, infinity, NO_KEY, stack, tt, work, weights, keys)
             exact = True
         else:
             kth = top[multipv - 1]
-            score = -negamax(one, next_depth, -kth - 1, -kth, stack, tt, work, weights, keys)
+            score = -negamax(one, next_depth, -kth - 1, -kth, NO_KEY, stack, tt, work, weights, keys)
             exact = False
             if score > kth and not work[GLOBAL, ABORTED]:
-                score = -negamax(one, next_depth, -infinity, -kth, stack, tt, work, weights, keys)
+                score = -negamax(one, next_depth, -infinity, -kth, NO_KEY, stack, tt, work, weights, keys)
                 exact = True
         if work[GLOBAL, ABORTED]:
             return index
