@@ -472,11 +472,15 @@ class Engine:
         started = time.perf_counter()
         deadline = None if limit.movetime is None else started + limit.movetime
 
-        result: AnalysisInfo | None = None
+        # The last completed iteration: its root arrays (each iteration reorders copies of them), depth,
+        # seldepth and whether it solved the tree; its lines are made once, at the end.
+        completed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, bool] | None
+        completed = None
         solve_end = 0
+        unlimited = np.iinfo(np.int64).max
         for depth in range(1, max_depth + 1):
             # Depth 1 always completes (nine moves and their captures), so there is always an answer.
-            stats[NODE_LIMIT] = np.iinfo(np.int64).max if depth == 1 else node_cap
+            stats[NODE_LIMIT] = unlimited if depth == 1 else node_cap
             if solving and limit.depth is not None and depth > limit.depth:
                 if depth == limit.depth + 1:
                     solve_end = int(stats[NODES]) + self.settings.solve_nodes
@@ -506,33 +510,28 @@ class Engine:
             if stats[ABORTED]:
                 break
             solved = int(stats[HORIZON]) == horizon_before
-            result = AnalysisInfo(
-                lines=self._lines(order, scores, exact, pvs, pv_lengths)[:multipv],
-                depth=depth,
-                seldepth=int(stats[SELDEPTH]),
-                nodes=int(stats[NODES]),
-                seconds=time.perf_counter() - started,
-                solved=solved,
-            )
+            completed = (order, scores, exact, pvs, pv_lengths, depth, int(stats[SELDEPTH]), solved)
             # Next iteration: best lines first, then the rest by their bounds.
             ranked = np.argsort(-np.where(exact[:count] == 1, scores, scores - 1), kind="stable")
             order, scores, exact = order[ranked], scores[ranked], exact[ranked]
             pvs, pv_lengths = pvs[ranked], pv_lengths[ranked]
-            plies = result.score.plies_to_result
+            # The best exact line is first now (ties keep search order, as in ``_lines``).
+            plies = Score(int(scores[0])).plies_to_result
             if solved or (plies is not None and abs(plies) <= depth):
                 break
             if limit.depth is not None and depth >= limit.depth and not solving:
                 break
             if deadline is not None and time.perf_counter() - started > 0.5 * limit.movetime:  # type: ignore[operator]
                 break
-        assert result is not None
+        assert completed is not None
+        done_order, done_scores, done_exact, done_pvs, done_lengths, done_depth, seldepth, solved = completed
         return AnalysisInfo(
-            lines=result.lines,
-            depth=result.depth,
-            seldepth=result.seldepth,
+            lines=self._lines(done_order, done_scores, done_exact, done_pvs, done_lengths)[:multipv],
+            depth=done_depth,
+            seldepth=seldepth,
             nodes=int(stats[NODES]),
             seconds=time.perf_counter() - started,
-            solved=result.solved,
+            solved=solved,
         )
 
     def _starving(self, position: Position) -> bool:
