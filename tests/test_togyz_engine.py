@@ -6,12 +6,14 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from functools import cache
+from importlib import resources
 
 import pytest
 from helpers import make_position
 from taldau.base.kind import Limit
 from taldau.games.togyz import Position, Side
 from taldau.games.togyz.engine import Engine, EngineSettings, Score, engine_version, named_settings
+from taldau.games.togyz.replay import read_games
 from taldau.games.togyz.search import WIN
 
 
@@ -105,6 +107,31 @@ def test_depth_and_node_limits_are_deterministic() -> None:
         )
     info = Engine().analyse(position, Limit(nodes=30_000))
     assert 30_000 <= info.nodes < 31_000
+
+
+# What the search of commit 40e9c68 found for positions of the first packaged bench game of more than 60
+# plies, searched from its ply 60 back to its start by one engine at depth 10 (as a review goes): ply,
+# best pit, score and nodes. The search's speed work since (issue 57: the child's key handed down, the
+# evaluation compiled per side to move, 8-byte table slots) changed none of them.
+SEARCH_OF_40E9C68 = (
+    (60, 4, -4538, 2068),
+    (45, 9, 4161, 17245),
+    (30, 9, -4131, 16492),
+    (15, 9, 3047, 7038),
+    (0, 2, 705, 36946),
+)
+
+
+def test_the_search_visits_the_nodes_it_visited_before_its_speed_work() -> None:
+    data = resources.files("taldau.games.togyz").joinpath("bench-games.pgn").read_bytes()
+    game = next(game for game in read_games(data, "bench-games.pgn") if game.valid and game.plies > 60)
+    engine = Engine()
+    engine.new_game()
+    found = []
+    for ply, *_ in SEARCH_OF_40E9C68:
+        info = engine.analyse(game.positions[ply], Limit(depth=10))
+        found.append((ply, info.best, info.score.value, info.nodes))
+    assert tuple(found) == SEARCH_OF_40E9C68
 
 
 def test_multipv_lines_are_distinct_and_ordered(engine: Engine) -> None:
