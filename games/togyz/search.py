@@ -232,8 +232,8 @@ def terminal_score(state: np.ndarray, ply: int) -> int:
 def _repeats(state, ply, work, keys, key):
     """Whether ``stack[ply]`` repeats a position earlier in the line, same player to move (plies
     ``ply - 2``, ``ply - 4``, ... back to the last change of the kazans), and the position's key: ``key``
-    when known (not 0), else computed here where a repetition could follow (0 where none can). Records the
-    key and the kazans in row ``ply`` for the plies below."""
+    when the caller knew it (not NO_KEY), else computed here if a repetition could follow, else NO_KEY.
+    Records the key (where a repetition could follow) and the kazans in row ``ply`` for the plies below."""
     total = np.int64(state[KAZAN]) + np.int64(state[KAZAN + 1])
     work[ply, KAZANS] = total
     if ply < 2 or work[ply - 2, KAZANS] != total:
