@@ -468,7 +468,8 @@ class Engine:
         # With few stones left a depth limit is passed until the game is solved, within solve_nodes.
         solving = position.stones_on_board() <= self.settings.solve_stones or self._starving(position)
         max_depth = MAX_PLY - 1 if limit.depth is None or solving else min(limit.depth, MAX_PLY - 1)
-        node_cap = limit.nodes or np.iinfo(np.int64).max
+        unlimited = np.iinfo(np.int64).max
+        node_cap = limit.nodes or unlimited
         started = time.perf_counter()
         deadline = None if limit.movetime is None else started + limit.movetime
 
@@ -477,7 +478,6 @@ class Engine:
         completed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, bool] | None
         completed = None
         solve_end = 0
-        unlimited = np.iinfo(np.int64).max
         for depth in range(1, max_depth + 1):
             # Depth 1 always completes (nine moves and their captures), so there is always an answer.
             stats[NODE_LIMIT] = unlimited if depth == 1 else node_cap
