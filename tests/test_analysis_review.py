@@ -250,7 +250,7 @@ def test_a_stage_searches_with_its_own_deep_reductions() -> None:
     # engine set so (same move, score and nodes from an empty table), and the engine's own come back after.
     middle = Position.start().play(3).play(5).play(7)
     engine = Engine()
-    assert engine.settings.deep_reductions == 5 and VERIFICATION[0].deep_reductions == 0
+    assert engine.settings.deep_reductions == 3 and VERIFICATION[0].deep_reductions == 0
     with engine.deep_reductions(VERIFICATION[0].deep_reductions):
         inside = engine.analyse(middle, Limit(depth=10))
     engine.new_game()

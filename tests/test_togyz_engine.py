@@ -125,7 +125,7 @@ SEARCH_OF_40E9C68 = (
 def test_the_search_visits_the_nodes_it_visited_before_its_speed_work() -> None:
     data = resources.files("taldau.games.togyz").joinpath("bench-games.pgn").read_bytes()
     game = next(game for game in read_games(data, "bench-games.pgn") if game.valid and game.plies > 60)
-    engine = Engine()
+    engine = Engine(EngineSettings(deep_reductions=5))  # the default settings of 40e9c68
     engine.new_game()
     found = []
     for ply, *_ in SEARCH_OF_40E9C68:
@@ -258,9 +258,9 @@ def test_deep_reductions_search_fewer_nodes_than_single_ones() -> None:
 
 
 def test_search_settings_by_name_and_their_versions() -> None:
-    # reductions (two plies from the sixth move) and pruning by default; lmr is the default of before
+    # reductions (two plies from the fourth move) and pruning by default; lmr is the default of before
     # (reductions alone)
-    assert named_settings("default") == EngineSettings() == named_settings("lmr3-5+static150+futility150")
+    assert named_settings("default") == EngineSettings() == named_settings("lmr3-3+static150+futility150")
     assert (
         named_settings("lmr")
         == named_settings("lmr3")
@@ -275,13 +275,13 @@ def test_search_settings_by_name_and_their_versions() -> None:
     assert named_settings("lmr+futility150").futility_margin == 150
     with pytest.raises(ValueError, match="unknown pruning term 'null'"):
         named_settings("lmr+null")
-    for bad in ("lmr0", "lmr3-3", "lmr3-2", "fast", "plain+null3", "+null3"):
+    for bad in ("lmr0", "lmr3-2", "lmr4-1", "fast", "plain+null3", "+null3"):
         with pytest.raises(ValueError, match="unknown search settings"):
             named_settings(bad)
     # A setting at its base value is no difference: adding one leaves the older settings' versions alone.
     assert named_settings("full").differences() == ""
     assert EngineSettings().differences() == (
-        "late_move_reductions=3,deep_reductions=5,static_margin=150,futility_margin=150"
+        "late_move_reductions=3,deep_reductions=3,static_margin=150,futility_margin=150"
     )
     assert named_settings("lmr").differences() == "late_move_reductions=3"  # as before pruning came
     versions = {

@@ -210,10 +210,14 @@ class EngineSettings:
     the full-width search at depth 12, with marks at least as right against deeper references with and without
     reductions (BENCHMARKS.md, "Togyz Kumalak marks"). ``deep_reductions``: with late-move reductions, 0
     for none, else the index of the first quiet move searched two plies shallower where six or more plies
-    remain; the default, 5 (from the sixth move), which a review's first stage leaves out (``review``),
-    reviews 55 unseen games in about a fifth less CPU than none, with the same mark on 98.3% of their plies
-    and, where the marks differ, the one a depth-18 search gives as often (BENCHMARKS.md, "Togyz: deeper
-    reductions", issue 57). ``null_move``, ``static_margin``, ``futility_margin``: pruning by the
+    remain; the default, 3 (from the fourth move, so every move late-move reductions shorten, where six
+    plies or more remain), which a review's first stage leaves out (``review``). From the sixth move (5,
+    the default of the fourth and fifth sessions of issue 57) it reviewed 55 unseen games in about a fifth
+    less CPU than none, with the same mark on 98.3% of their plies; from the fourth, 30 unseen games of the
+    marks bench take 0.88x the CPU of the sixth's, with marks closer to a depth-18 reference (the same mark
+    on 2,834 plies of 2,909 against 2,822; ``?`` or worse found 37 times of 44 against 29) but one of its 15
+    ``??`` missed (BENCHMARKS.md, "Togyz: deeper reductions", and "Togyz: two-ply reductions from the
+    fourth move", issue 57). ``null_move``, ``static_margin``, ``futility_margin``: pruning by the
     evaluation, 0 for none (see ``search``): the default, static and futility pruning at 150 centi-kumalak
     per ply and no null move, reviews the marks bench's 30 games at depth 13 in 0.30x the time of late-move
     reductions alone and 0.20x that of the full-width depth 12, with marks as right as the latter's against
@@ -231,7 +235,7 @@ class EngineSettings:
     solve_nodes: int = 1_000_000
     solve_row_stones: int = 0
     late_move_reductions: int = 3
-    deep_reductions: int = 5
+    deep_reductions: int = 3
     null_move: int = 0
     static_margin: int = 150
     futility_margin: int = 150
@@ -326,7 +330,7 @@ def named_settings(name: str) -> EngineSettings:
     with the ending features, ``weights-endings.json``); ``plain`` (``EngineSettings.plain``); ``full``
     (no late-move reductions, no pruning); ``lmr`` (late-move reductions from the fourth move, no pruning:
     the default until 2026-12-02); ``lmrN`` (from move N + 1);
-    ``lmrN-M`` (and two plies from move M + 1); any of these but ``plain`` followed by pruning terms,
+    ``lmrN-M`` (and two plies from move M + 1, M >= N: ``lmrN-N`` reduces every such move two plies); any of these but ``plain`` followed by pruning terms,
     each ``+nullR`` (null-move pruning, reduction R), ``+staticM`` (static pruning, margin M),
     ``+futilityM`` (futility pruning, margin M), ``+starvedN`` (starvation extension at N stones on a
     row) or ``+rowN`` (solving where a row holds N stones or fewer), as ``lmr+null3+static100``.
@@ -337,7 +341,7 @@ def named_settings(name: str) -> EngineSettings:
     settings = _base_settings(base)
     if settings is None:
         known = (
-            "default, today, endings, plain, full, lmr, lmrN or lmrN-M (M > N), "
+            "default, today, endings, plain, full, lmr, lmrN or lmrN-M (M >= N), "
             "then +nullR, +staticM, +futilityM, +starvedN, +rowN"
         )
         raise ValueError(f"unknown search settings {name!r}: {known}")
@@ -377,7 +381,7 @@ def _base_settings(name: str) -> EngineSettings | None:
     if name == "lmr":
         return replace(unpruned, late_move_reductions=3, deep_reductions=0)
     found = re.fullmatch(r"lmr([1-9][0-9]?)(?:-([1-9][0-9]?))?", name)
-    if found is None or (found.group(2) is not None and int(found.group(2)) <= int(found.group(1))):
+    if found is None or (found.group(2) is not None and int(found.group(2)) < int(found.group(1))):
         return None
     return replace(
         unpruned, late_move_reductions=int(found.group(1)), deep_reductions=int(found.group(2) or 0)

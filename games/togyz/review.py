@@ -31,10 +31,12 @@ decisions that give away 0.08 winning chances or more to 13, those still at 0.15
 0.25, the blunders in the making, to 18: on 60 real games of the marks bench it marks closer to a
 depth-18 reference than depth 13 alone (the same mark more often, the losses better correlated, more
 blunders found and far fewer false ones) in 1.17x its time (BENCHMARKS.md, "Verification"). Its searches
-reduce the quiet moves from the sixth on by two plies (the engine's ``deep_reductions``) except in the
-first stage, which sets most of the ``?!`` marks: on 55 unseen games that takes about a fifth less CPU,
-with the same mark on 98.3% of the plies and, where the marks differ, the one a depth-18 search gives as
-often as before (BENCHMARKS.md, "Togyz: deeper reductions", issue 57).
+reduce by two plies every quiet move the late-move reductions shorten, from the fourth on (the engine's
+``deep_reductions``), except in the first stage, which sets most of the ``?!`` marks: from the sixth move
+on, 55 unseen games took about a fifth less CPU than with no such reductions, with the same mark on 98.3%
+of the plies; from the fourth, 30 unseen games take 0.88x the CPU of the sixth's, with marks closer to a
+depth-18 reference (BENCHMARKS.md, "Togyz: deeper reductions" and "Togyz: two-ply reductions from the
+fourth move", issue 57).
 
 The marks and the players' figures are the batch's (``taldau.analysis.review``): a move's ``drop`` (the
 winning chances it gives away) is what they are set by.
