@@ -330,7 +330,8 @@ def named_settings(name: str) -> EngineSettings:
     with the ending features, ``weights-endings.json``); ``plain`` (``EngineSettings.plain``); ``full``
     (no late-move reductions, no pruning); ``lmr`` (late-move reductions from the fourth move, no pruning:
     the default until 2026-12-02); ``lmrN`` (from move N + 1);
-    ``lmrN-M`` (and two plies from move M + 1, M >= N: ``lmrN-N`` reduces every such move two plies); any of these but ``plain`` followed by pruning terms,
+    ``lmrN-M`` (and two plies from move M + 1, M >= N: ``lmrN-N`` reduces every such move two plies);
+    any of these but ``plain`` followed by pruning terms,
     each ``+nullR`` (null-move pruning, reduction R), ``+staticM`` (static pruning, margin M),
     ``+futilityM`` (futility pruning, margin M), ``+starvedN`` (starvation extension at N stones on a
     row) or ``+rowN`` (solving where a row holds N stones or fewer), as ``lmr+null3+static100``.
