@@ -69,6 +69,14 @@ REFERENCE_DEPTH = {"togyz": 18, "backgammon": 3}  # each game's deep reference: 
     "+nullR, +staticM, +futilityM), at DEPTH if given, without verification; repeatable.",
 )
 @click.option(
+    "--review-with",
+    "reviewed",
+    multiple=True,
+    metavar="SETTINGS",
+    help="Togyz: also review with these search settings (named as for --also) and the default review's "
+    "verification stages, as the default review is made but for the settings; repeatable.",
+)
+@click.option(
     "--verify",
     "verifications",
     multiple=True,
@@ -93,6 +101,7 @@ def marks(
     reference_settings: str,
     one_search: bool,
     variants: tuple[str, ...],
+    reviewed: tuple[str, ...],
     verifications: tuple[str, ...],
     engine: str | None,
     jobs: int,
@@ -115,6 +124,7 @@ def marks(
         reference_settings,
         verifications,
         engine,
+        reviewed,
     )
 
 
@@ -147,6 +157,7 @@ def marks_bench(
     reference_settings: str = "default",
     verifications: tuple[str, ...] = (),
     engine: str | None = None,
+    reviewed: tuple[str, ...] = (),
 ) -> None:
     """Review ``games`` games spread over ``archive`` (None: the game's, ``ARCHIVES``) within ``limit`` and
     at the reference depth (None: the game's, ``REFERENCE_DEPTH``) by the game's default engine or
@@ -158,6 +169,7 @@ def marks_bench(
         "--one-search": one_search,
         "--also": variants,
         "--verify": verifications,
+        "--review-with": reviewed,
         "--reference-settings": reference_settings != "default",
     }
     if game != "togyz" and any(togyz_only.values()):
@@ -193,6 +205,8 @@ def marks_bench(
             raise click.BadParameter(f"{variant}: the depth after ':' is a whole number", param_hint="--also")
         tested_limit = Limit(depth=int(depth), level=limit.level) if depth else limit
         tested[variant] = (replace(analyser, settings=settings, verification=()), tested_limit)  # type: ignore[type-var]
+    for name in reviewed:
+        tested[f"review {name}"] = (replace(analyser, settings=_named(name, "--review-with")), limit)  # type: ignore[type-var]
     for text in verifications:
         tested[f"verify {text}"] = (replace(analyser, verification=_verification(text)), limit)  # type: ignore[type-var]
     with progress_line("reviewing", "game") as shown:

@@ -172,14 +172,20 @@ def test_bench_marks_verify_reviews_the_stages_given(togyz_examples: Path, priva
     # and the reference never verifies (its version is the engine's alone, so its cache stays valid).
     archive = str(togyz_examples / "playok-2024-2025-sample.pgn")
     arguments = ["bench", "marks", "--games", "2", "--depth", "2", "--reference-depth", "3", "--archive"]
+    # --review-with reviews as the default does but for the search settings: with the default's own, the
+    # same marks.
     stages = ["--verify", "0.05+1", "--verify", "0.05+1,0.2+2", "--also", "default:2"]
-    result = CliRunner().invoke(main, [*arguments, archive, *stages, "--json"])
+    settings = ["--review-with", "default", "--review-with", "lmr3-5+static150+futility150"]
+    result = CliRunner().invoke(main, [*arguments, archive, *stages, *settings, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert "verify" not in report["reference"]["version"]
     decisions = report["default"]["against_reference"]["decisions"]
-    for name in ("verify 0.05+1", "verify 0.05+1,0.2+2", "default:2"):
+    for name in ("verify 0.05+1", "verify 0.05+1,0.2+2", "default:2", "review lmr3-5+static150+futility150"):
         assert report[name]["against_reference"]["decisions"] == decisions
+    assert report["review default"]["against_default"]["same_mark"] == decisions
+    bad = CliRunner().invoke(main, [*arguments, archive, "--review-with", "fast"])
+    assert bad.exit_code == 2 and "--review-with" in bad.output
     for bad in ("0.2", "0+3", "0.2+x", "3+2"):
         refused = CliRunner().invoke(main, [*arguments, archive, "--verify", bad])
         assert refused.exit_code == 2 and "--verify" in refused.output, bad
