@@ -187,8 +187,11 @@ class SageEvaluator:
     A board whose game is over (the side not on roll has borne off every checker) gets the exact result
     from ``final_probabilities`` without asking bgsage. Construction loads bgsage's production nets and
     bear-off database (the deeper levels on first use) and raises ``SageUnavailable`` when bgsage cannot
-    run here. Every call answers the same numbers for the same boards: the search's position cache is
-    emptied after each call that left anything in it.
+    run here. Every call answers the same numbers for the same boards, whatever earlier calls evaluated:
+    bgsage's deeper levels go through its cubeful evaluation engine, whose per-thread cache of inner nodes
+    is kept from call to call but keyed by the whole board (checked on each hit), the plies, the cube and
+    the nets, so that a hit is the number a fresh search finds, to the bit (``tests/test_backgammon_sage.py``;
+    keeping it saves nothing measurable either: BENCHMARKS.md, issue 57, sixth session).
     """
 
     name = "sage"
@@ -269,10 +272,6 @@ class SageEvaluator:
                 centered = self._cpp.CubeOwner.CENTERED
                 positions = [(row, centered) for row in rows]
                 results = self._cpp.batch_evaluate_post_move(positions, strategy, self.threads, jacoby=False)
-                if plies > 0 and strategy.cache_size():
-                    # emptied only when it holds something: clear_cache costs about 1 ms even on an empty
-                    # cache, and these calls leave it empty (BENCHMARKS.md, issue 57, fourth session)
-                    strategy.clear_cache()
                 found = [result["probs"] for result in results]
             out[going] = flipped(consistent(np.array(found)))
         return out
