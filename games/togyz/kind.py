@@ -35,7 +35,15 @@ from .engine import Engine, EngineSettings, engine_version
 from .position import Position
 from .records import ENCODINGS
 from .replay import Game, read_games, replay_file
-from .review import REVIEW_DEPTH, VERIFICATION, Verification, review_game, review_limit
+from .review import (
+    OPENING_PLIES,
+    REVIEW_DEPTH,
+    VERIFICATION,
+    OpeningJudgements,
+    Verification,
+    review_game,
+    review_limit,
+)
 from .svg import render_svg
 from .task import decode_task, encode_game
 from .writers import write_scoresheet
@@ -60,12 +68,20 @@ class TogyzAnalyser:
     ``review_game``); not the default, kept to measure it (``taldau bench marks --one-search``).
     ``settings``: how the engine searches (the default engine's unless a benchmark tries others).
     ``verification``: the stages in which decisions are searched again deeper (see ``review_game``; the
-    default review's unless a benchmark tries others, none for a node or time limit)."""
+    default review's unless a benchmark tries others, none for a node or time limit). ``opening_plies``:
+    the plies of each game judged from a fresh table and shared by the games this analyser reviews
+    (``review.OpeningJudgements``, kept in ``openings``, each analyser its own: one per process); 0 for
+    none."""
 
     curve: WinCurve
     one_search: bool = False
     settings: EngineSettings = field(default_factory=EngineSettings)
     verification: tuple[Verification, ...] = VERIFICATION
+    opening_plies: int = OPENING_PLIES
+    openings: OpeningJudgements = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "openings", OpeningJudgements(self.opening_plies))
 
     @property
     def scale(self) -> MarkScale:
@@ -81,10 +97,12 @@ class TogyzAnalyser:
 
     def version(self) -> str:
         """The engine's version with its settings; a review that values played moves by the next
-        position's search, or verifies decisions deeper, says so."""
+        position's search, verifies decisions deeper, or judges the openings from a fresh table, says
+        so."""
         version = engine_version(self.settings) + (" one-search" if self.one_search else "")
         stages = ",".join(str(stage) for stage in self.verification)
-        return version + (f" verify {stages}" if stages else "")
+        openings = f" fresh-openings {self.opening_plies}" if self.opening_plies else ""
+        return version + (f" verify {stages}" if stages else "") + openings
 
     def engine_name(self) -> str:
         return "own"
@@ -117,7 +135,9 @@ class TogyzAnalyser:
     ) -> list[GameAnalysis]:
         engine, limit = Engine(self.settings), self.search(limit)
         return [
-            review_game(game, engine, self.curve, limit, self.one_search, self.verification, progress)
+            review_game(
+                game, engine, self.curve, limit, self.one_search, self.verification, progress, self.openings
+            )
             for game in games
         ]
 

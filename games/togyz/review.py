@@ -45,8 +45,9 @@ winning chances it gives away) is what they are set by.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from taldau.base.kind import MOVE, Decision, GameAnalysis, Limit, OpeningBook, pov
 from taldau.base.winchance import WinCurve
@@ -235,6 +236,91 @@ def _search_decision(
     return info, played, played.score
 
 
+OPENING_PLIES = 12  # a review's first plies judged from a fresh table and shared by the games of a process
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What the searches of one decision found: the position's first search at the review's limit
+    (``first``, which the ply before compares with under ``one_search``), the last search of the position
+    and the one that values the move played (after any verification; the same one when it is the best),
+    the played move's score, and the nodes and seconds of all of them."""
+
+    first: AnalysisInfo
+    info: AnalysisInfo
+    played: AnalysisInfo
+    played_score: Score
+    nodes: int
+    seconds: float
+
+
+@dataclass
+class OpeningJudgements:
+    """The judgements of the openings' decisions, kept for the other games a process reviews: the decisions
+    of a game's first ``plies`` plies are each searched from a fresh table (the engine's ``new_game``), so
+    that a decision's judgement depends only on the position, the move played and the limit, never on the
+    game around it or on the games reviewed before, and the same decision in another game takes it from
+    here instead of searching again. Real archives repeat their openings: of the 2,398 PlayOK games, each
+    half (one process's share on two) meets a decision of its first ply 58 times on average, one of the
+    twelfth about 1.6 times (BENCHMARKS.md, issue 57). A decision taken from here carries the nodes and
+    seconds of the searches that judged it. Up to ``size`` judgements are kept, the least recently used
+    forgotten first."""
+
+    plies: int = OPENING_PLIES
+    size: int = 20_000
+    _kept: OrderedDict[tuple[object, ...], Searched] = field(default_factory=OrderedDict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.plies < 0 or self.size < 1:
+            raise ValueError(f"opening judgements need 0 or more plies and room for one: {self}")
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, key: tuple[object, ...]) -> Searched | None:
+        """The judgement kept under ``key``, None if none."""
+        found = self._kept.get(key)
+        if found is not None:
+            self._kept.move_to_end(key)
+        return found
+
+    def keep(self, key: tuple[object, ...], searched: Searched) -> None:
+        """Keep ``searched`` under ``key``, forgetting the least recently used beyond ``size``."""
+        self._kept[key] = searched
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+
+
+def _judge_decision(
+    engine: Engine,
+    game: Game,
+    ply: int,
+    curve: WinCurve,
+    limit: Limit,
+    searched_after: AnalysisInfo | None,
+    one_search: bool,
+    verification: Sequence[Verification],
+) -> Searched:
+    """The searches of the decision at ``ply``: at ``limit``, then the verification's stages while the
+    move still gives away their drop (see ``Verification``)."""
+    position = game.positions[ply]
+    progress = position.progress()
+    first, played, played_score = _search_decision(engine, game, ply, limit, searched_after, one_search)
+    info = first
+    nodes, seconds = _spent(info, played)
+    forced = len(position.legal_moves()) == 1
+    for stage in () if forced or limit.depth is None else verification:
+        drop = _chances(curve, info.score, progress) - _chances(curve, played_score, progress)
+        if drop < stage.drop or (info.solved and played.solved):
+            break
+        deeper = replace(limit, depth=limit.depth + stage.plies)
+        with engine.deep_reductions(stage.deep_reductions):
+            info, played, played_score = _search_decision(engine, game, ply, deeper, None, False)
+        more_nodes, more_seconds = _spent(info, played)
+        nodes, seconds = nodes + more_nodes, seconds + more_seconds
+    return Searched(first, info, played, played_score, nodes, seconds)
+
+
 def review_game(
     game: Game,
     engine: Engine,
@@ -243,6 +329,7 @@ def review_game(
     one_search: bool = False,
     verification: Sequence[Verification] = (),
     judged: Callable[[int], object] | None = None,
+    openings: OpeningJudgements | None = None,
 ) -> GameAnalysis:
     """Every move of ``game`` judged: best move, both evaluations, loss, winning chances; ``judged`` hears
     1 as each move is (for a display).
@@ -250,28 +337,31 @@ def review_game(
     ``one_search``: value a played move that is not the best by the search of the position after it, where
     that compares (see the module docstring), instead of searching it on its own. ``verification``: search
     the decisions that may deserve a mark again, deeper, stage by stage: each stage the decisions that the
-    last search still finds to give away its drop (see ``Verification``)."""
+    last search still finds to give away its drop (see ``Verification``). ``openings``: judge the decisions
+    of the game's first ``openings.plies`` plies each from a fresh table, taking those already judged from
+    it and keeping the others there (``OpeningJudgements``; ``one_search`` does not apply to them)."""
     engine.new_game()
     decisions: list[Decision] = []
-    moves = game.moves
+    moves, stages = game.moves, tuple(verification)
     searched_after: AnalysisInfo | None = None  # the search of the position after the move (ply + 1)
     for ply in reversed(range(len(moves))):
         position, move = game.positions[ply], moves[ply]
         side = int(position.turn)
         progress = position.progress()
         forced = len(position.legal_moves()) == 1
-        info, played, played_score = _search_decision(engine, game, ply, limit, searched_after, one_search)
-        searched_after = info  # the next (earlier) ply compares with a search at the same limit
-        nodes, seconds = _spent(info, played)
-        for stage in () if forced or limit.depth is None else verification:
-            drop = _chances(curve, info.score, progress) - _chances(curve, played_score, progress)
-            if drop < stage.drop or (info.solved and played.solved):
-                break
-            deeper = replace(limit, depth=limit.depth + stage.plies)
-            with engine.deep_reductions(stage.deep_reductions):
-                info, played, played_score = _search_decision(engine, game, ply, deeper, None, False)
-            more_nodes, more_seconds = _spent(info, played)
-            nodes, seconds = nodes + more_nodes, seconds + more_seconds
+        fen = position.fen()
+        shared = openings if openings is not None and ply < openings.plies else None
+        key = (engine.settings, limit, stages, fen, move)
+        searched = None if shared is None else shared.get(key)
+        if searched is None:
+            if shared is not None:
+                engine.new_game()
+            compared = searched_after if shared is None else None
+            searched = _judge_decision(engine, game, ply, curve, limit, compared, one_search, stages)
+            if shared is not None:
+                shared.keep(key, searched)
+        searched_after = searched.first  # the next (earlier) ply compares with a search at the same limit
+        info, played_score = searched.info, searched.played_score
         best_score = info.score
         before, after = _chances(curve, best_score, progress), _chances(curve, played_score, progress)
         decisions.append(
@@ -279,7 +369,7 @@ def review_game(
                 ply=ply,
                 side=side,
                 kind=MOVE,
-                position=position.fen(),
+                position=fen,
                 key=position.key,
                 played=position.san(move),
                 best=position.san(info.best),
@@ -294,8 +384,8 @@ def review_game(
                 counted=not forced,
                 depth=info.depth,
                 seldepth=info.seldepth,
-                nodes=nodes,
-                seconds=seconds,
+                nodes=searched.nodes,
+                seconds=searched.seconds,
                 detail=TogyzDetail(best_score.plies_to_result, played_score.plies_to_result),
             )
         )
