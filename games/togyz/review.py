@@ -3,7 +3,10 @@ the kumalak lost and the winning chances before and after (through the win curve
 
 Scores and winning chances are stored from White's side; ``loss`` and plies to a forced result from the
 mover's side. Positions are analysed from the last to the first, so that the engine's table carries what it
-learnt about the end of the game back to its start.
+learnt about the end of the game back to its start, except the game's first ``OPENING_PLIES`` (the
+openings that real archives repeat from game to game): each of those decisions is judged from a fresh
+table, so that its judgement depends only on the position, the move played and the limit, and a process
+that meets it again in another game takes it from its ``OpeningJudgements`` instead of searching again.
 
 The move played, when it is not the engine's best, is searched on its own as a root move of the position,
 at the same limit. ``one_search`` (not the default) takes its value from the position it leads to instead,
