@@ -245,13 +245,12 @@ OPENING_PLIES = 12  # a review's first plies judged from a fresh table and share
 @dataclass(frozen=True)
 class Searched:
     """What the searches of one decision found: the position's first search at the review's limit
-    (``first``, which the ply before compares with under ``one_search``), the last search of the position
-    and the one that values the move played (after any verification; the same one when it is the best),
-    the played move's score, and the nodes and seconds of all of them."""
+    (``first``, which the ply before compares with under ``one_search``), its last search (after any
+    verification), the played move's score by the search that valued it, and the nodes and seconds of all
+    of them."""
 
     first: AnalysisInfo
     info: AnalysisInfo
-    played: AnalysisInfo
     played_score: Score
     nodes: int
     seconds: float
@@ -304,15 +303,14 @@ def _judge_decision(
     searched_after: AnalysisInfo | None,
     one_search: bool,
     verification: Sequence[Verification],
+    forced: bool,
 ) -> Searched:
-    """The searches of the decision at ``ply``: at ``limit``, then the verification's stages while the
-    move still gives away their drop (see ``Verification``)."""
-    position = game.positions[ply]
-    progress = position.progress()
+    """The searches of the decision at ``ply``: at ``limit``, then, unless the move was ``forced``, the
+    verification's stages while the move still gives away their drop (see ``Verification``)."""
+    progress = game.positions[ply].progress()
     first, played, played_score = _search_decision(engine, game, ply, limit, searched_after, one_search)
     info = first
     nodes, seconds = _spent(info, played)
-    forced = len(position.legal_moves()) == 1
     for stage in () if forced or limit.depth is None else verification:
         drop = _chances(curve, info.score, progress) - _chances(curve, played_score, progress)
         if drop < stage.drop or (info.solved and played.solved):
@@ -322,7 +320,7 @@ def _judge_decision(
             info, played, played_score = _search_decision(engine, game, ply, deeper, None, False)
         more_nodes, more_seconds = _spent(info, played)
         nodes, seconds = nodes + more_nodes, seconds + more_seconds
-    return Searched(first, info, played, played_score, nodes, seconds)
+    return Searched(first, info, played_score, nodes, seconds)
 
 
 def review_game(
@@ -361,7 +359,7 @@ def review_game(
             if shared is not None:
                 engine.new_game()
             compared = searched_after if shared is None else None
-            searched = _judge_decision(engine, game, ply, curve, limit, compared, one_search, stages)
+            searched = _judge_decision(engine, game, ply, curve, limit, compared, one_search, stages, forced)
             if shared is not None:
                 shared.keep(key, searched)
         searched_after = searched.first  # the next (earlier) ply compares with a search at the same limit
